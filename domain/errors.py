@@ -1,0 +1,31 @@
+"""Domain errors: every refusal carries a stable reason code and a sentence.
+
+The service maps these to gRPC status codes in one place; the domain never
+knows about gRPC.
+"""
+
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    """A command was refused. ``reason`` is a stable UPPER_SNAKE code."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.reason!r}, {self.message!r})"
+
+
+class RuleViolation(DomainError):
+    """The rules forbid this move now (maps to FAILED_PRECONDITION)."""
+
+
+class InvalidCommand(DomainError):
+    """The command is malformed whatever the state (maps to INVALID_ARGUMENT)."""
+
+
+class NotYourSeat(DomainError):
+    """The caller does not control the seat the command acts for (PERMISSION_DENIED)."""

@@ -1,0 +1,240 @@
+"""The port every event store implements, and the records it deals in.
+
+A game is one stream, keyed by ``game_id``. Versions in a stream start at 1
+and have no gaps; ``(game_id, version)`` is unique. Every event also gets a
+global ``position``: positions grow in commit order, so a reader that follows
+the global log from a position never skips an event that a concurrent writer
+commits late.
+"""
+
+from __future__ import annotations
+
+import abc
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+JSON = Any
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class ConcurrencyError(StoreError):
+    """The stream is not at the expected version (someone else appended first)."""
+
+    def __init__(self, game_id: str, expected: int, actual: int | None = None) -> None:
+        super().__init__(
+            f"game {game_id}: expected version {expected}, stream is at {actual}"
+        )
+        self.game_id = game_id
+        self.expected = expected
+        self.actual = actual
+
+
+class DuplicateCommand(StoreError):
+    """The command id was already recorded for this game; ``record`` is the first outcome."""
+
+    def __init__(self, record: CommandRecord) -> None:
+        super().__init__(f"command {record.command_id} already recorded")
+        self.record = record
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached (maps to UNAVAILABLE)."""
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event to append: its type name, schema version and JSON body."""
+
+    type: str
+    data: JSON
+    schema_version: int = 1
+
+
+@dataclass(frozen=True)
+class RecordedEvent:
+    """An event as stored."""
+
+    game_id: str
+    version: int
+    position: int
+    type: str
+    schema_version: int
+    data: JSON
+    recorded_at: datetime
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    """What a command did: the versions it appended, or the error it got."""
+
+    first_version: int = 0
+    last_version: int = 0
+    error_kind: str = ""
+    error_reason: str = ""
+    error_message: str = ""
+
+    @property
+    def accepted(self) -> bool:
+        return not self.error_kind
+
+
+@dataclass(frozen=True)
+class NewCommand:
+    """A command to log with its outcome (idempotency and verified replay)."""
+
+    command_id: str
+    actor: str
+    payload: JSON
+    outcome: CommandOutcome = field(default_factory=CommandOutcome)
+    decided_at_version: int = 0
+
+
+@dataclass(frozen=True)
+class CommandRecord:
+    """A logged command."""
+
+    game_id: str
+    command_id: str
+    actor: str
+    payload: JSON
+    outcome: CommandOutcome
+    decided_at_version: int
+    recorded_at: datetime
+    sequence: int
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """Versions and global positions the append was given."""
+
+    first_version: int
+    last_version: int
+    last_position: int
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """A game's folded state at ``version``, encoded with ``schema_version``."""
+
+    game_id: str
+    version: int
+    schema_version: int
+    state: JSON
+
+
+class EventStore(abc.ABC):
+    """The port. Implementations: ``SQLiteEventStore``, ``PostgresEventStore``."""
+
+    @abc.abstractmethod
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command: NewCommand | None = None,
+    ) -> AppendResult:
+        """Append ``events`` atomically after ``expected_version``.
+
+        Raises :class:`ConcurrencyError` when the stream is at another version
+        (no event of the batch is written). With ``command``, the command is
+        logged in the same transaction; if its ``command_id`` is already
+        logged for the game, raises :class:`DuplicateCommand` carrying the
+        first record and writes nothing.
+        """
+
+    @abc.abstractmethod
+    def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:
+        """Log a refused command (no events) so a retry gets the same answer.
+
+        Returns the first record when the command id was already logged.
+        """
+
+    @abc.abstractmethod
+    def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
+        """The logged command with this id, if any."""
+
+    @abc.abstractmethod
+    def read_commands(self, game_id: str) -> list[CommandRecord]:
+        """Every logged command of a game, in the order they were logged."""
+
+    @abc.abstractmethod
+    def read_stream(
+        self, game_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """Events of a game with ``from_version <= version <= to_version``."""
+
+    @abc.abstractmethod
+    def stream_version(self, game_id: str) -> int:
+        """The last version of a game's stream (0 when it has none)."""
+
+    @abc.abstractmethod
+    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+        """Up to ``limit`` events of every game with position > ``after_position``,
+        in position (commit) order. Never returns an event while an earlier
+        position could still be committed."""
+
+    @abc.abstractmethod
+    def last_position(self) -> int:
+        """The highest global position committed (0 for an empty store)."""
+
+    @abc.abstractmethod
+    def list_streams(self, after_game_id: str = "", limit: int = 100) -> list[str]:
+        """Game ids in id order, after ``after_game_id``."""
+
+    @abc.abstractmethod
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        """Store (or replace) the snapshot of a game."""
+
+    @abc.abstractmethod
+    def load_snapshot(self, game_id: str) -> Snapshot | None:
+        """The latest snapshot of a game, if any."""
+
+    @abc.abstractmethod
+    def wait_for_append(self, after_position: int, timeout: float) -> bool:
+        """Block until an event past ``after_position`` may exist or ``timeout``
+        elapses. True if woken by an append (a hint: callers re-read)."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release connections and background threads."""
+
+    def subscribe(
+        self,
+        after_position: int = 0,
+        stop: threading.Event | None = None,
+        batch: int = 500,
+        idle_timeout: float = 1.0,
+    ) -> Iterator[RecordedEvent]:
+        """Follow the global log from ``after_position`` forever (until ``stop``)."""
+        position = after_position
+        while stop is None or not stop.is_set():
+            events = self.read_all(position, batch)
+            for event in events:
+                yield event
+                position = event.position
+            if len(events) < batch:
+                self.wait_for_append(position, idle_timeout)
+
+    def subscribe_stream(
+        self,
+        game_id: str,
+        from_version: int = 1,
+        stop: threading.Event | None = None,
+        idle_timeout: float = 1.0,
+    ) -> Iterator[RecordedEvent]:
+        """Follow one game's stream from ``from_version`` (until ``stop``)."""
+        version = from_version
+        while stop is None or not stop.is_set():
+            seen = self.last_position()
+            events = self.read_stream(game_id, version)
+            for event in events:
+                yield event
+                version = event.version + 1
+            if not events:
+                self.wait_for_append(seen, idle_timeout)
