@@ -174,7 +174,9 @@ class EventStore(abc.ABC):
         """The last version of a game's stream (0 when it has none)."""
 
     @abc.abstractmethod
-    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+    def read_all(
+        self, after_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
         """Up to ``limit`` events of every game with position > ``after_position``,
         in position (commit) order. Never returns an event while an earlier
         position could still be committed."""

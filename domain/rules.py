@@ -1,0 +1,152 @@
+"""The shape every game's rules take (the Decider pattern, with viewers).
+
+A game is one object with these methods, all pure:
+
+- ``initial_state(config)``: the state before anything happened;
+- ``start(state, rng)``: the events that set the table (shuffles, deals);
+- ``decide(state, seat, command, rng)``: the events a command causes, or a
+  :class:`~domain.errors.DomainError`;
+- ``evolve(state, event)``: the state after an event (never draws chance,
+  reads a clock or does I/O);
+- ``is_terminal`` / ``outcome``: whether and how the game ended;
+- ``active_seats`` / ``legal_actions``: who may act now, and with what;
+- ``view(state, viewer)`` / ``redact(event, viewer)``: what a viewer may see.
+
+States, commands, events, views, options and scenarios are frozen
+dataclasses built from ``int``, ``str``, ``bool``, enums, tuples and other
+such dataclasses, so :mod:`domain.codec` can store them and the service can
+map them onto the game's protobuf messages field by field.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from domain.chance import Rng
+
+S = TypeVar("S")
+C = TypeVar("C")
+E = TypeVar("E")
+V = TypeVar("V")
+
+
+class Role(enum.Enum):
+    """Who is looking at a game."""
+
+    PLAYER = "player"
+    SPECTATOR = "spectator"
+    ADMIN = "admin"
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """A viewer: the seats it plays (none for a spectator) and its role."""
+
+    seats: frozenset[int] = frozenset()
+    role: Role = Role.SPECTATOR
+
+    @property
+    def sees_everything(self) -> bool:
+        return self.role is Role.ADMIN
+
+    def plays(self, seat: int) -> bool:
+        """True when the viewer may see what ``seat`` may see."""
+        return self.sees_everything or seat in self.seats
+
+    @staticmethod
+    def admin() -> Viewer:
+        return Viewer(frozenset(), Role.ADMIN)
+
+    @staticmethod
+    def spectator() -> Viewer:
+        return Viewer(frozenset(), Role.SPECTATOR)
+
+    @staticmethod
+    def player(*seats: int) -> Viewer:
+        return Viewer(frozenset(seats), Role.PLAYER)
+
+
+@dataclass(frozen=True)
+class GameConfig(Generic[S]):
+    """What a game was created with. ``options`` and ``scenario`` are the
+    game's own dataclasses (``scenario`` is None unless an admin gave one)."""
+
+    players: int
+    seed: str
+    options: Any
+    scenario: Any
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a game ended: the winning seats (all seats for a co-op win, none
+    for a co-op loss) and a short machine-readable result."""
+
+    winners: tuple[int, ...]
+    result: str
+
+
+class GameRules(abc.ABC, Generic[S, C, E, V]):
+    """One game's rules. Subclass per game; instances hold no mutable state."""
+
+    game_type: ClassVar[str]
+    title: ClassVar[str]
+    rules_version: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options_type: ClassVar[type]
+    scenario_type: ClassVar[type]
+    state_type: ClassVar[type]
+    view_type: ClassVar[type]
+    command_types: ClassVar[tuple[type, ...]]
+    event_types: ClassVar[tuple[type, ...]]
+
+    def validate_config(self, config: GameConfig[S]) -> None:
+        """Raise :class:`~domain.errors.InvalidCommand` for bad options or scenario."""
+
+    @abc.abstractmethod
+    def initial_state(self, config: GameConfig[S]) -> S:
+        """The state before the game starts."""
+
+    @abc.abstractmethod
+    def start(self, state: S, rng: Rng) -> list[E]:
+        """The events that set up the game once every seat is taken."""
+
+    @abc.abstractmethod
+    def decide(self, state: S, seat: int, command: C, rng: Rng) -> list[E]:
+        """The events ``command`` from ``seat`` causes; raises DomainError if refused."""
+
+    @abc.abstractmethod
+    def evolve(self, state: S, event: E) -> S:
+        """The state after ``event``."""
+
+    @abc.abstractmethod
+    def is_terminal(self, state: S) -> bool:
+        """True once the game is over."""
+
+    @abc.abstractmethod
+    def outcome(self, state: S) -> Outcome:
+        """How a terminal game ended."""
+
+    @abc.abstractmethod
+    def active_seats(self, state: S) -> frozenset[int]:
+        """Seats that may (or must) act now."""
+
+    @abc.abstractmethod
+    def legal_actions(self, state: S, seat: int) -> list[C]:
+        """Every command ``seat`` may send now (empty when it may not act)."""
+
+    @abc.abstractmethod
+    def view(self, state: S, viewer: Viewer) -> V:
+        """The state as ``viewer`` may see it."""
+
+    @abc.abstractmethod
+    def redact(self, event: E, viewer: Viewer) -> E:
+        """``event`` as ``viewer`` may see it (secrets blanked)."""
+
+    def characters(self, state: S) -> dict[int, str]:
+        """Seat to character (dinosaur, Dino) name, for statistics."""
+        return {}

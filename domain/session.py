@@ -1,0 +1,311 @@
+"""The lifecycle every game shares, around the game's own rules.
+
+A game's stream starts with :class:`GameCreated` (type, rules version,
+players, seed, options, scenario), then one :class:`PlayerJoined` per seat,
+then :class:`GameStarted` followed by the game's set-up events, then the
+game's own events, and :class:`GameFinished` once its rules say it is over.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Generic
+
+from domain import codec
+from domain.chance import Rng
+from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
+from domain.rules import GameConfig, GameRules, Outcome, S, Viewer
+
+
+class Status(enum.Enum):
+    """Where a game is in its life."""
+
+    OPEN = "open"
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class GameCreated:
+    """The first event of every game: everything needed to replay it."""
+
+    game_type: str
+    rules_version: str
+    players: int
+    seed: str
+    options: dict[str, Any]
+    scenario: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class PlayerJoined:
+    """A seat was taken. ``token_hash`` is the SHA-256 of the seat token."""
+
+    seat: int
+    name: str
+    token_hash: str
+    bot: str = ""
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    """Every seat was taken and play began; the set-up events follow."""
+
+
+@dataclass(frozen=True)
+class GameFinished:
+    """The game is over."""
+
+    winners: tuple[int, ...]
+    result: str
+
+
+LIFECYCLE_EVENTS: tuple[type, ...] = (
+    GameCreated,
+    PlayerJoined,
+    GameStarted,
+    GameFinished,
+)
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    """Who sits in a seat."""
+
+    name: str
+    token_hash: str
+    bot: str = ""
+
+
+@dataclass(frozen=True)
+class SessionState(Generic[S]):
+    """A game with its lifecycle: the folded state of a whole stream."""
+
+    game_type: str
+    rules_version: str
+    config: GameConfig[S]
+    status: Status
+    seats: tuple[SeatInfo | None, ...]
+    game: S
+    version: int
+    outcome: Outcome | None = None
+
+    def seats_of(self, token_hash: str) -> frozenset[int]:
+        """Seats whose token hashes to ``token_hash``."""
+        return frozenset(
+            i
+            for i, s in enumerate(self.seats)
+            if s is not None and s.token_hash == token_hash
+        )
+
+    @property
+    def free_seats(self) -> tuple[int, ...]:
+        return tuple(i for i, s in enumerate(self.seats) if s is None)
+
+
+class Session(Generic[S]):
+    """Lifecycle decisions and folding for one game type."""
+
+    def __init__(self, rules: GameRules[S, Any, Any, Any]) -> None:
+        self.rules = rules
+        self._event_types: dict[str, type] = {
+            t.__name__: t for t in (*LIFECYCLE_EVENTS, *rules.event_types)
+        }
+        self._command_types: dict[str, type] = {
+            t.__name__: t for t in rules.command_types
+        }
+
+    # -- creating -----------------------------------------------------------
+
+    def create(
+        self,
+        players: int,
+        seed: str,
+        options: Any = None,
+        scenario: Any = None,
+    ) -> GameCreated:
+        """The first event of a new game, after checking its configuration."""
+        rules = self.rules
+        if not rules.min_players <= players <= rules.max_players:
+            raise InvalidCommand(
+                "PLAYER_COUNT_OUT_OF_RANGE",
+                f"{rules.title} takes {rules.min_players} to {rules.max_players} "
+                f"players, not {players}.",
+            )
+        if options is None:
+            options = rules.options_type()
+        config: GameConfig[S] = GameConfig(players, seed, options, scenario)
+        rules.validate_config(config)
+        return GameCreated(
+            game_type=rules.game_type,
+            rules_version=rules.rules_version,
+            players=players,
+            seed=seed,
+            options=codec.encode(options),
+            scenario=None if scenario is None else codec.encode(scenario),
+        )
+
+    # -- folding ------------------------------------------------------------
+
+    def event_type(self, name: str) -> type:
+        """The event class stored under ``name``."""
+        try:
+            return self._event_types[name]
+        except KeyError:
+            raise codec.CodecError(f"unknown event type {name!r}") from None
+
+    def command_type(self, name: str) -> type:
+        """The command class called ``name``."""
+        try:
+            return self._command_types[name]
+        except KeyError:
+            raise codec.CodecError(f"unknown command type {name!r}") from None
+
+    def decode_event(self, name: str, data: Any) -> Any:
+        return codec.decode(self.event_type(name), data)
+
+    def fold(
+        self, events: Iterable[Any], state: SessionState[S] | None = None
+    ) -> SessionState[S]:
+        """The state after ``events`` (from the start, or from ``state``)."""
+        for event in events:
+            state = self.evolve(state, event)
+        if state is None:
+            raise ValueError("a game needs at least its GameCreated event")
+        return state
+
+    def evolve(self, state: SessionState[S] | None, event: Any) -> SessionState[S]:
+        """The state after one event."""
+        if state is None:
+            if not isinstance(event, GameCreated):
+                raise ValueError("the first event of a game must be GameCreated")
+            rules = self.rules
+            config: GameConfig[S] = GameConfig(
+                players=event.players,
+                seed=event.seed,
+                options=codec.decode(rules.options_type, event.options),
+                scenario=None
+                if event.scenario is None
+                else codec.decode(rules.scenario_type, event.scenario),
+            )
+            return SessionState(
+                game_type=event.game_type,
+                rules_version=event.rules_version,
+                config=config,
+                status=Status.OPEN,
+                seats=(None,) * event.players,
+                game=rules.initial_state(config),
+                version=1,
+            )
+        version = state.version + 1
+        match event:
+            case PlayerJoined(seat=seat, name=name, token_hash=token_hash, bot=bot):
+                seats = list(state.seats)
+                seats[seat] = SeatInfo(name, token_hash, bot)
+                return dataclasses.replace(state, seats=tuple(seats), version=version)
+            case GameStarted():
+                return dataclasses.replace(state, status=Status.ACTIVE, version=version)
+            case GameFinished(winners=winners, result=result):
+                return dataclasses.replace(
+                    state,
+                    status=Status.FINISHED,
+                    outcome=Outcome(winners, result),
+                    version=version,
+                )
+            case GameCreated():
+                raise ValueError("GameCreated can only be the first event")
+            case _:
+                game = self.rules.evolve(state.game, event)
+                return dataclasses.replace(state, game=game, version=version)
+
+    # -- deciding -----------------------------------------------------------
+
+    def join(
+        self,
+        state: SessionState[S],
+        name: str,
+        token_hash: str,
+        seat: int | None = None,
+        bot: str = "",
+    ) -> list[Any]:
+        """Take ``seat`` (or the first free one)."""
+        if state.status is not Status.OPEN:
+            raise RuleViolation("GAME_ALREADY_STARTED", "This game has started.")
+        if seat is None:
+            if not state.free_seats:
+                raise RuleViolation("NO_FREE_SEAT", "Every seat is taken.")
+            seat = state.free_seats[0]
+        if not 0 <= seat < len(state.seats):
+            raise InvalidCommand(
+                "SEAT_OUT_OF_RANGE",
+                f"Seat {seat} does not exist (seats 0 to {len(state.seats) - 1}).",
+            )
+        if state.seats[seat] is not None:
+            raise RuleViolation("SEAT_TAKEN", f"Seat {seat} is taken.")
+        return [PlayerJoined(seat=seat, name=name, token_hash=token_hash, bot=bot)]
+
+    def start(self, state: SessionState[S], rng: Rng) -> list[Any]:
+        """Start a game whose seats are all taken."""
+        if state.status is not Status.OPEN:
+            raise RuleViolation("GAME_ALREADY_STARTED", "This game has started.")
+        if state.free_seats:
+            raise RuleViolation(
+                "SEATS_NOT_FILLED",
+                f"Seats {list(state.free_seats)} are still free.",
+            )
+        started = dataclasses.replace(state, status=Status.ACTIVE)
+        return self._with_finish(
+            started, [GameStarted(), *self.rules.start(state.game, rng)]
+        )
+
+    def play(
+        self, state: SessionState[S], seat: int, command: Any, rng: Rng
+    ) -> list[Any]:
+        """The events a game command from ``seat`` causes."""
+        if state.status is Status.OPEN:
+            raise RuleViolation("GAME_NOT_STARTED", "This game has not started.")
+        if state.status is Status.FINISHED:
+            raise RuleViolation("GAME_FINISHED", "This game is over.")
+        if not 0 <= seat < len(state.seats):
+            raise NotYourSeat("NOT_YOUR_SEAT", f"Seat {seat} does not exist.")
+        return self._with_finish(
+            state, self.rules.decide(state.game, seat, command, rng)
+        )
+
+    def _with_finish(self, state: SessionState[S], events: list[Any]) -> list[Any]:
+        game = state.game
+        for event in events:
+            if not isinstance(event, LIFECYCLE_EVENTS):
+                game = self.rules.evolve(game, event)
+        if self.rules.is_terminal(game):
+            outcome = self.rules.outcome(game)
+            events = [*events, GameFinished(outcome.winners, outcome.result)]
+        return events
+
+    # -- looking ------------------------------------------------------------
+
+    def legal_actions(self, state: SessionState[S], seat: int) -> list[Any]:
+        if state.status is not Status.ACTIVE:
+            return []
+        return self.rules.legal_actions(state.game, seat)
+
+    def active_seats(self, state: SessionState[S]) -> frozenset[int]:
+        if state.status is not Status.ACTIVE:
+            return frozenset()
+        return self.rules.active_seats(state.game)
+
+    def redact(self, event: Any, viewer: Viewer) -> Any:
+        """An event as ``viewer`` may see it (lifecycle events are public but
+        for the token hash, which only an admin sees)."""
+        if isinstance(event, PlayerJoined):
+            if viewer.sees_everything:
+                return event
+            return dataclasses.replace(event, token_hash="")
+        if isinstance(event, GameCreated):
+            return event
+        if isinstance(event, LIFECYCLE_EVENTS):
+            return event
+        return self.rules.redact(event, viewer)

@@ -1,0 +1,97 @@
+"""Generate the Python code and typed stubs of the protos.
+
+    python protos/generate.py            # write into protos/
+    python protos/generate.py --check    # exit 1 if the committed code is stale
+
+Generated: ``*_pb2.py``, ``*_pb2_grpc.py`` and their ``.pyi`` stubs
+(mypy-protobuf), beside each ``.proto`` under ``protos/strata``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+PROTOS = Path(__file__).resolve().parent
+GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
+
+
+def proto_files() -> list[Path]:
+    return sorted(PROTOS.glob("strata/**/*.proto"))
+
+
+def generate(out: Path) -> None:
+    """Run protoc with the mypy plugins, writing into ``out``."""
+    import grpc_tools
+    from grpc_tools import protoc
+
+    include = Path(grpc_tools.__file__).parent / "_proto"
+    args = [
+        "protoc",
+        f"-I{PROTOS}",
+        f"-I{include}",
+        f"--python_out={out}",
+        f"--grpc_python_out={out}",
+        f"--mypy_out={out}",
+        f"--mypy_grpc_out={out}",
+        *(str(p.relative_to(PROTOS)) for p in proto_files()),
+    ]
+    if protoc.main(args) != 0:
+        raise SystemExit("protoc failed")
+    for package in {p.parent for p in out.glob("strata/**/*_pb2.py")} | {
+        out / "strata",
+        out / "strata" / "v1",
+    }:
+        (package / "__init__.py").touch()
+
+
+def generated_files(root: Path) -> set[Path]:
+    return {
+        p.relative_to(root)
+        for p in root.glob("strata/**/*")
+        if p.name.endswith(GENERATED_SUFFIXES) or p.name == "__init__.py"
+    }
+
+
+def stale() -> list[str]:
+    """Paths whose committed generated code differs from a fresh generation."""
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = Path(tmp)
+        generate(fresh)
+        want, have = generated_files(fresh), generated_files(PROTOS)
+        problems = [f"missing {p}" for p in sorted(want - have)]
+        problems += [f"unexpected {p}" for p in sorted(have - want)]
+        problems += [
+            f"stale {p}"
+            for p in sorted(want & have)
+            if not filecmp.cmp(fresh / p, PROTOS / p, shallow=False)
+        ]
+        return problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check")
+    args = parser.parse_args()
+    if args.check:
+        problems = stale()
+        for line in problems:
+            print(line)
+        if problems:
+            print("generated code is stale: run `python protos/generate.py`")
+            sys.exit(1)
+        print("generated code is up to date")
+        return
+    for path in generated_files(PROTOS):
+        (PROTOS / path).unlink()
+    with tempfile.TemporaryDirectory() as tmp:
+        generate(Path(tmp))
+        shutil.copytree(tmp, PROTOS, dirs_exist_ok=True)
+
+
+if __name__ == "__main__":
+    main()
