@@ -117,7 +117,7 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
 
     @abc.abstractmethod
     def decide(self, state: S, seat: int, command: C, rng: Rng) -> list[E]:
-        """The events ``command`` from ``seat`` causes; raises DomainError if refused."""
+        """The events ``command`` from ``seat`` causes; DomainError if refused."""
 
     @abc.abstractmethod
     def evolve(self, state: S, event: E) -> S:

@@ -167,6 +167,32 @@ class Session(Generic[S]):
     def decode_event(self, name: str, data: Any) -> Any:
         return codec.decode(self.event_type(name), data)
 
+    def encode_state(self, state: SessionState[S]) -> Any:
+        """A JSON form of the whole state (for snapshots)."""
+        return codec.encode(state)
+
+    def decode_state(self, data: Any) -> SessionState[S]:
+        """The state :meth:`encode_state` encoded."""
+        rules = self.rules
+        config = data["config"]
+        return SessionState(
+            game_type=codec.decode(str, data["game_type"]),
+            rules_version=codec.decode(str, data["rules_version"]),
+            config=GameConfig(
+                players=codec.decode(int, config["players"]),
+                seed=codec.decode(str, config["seed"]),
+                options=codec.decode(rules.options_type, config["options"]),
+                scenario=None
+                if config["scenario"] is None
+                else codec.decode(rules.scenario_type, config["scenario"]),
+            ),
+            status=codec.decode(Status, data["status"]),
+            seats=codec.decode(tuple[SeatInfo | None, ...], data["seats"]),
+            game=codec.decode(rules.state_type, data["game"]),
+            version=codec.decode(int, data["version"]),
+            outcome=codec.decode(Outcome | None, data["outcome"]),  # type: ignore[arg-type]
+        )
+
     def fold(
         self, events: Iterable[Any], state: SessionState[S] | None = None
     ) -> SessionState[S]:
@@ -298,14 +324,18 @@ class Session(Generic[S]):
         return self.rules.active_seats(state.game)
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
-        """An event as ``viewer`` may see it (lifecycle events are public but
-        for the token hash, which only an admin sees)."""
+        """An event as ``viewer`` may see it. Lifecycle events are public but
+        for the token hashes, the seed and the scenario, which only an admin
+        sees."""
         if isinstance(event, PlayerJoined):
             if viewer.sees_everything:
                 return event
             return dataclasses.replace(event, token_hash="")
         if isinstance(event, GameCreated):
-            return event
+            if viewer.sees_everything:
+                return event
+            # The seed and the scenario foretell every draw: admin only.
+            return dataclasses.replace(event, seed="", scenario=None)
         if isinstance(event, LIFECYCLE_EVENTS):
             return event
         return self.rules.redact(event, viewer)

@@ -1,0 +1,1 @@
+"""Clients of Strata: the Python client library and the `strata` command."""

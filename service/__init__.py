@@ -1,0 +1,1 @@
+"""The gRPC service: servicers, interceptors, configuration, the serve entry point."""

@@ -1,0 +1,539 @@
+"""The use cases of the service: pure orchestration of domain and store.
+
+Nothing here knows gRPC. The servicer translates protos to these calls and
+back; this layer authenticates by token hash, loads a game (cached state,
+snapshot, then the events after it), lets the rules decide, appends with
+optimistic concurrency and logs commands for idempotency.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+
+from domain import codec, registry
+from domain.chance import Rng
+from domain.errors import DomainError, RuleViolation
+from domain.rules import GameRules, Role, Viewer
+from domain.session import GameCreated, GameFinished, Session, SessionState, Status
+from eventstore.base import (
+    CommandOutcome,
+    ConcurrencyError,
+    DuplicateCommand,
+    EventStore,
+    NewCommand,
+    NewEvent,
+    RecordedEvent,
+    Snapshot,
+)
+from service.errors import (
+    Aborted,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    Unauthenticated,
+)
+
+SNAPSHOT_EVERY = 200
+MAX_RETRIES = 8
+CACHE_SIZE = 4096
+MAX_NAME = 64
+MAX_COMMAND_ID = 128
+
+
+def hash_token(token: str) -> str:
+    """The stored form of a seat token."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclasses.dataclass(frozen=True)
+class Caller:
+    """Who is calling: the bearer token (empty for none) and whether it is
+    the admin token."""
+
+    token: str = ""
+    admin: bool = False
+
+    @property
+    def token_hash(self) -> str:
+        return hash_token(self.token) if self.token else ""
+
+    def viewer(self, state: SessionState[Any]) -> Viewer:
+        if self.admin:
+            return Viewer.admin()
+        if self.token:
+            seats = state.seats_of(self.token_hash)
+            if seats:
+                return Viewer(seats, Role.PLAYER)
+        return Viewer.spectator()
+
+
+@dataclasses.dataclass(frozen=True)
+class Loaded:
+    """A game's state with the rules that fold it."""
+
+    game_id: str
+    session: Session[Any]
+    state: SessionState[Any]
+    created_at: datetime | None
+
+    @property
+    def rules(self) -> GameRules[Any, Any, Any, Any]:
+        return self.session.rules
+
+
+@dataclasses.dataclass(frozen=True)
+class Submitted:
+    """The answer to a command: the version after it and its events."""
+
+    version: int
+    events: list[tuple[RecordedEvent, Any]]
+    duplicate: bool
+
+
+class GameApp:
+    """Every use case of the game service."""
+
+    def __init__(self, store: EventStore, admin_token: str = "") -> None:
+        self.store = store
+        self._admin_hash = hash_token(admin_token) if admin_token else ""
+        self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    # -- callers --------------------------------------------------------------
+
+    def caller(self, token: str) -> Caller:
+        """The caller a bearer token names (constant-time admin check)."""
+        if not token:
+            return Caller()
+        is_admin = bool(self._admin_hash) and hmac.compare_digest(
+            hash_token(token), self._admin_hash
+        )
+        return Caller(token=token, admin=is_admin)
+
+    # -- loading --------------------------------------------------------------
+
+    def load(self, game_id: str, refresh: bool = True) -> Loaded:
+        """The game's latest state (cached, caught up with the store)."""
+        with self._cache_lock:
+            loaded = self._cache.get(game_id)
+            if loaded is not None:
+                self._cache.move_to_end(game_id)
+        if loaded is None:
+            loaded = self._load_cold(game_id)
+        elif refresh:
+            newer = self.store.read_stream(game_id, loaded.state.version + 1)
+            if newer:
+                state = loaded.session.fold(
+                    (self._decode(loaded.session, e) for e in newer), loaded.state
+                )
+                loaded = dataclasses.replace(loaded, state=state)
+        self._remember(game_id, loaded)
+        return loaded
+
+    def _remember(self, game_id: str, loaded: Loaded) -> None:
+        with self._cache_lock:
+            current = self._cache.get(game_id)
+            if current is None or current.state.version <= loaded.state.version:
+                self._cache[game_id] = loaded
+                self._cache.move_to_end(game_id)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+
+    def _load_cold(self, game_id: str) -> Loaded:
+        first = self.store.read_stream(game_id, 1, 1)
+        if not first:
+            raise NotFound("GAME_NOT_FOUND", f"No game {game_id!r}.")
+        created = first[0]
+        game_type = created.data.get("game_type", "")
+        try:
+            session = registry.session_for(game_type)
+        except KeyError:
+            raise NotFound(
+                "GAME_TYPE_NOT_SUPPORTED",
+                f"Game {game_id!r} is of type {game_type!r}, which this service "
+                "does not run.",
+            ) from None
+        state: SessionState[Any] | None = None
+        snapshot = self.store.load_snapshot(game_id)
+        if snapshot is not None and snapshot.schema_version == self._snapshot_schema(
+            session
+        ):
+            try:
+                state = session.decode_state(snapshot.state)
+            except (codec.CodecError, TypeError, ValueError, KeyError):
+                state = None  # unreadable: rebuild from the events
+        from_version = 1 if state is None else state.version + 1
+        events = self.store.read_stream(game_id, from_version)
+        state = session.fold((self._decode(session, e) for e in events), state)
+        return Loaded(game_id, session, state, created.recorded_at)
+
+    def state_at(self, game_id: str, version: int) -> Loaded:
+        """The game as it was after ``version`` events."""
+        loaded = self.load(game_id)
+        if version < 1 or version > loaded.state.version:
+            raise InvalidArgument(
+                "VERSION_OUT_OF_RANGE",
+                f"Version {version} is not between 1 and {loaded.state.version}.",
+                "at_version",
+            )
+        if version == loaded.state.version:
+            return loaded
+        events = self.store.read_stream(game_id, 1, version)
+        state = loaded.session.fold(self._decode(loaded.session, e) for e in events)
+        return dataclasses.replace(loaded, state=state)
+
+    @staticmethod
+    def _snapshot_schema(session: Session[Any]) -> int:
+        digest = hashlib.sha256(
+            f"{session.rules.game_type}/{session.rules.rules_version}".encode()
+        ).digest()
+        return int.from_bytes(digest[:3], "big")
+
+    @staticmethod
+    def _decode(session: Session[Any], event: RecordedEvent) -> Any:
+        return session.decode_event(event.type, event.data)
+
+    # -- creating and joining -------------------------------------------------
+
+    def create_game(
+        self,
+        caller: Caller,
+        game_type: str,
+        players: int,
+        options: Any = None,
+        scenario: Any = None,
+        seed: str = "",
+        request_id: str = "",
+    ) -> tuple[str, int]:
+        """Create a game; returns (game_id, version)."""
+        try:
+            session = registry.session_for(game_type)
+        except KeyError:
+            raise InvalidArgument(
+                "UNKNOWN_GAME_TYPE",
+                f"No game type {game_type!r}; see ListGameTypes.",
+                "game_type",
+            ) from None
+        if scenario is not None and not caller.admin:
+            raise PermissionDenied(
+                "SCENARIO_NEEDS_ADMIN", "Only the admin token may set a scenario."
+            )
+        seed = seed or secrets.token_hex(16)
+        created = session.create(players, seed, options, scenario)
+        if request_id:
+            game_id = uuid.uuid5(uuid.NAMESPACE_URL, f"strata:{request_id}").hex
+        else:
+            game_id = _time_ordered_id()
+        try:
+            self.store.append(game_id, 0, [self._new_event(created)])
+        except ConcurrencyError:
+            if request_id:
+                return game_id, self.load(game_id).state.version
+            raise
+        return game_id, 1
+
+    def join_game(
+        self, caller: Caller, game_id: str, seat: int | None, name: str
+    ) -> tuple[int, str, int]:
+        """Take a seat; returns (seat, token, version)."""
+        name = name.strip() or "player"
+        if len(name) > MAX_NAME:
+            raise InvalidArgument(
+                "NAME_TOO_LONG",
+                f"Names have at most {MAX_NAME} characters.",
+                "player_name",
+            )
+        for _ in range(MAX_RETRIES):
+            loaded = self.load(game_id)
+            state = loaded.state
+            token = (
+                caller.token
+                if caller.token and state.seats_of(caller.token_hash)
+                else ""
+            )
+            token = token or secrets.token_urlsafe(32)
+            events = loaded.session.join(state, name, hash_token(token), seat)
+            try:
+                result = self.store.append(
+                    game_id, state.version, [self._new_event(e) for e in events]
+                )
+            except ConcurrencyError:
+                continue
+            self._after_append(game_id, loaded, events, result.last_version)
+            return events[0].seat, token, result.last_version
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def start_game(self, caller: Caller, game_id: str) -> int:
+        """Start a game whose seats are all taken; returns the version."""
+        for _ in range(MAX_RETRIES):
+            loaded = self.load(game_id)
+            state = loaded.state
+            if not caller.admin and not (
+                caller.token and state.seats_of(caller.token_hash)
+            ):
+                raise PermissionDenied(
+                    "NOT_SEATED", "Only a seated player or the admin may start a game."
+                )
+            events = loaded.session.start(state, Rng(state.config.seed, state.version))
+            try:
+                result = self.store.append(
+                    game_id, state.version, [self._new_event(e) for e in events]
+                )
+            except ConcurrencyError:
+                continue
+            self._after_append(game_id, loaded, events, result.last_version)
+            return result.last_version
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    # -- playing --------------------------------------------------------------
+
+    def submit(
+        self,
+        caller: Caller,
+        game_id: str,
+        seat: int,
+        command_id: str,
+        command: Any,
+        expected_version: int | None = None,
+    ) -> Submitted:
+        """Decide and append one game command, idempotently by ``command_id``."""
+        if not 1 <= len(command_id) <= MAX_COMMAND_ID:
+            raise InvalidArgument(
+                "COMMAND_ID_INVALID",
+                f"command_id needs 1 to {MAX_COMMAND_ID} characters.",
+                "command_id",
+            )
+        if not caller.token:
+            raise Unauthenticated(
+                "TOKEN_REQUIRED", "Send your seat token as `authorization: Bearer …`."
+            )
+        previous = self.store.find_command(game_id, command_id)
+        if previous is not None:
+            return self._replayed(caller, game_id, previous.outcome)
+        for _ in range(MAX_RETRIES):
+            loaded = self.load(game_id)
+            state = loaded.state
+            if not caller.admin and seat not in state.seats_of(caller.token_hash):
+                raise PermissionDenied(
+                    "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
+                )
+            if expected_version is not None and expected_version != state.version:
+                raise Aborted(
+                    "VERSION_MISMATCH",
+                    f"The game is at version {state.version}, not {expected_version}.",
+                )
+            payload = {
+                "seat": seat,
+                "type": type(command).__name__,
+                "command": codec.encode(command),
+            }
+            actor = "admin" if caller.admin else caller.token_hash[:16]
+            try:
+                events = loaded.session.play(
+                    state, seat, command, Rng(state.config.seed, state.version)
+                )
+            except DomainError as error:
+                record = self.store.record_rejection(
+                    game_id,
+                    NewCommand(
+                        command_id=command_id,
+                        actor=actor,
+                        payload=payload,
+                        outcome=CommandOutcome(
+                            error_kind=type(error).__name__,
+                            error_reason=error.reason,
+                            error_message=error.message,
+                        ),
+                        decided_at_version=state.version,
+                    ),
+                )
+                if record.outcome.accepted:
+                    return self._replayed(caller, game_id, record.outcome)
+                raise
+            outcome = CommandOutcome(
+                first_version=state.version + 1,
+                last_version=state.version + len(events),
+            )
+            try:
+                self.store.append(
+                    game_id,
+                    state.version,
+                    [self._new_event(e) for e in events],
+                    NewCommand(command_id, actor, payload, outcome, state.version),
+                )
+            except DuplicateCommand as duplicate:
+                return self._replayed(caller, game_id, duplicate.record.outcome)
+            except ConcurrencyError:
+                if expected_version is not None:
+                    raise Aborted(
+                        "VERSION_MISMATCH", "The game changed; reload and retry."
+                    ) from None
+                continue
+            new_state = self._after_append(
+                game_id, loaded, events, outcome.last_version
+            )
+            viewer = caller.viewer(new_state)
+            recorded = self.store.read_stream(
+                game_id, outcome.first_version, outcome.last_version
+            )
+            return Submitted(
+                outcome.last_version,
+                [
+                    (r, loaded.session.redact(e, viewer))
+                    for r, e in zip(recorded, events, strict=True)
+                ],
+                False,
+            )
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def _replayed(
+        self, caller: Caller, game_id: str, outcome: CommandOutcome
+    ) -> Submitted:
+        """The first answer to a command id seen before."""
+        if not outcome.accepted:
+            error_type = {
+                "InvalidCommand": "InvalidCommand",
+                "NotYourSeat": "NotYourSeat",
+            }.get(outcome.error_kind)
+            from domain import errors as domain_errors
+
+            cls = getattr(domain_errors, error_type or "RuleViolation", RuleViolation)
+            raise cls(outcome.error_reason, outcome.error_message)
+        loaded = self.load(game_id)
+        viewer = caller.viewer(loaded.state)
+        recorded = self.store.read_stream(
+            game_id, outcome.first_version, outcome.last_version
+        )
+        return Submitted(
+            outcome.last_version,
+            [
+                (r, loaded.session.redact(self._decode(loaded.session, r), viewer))
+                for r in recorded
+            ],
+            True,
+        )
+
+    def _after_append(
+        self, game_id: str, loaded: Loaded, events: list[Any], version: int
+    ) -> SessionState[Any]:
+        """Cache the new state; snapshot it every SNAPSHOT_EVERY versions."""
+        state = loaded.session.fold(events, loaded.state)
+        if state.version != version:
+            raise RuntimeError(f"folded to {state.version}, stored {version}")
+        self._remember(game_id, dataclasses.replace(loaded, state=state))
+        if version // SNAPSHOT_EVERY > loaded.state.version // SNAPSHOT_EVERY:
+            self.store.save_snapshot(
+                Snapshot(
+                    game_id,
+                    version,
+                    self._snapshot_schema(loaded.session),
+                    loaded.session.encode_state(state),
+                )
+            )
+        return state
+
+    @staticmethod
+    def _new_event(event: Any) -> NewEvent:
+        return NewEvent(
+            type=type(event).__name__,
+            data=codec.encode(event),
+            schema_version=getattr(type(event), "schema_version", 1),
+        )
+
+    # -- looking ----------------------------------------------------------------
+
+    def legal_actions(
+        self, caller: Caller, game_id: str, seat: int | None
+    ) -> tuple[Loaded, list[tuple[int, Any]]]:
+        """The caller's seats' legal commands now."""
+        loaded = self.load(game_id)
+        viewer = caller.viewer(loaded.state)
+        seats: list[int] = (
+            list(range(len(loaded.state.seats)))
+            if caller.admin
+            else sorted(viewer.seats)
+        )
+        if seat is not None:
+            if seat not in seats:
+                raise PermissionDenied(
+                    "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
+                )
+            seats = [seat]
+        actions = [
+            (s, command)
+            for s in seats
+            for command in loaded.session.legal_actions(loaded.state, s)
+        ]
+        return loaded, actions
+
+    def watch(
+        self,
+        caller: Caller,
+        game_id: str,
+        from_version: int,
+        follow: bool,
+        stop: threading.Event,
+    ) -> Iterator[tuple[RecordedEvent, Any]]:
+        """The game's events from ``from_version``, redacted for the caller;
+        live until the game finishes when ``follow``."""
+        loaded = self.load(game_id)
+        session = loaded.session
+        if not follow:
+            events = self.store.read_stream(game_id, max(from_version, 1))
+            viewer = caller.viewer(loaded.state)
+            for recorded in events:
+                yield recorded, session.redact(self._decode(session, recorded), viewer)
+            return
+        for recorded in self.store.subscribe_stream(
+            game_id, max(from_version, 1), stop
+        ):
+            event = self._decode(session, recorded)
+            viewer = caller.viewer(self.load(game_id, refresh=False).state)
+            yield recorded, session.redact(event, viewer)
+            if isinstance(event, GameFinished):
+                return
+
+    def list_games(
+        self, game_type: str, status: Status | None, page_size: int, page_token: str
+    ) -> tuple[list[Loaded], str]:
+        """Games in id (creation) order with paging."""
+        page_size = 50 if page_size <= 0 else min(page_size, 500)
+        out: list[Loaded] = []
+        after = page_token
+        while len(out) < page_size:
+            ids = self.store.list_streams(after, 200)
+            if not ids:
+                after = ""
+                break
+            for game_id in ids:
+                after = game_id
+                try:
+                    loaded = self.load(game_id)
+                except NotFound:
+                    continue
+                if game_type and loaded.state.game_type != game_type:
+                    continue
+                if status is not None and loaded.state.status is not status:
+                    continue
+                out.append(loaded)
+                if len(out) == page_size:
+                    break
+        return out, after if len(out) == page_size else ""
+
+
+def _time_ordered_id() -> str:
+    """A 32-hex-digit id whose first 12 digits are the millisecond time."""
+    return f"{int(time.time() * 1000):012x}{secrets.token_hex(10)}"
+
+
+__all__ = ["Caller", "GameApp", "GameCreated", "Loaded", "Submitted", "hash_token"]

@@ -1,0 +1,47 @@
+"""Configuration from environment variables."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+DEFAULT_PORT = 50051
+
+
+def default_database_url() -> str:
+    """A SQLite file in the working directory's ``data/`` folder."""
+    return f"sqlite:///{Path('data') / 'strata.sqlite3'}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """What the service needs to run.
+
+    - ``STRATA_DATABASE_URL``: ``postgresql://…`` or ``sqlite:///path``
+      (default: ``sqlite:///data/strata.sqlite3``);
+    - ``STRATA_PORT``: the port to listen on (default 50051);
+    - ``STRATA_HOST``: the address to bind (default ``[::]``, every interface);
+    - ``STRATA_ADMIN_TOKEN``: the admin bearer token (unset: no admin);
+    - ``STRATA_WORKERS``: threads serving requests (default 32);
+    - ``STRATA_LOG_LEVEL``: ``debug``, ``info`` (default), ``warning``.
+    """
+
+    database_url: str = dataclasses.field(default_factory=default_database_url)
+    port: int = DEFAULT_PORT
+    host: str = "[::]"
+    admin_token: str = ""
+    workers: int = 32
+    log_level: str = "info"
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Config:
+        env = dict(os.environ if environ is None else environ)
+        return cls(
+            database_url=env.get("STRATA_DATABASE_URL") or default_database_url(),
+            port=int(env.get("STRATA_PORT") or DEFAULT_PORT),
+            host=env.get("STRATA_HOST") or "[::]",
+            admin_token=env.get("STRATA_ADMIN_TOKEN", ""),
+            workers=int(env.get("STRATA_WORKERS") or 32),
+            log_level=(env.get("STRATA_LOG_LEVEL") or "info").lower(),
+        )

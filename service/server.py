@@ -1,0 +1,164 @@
+"""Building and running the gRPC server: the composition root.
+
+``create_server`` wires store, application, servicer, interceptors, health
+checking and reflection, and binds a port (0 picks a free one, for tests).
+``serve`` runs it until SIGTERM or SIGINT, then shuts down gracefully.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from concurrent import futures
+from dataclasses import dataclass
+from types import FrameType
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from strata.v1 import game_service_pb2 as pb
+from strata.v1 import game_service_pb2_grpc as pb_grpc
+
+from eventstore.base import EventStore
+from service.application import GameApp
+from service.config import Config
+from service.interceptors import ErrorsAndLogging
+from service.servicer import GameServicer
+
+SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameService"].full_name
+MAX_MESSAGE_BYTES = 1 << 20
+
+
+def configure_logging(level: str = "info") -> None:
+    """structlog as JSON lines on stderr."""
+    numeric = getattr(logging, level.upper(), logging.INFO)
+    logging.basicConfig(format="%(message)s", stream=sys.stderr, level=numeric)
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+@dataclass
+class Running:
+    """A started server with the port it listens on."""
+
+    server: grpc.Server
+    port: int
+    app: GameApp
+    health: health.HealthServicer
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Refuse new calls, let running ones finish within ``grace``."""
+        self.health.enter_graceful_shutdown()
+        self.server.stop(grace).wait()
+
+
+def create_server(
+    store: EventStore,
+    admin_token: str = "",
+    port: int = 0,
+    host: str = "127.0.0.1",
+    workers: int = 32,
+) -> Running:
+    """A started server on ``host:port`` (port 0: a free one)."""
+    app = GameApp(store, admin_token=admin_token)
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc"),
+        interceptors=[ErrorsAndLogging()],
+        options=[
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+            ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
+            ("grpc.so_reuseport", 0),
+        ],
+        maximum_concurrent_rpcs=workers * 8,
+    )
+    pb_grpc.add_GameServiceServicer_to_server(GameServicer(app), server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"cannot bind {host}:{port}")
+    server.start()
+    for name in ("", SERVICE_NAME):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return Running(server, bound, app, health_servicer)
+
+
+def serve(config: Config) -> None:
+    """Run the service until SIGTERM or SIGINT."""
+    configure_logging(config.log_level)
+    log = structlog.get_logger("strata")
+    store = open_prepared_store(config.database_url)
+    running = create_server(
+        store,
+        admin_token=config.admin_token,
+        port=config.port,
+        host=config.host,
+        workers=config.workers,
+    )
+    log.info(
+        "strata.serving",
+        port=running.port,
+        database=_safe_url(config.database_url),
+        admin_token_set=bool(config.admin_token),
+    )
+    done = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        log.info("strata.stopping", signal=signum)
+        done.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    done.wait()
+    running.stop()
+    store.close()
+    log.info("strata.stopped")
+
+
+class StoreNotReady(SystemExit):
+    """The database schema does not match this version of Strata."""
+
+
+def open_prepared_store(url: str) -> EventStore:
+    """Open the store, migrating SQLite automatically; PostgreSQL must have
+    been migrated with `strata migrate` (a clear message otherwise)."""
+    from eventstore.factory import open_store
+
+    from eventstore import migrate
+
+    if url.startswith("sqlite"):
+        migrate.upgrade(url)
+    else:
+        status = migrate.check(url)
+        if not status.up_to_date:
+            raise StoreNotReady(
+                f"strata: the database at {_safe_url(url)} is not ready: "
+                f"{status.message}"
+            )
+    return open_store(url)
+
+
+def _safe_url(url: str) -> str:
+    """The URL without its password."""
+    scheme, sep, rest = url.partition("://")
+    if "@" in rest:
+        credentials, _, host = rest.rpartition("@")
+        user = credentials.split(":", 1)[0]
+        return f"{scheme}{sep}{user}@{host}"
+    return url

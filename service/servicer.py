@@ -1,0 +1,352 @@
+"""The gRPC servicer: proto messages in, application calls, proto messages out.
+
+It only translates. Authentication reads the bearer token from the call
+metadata; everything else is :class:`service.application.GameApp`'s.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Iterator
+from functools import cache
+from types import ModuleType
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+from strata.v1 import game_service_pb2 as pb
+from strata.v1 import game_service_pb2_grpc as pb_grpc
+
+from domain import codec, registry
+from domain.session import (
+    GameCreated,
+    GameFinished,
+    GameStarted,
+    PlayerJoined,
+    Session,
+    Status,
+)
+from eventstore.base import RecordedEvent
+from service import protomap
+from service.application import Caller, GameApp, Loaded
+from service.errors import InvalidArgument, Unauthenticated
+
+_STATUS_TO_PROTO = {
+    Status.OPEN: pb.GAME_STATUS_OPEN,
+    Status.ACTIVE: pb.GAME_STATUS_ACTIVE,
+    Status.FINISHED: pb.GAME_STATUS_FINISHED,
+}
+_STATUS_FROM_PROTO = {v: k for k, v in _STATUS_TO_PROTO.items()}
+
+
+@cache
+def game_module(game_type: str) -> ModuleType:
+    """The generated protobuf module of a game type."""
+    return importlib.import_module(f"strata.v1.games.{game_type}_pb2")
+
+
+def bearer_token(context: grpc.ServicerContext) -> str:
+    """The token of `authorization: Bearer <token>`, or '' when absent."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization":
+            scheme, _, token = str(value).partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Unauthenticated(
+                    "BAD_AUTHORIZATION", "Use `authorization: Bearer <token>`."
+                )
+            return token.strip()
+    return ""
+
+
+def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message | None:
+    """The per-game message inside a oneof wrapper, checked against the game type."""
+    which = wrapper.WhichOneof("game")
+    if which is None:
+        return None
+    if which != game_type:
+        raise InvalidArgument(
+            "WRONG_GAME_TYPE",
+            f"{what} is for {which}, but the game is {game_type}.",
+            field,
+        )
+    message: Message = getattr(wrapper, which)
+    return message
+
+
+class GameServicer(pb_grpc.GameServiceServicer):  # type: ignore[misc]
+    """strata.v1.GameService."""
+
+    def __init__(self, app: GameApp) -> None:
+        self.app = app
+
+    def _caller(self, context: grpc.ServicerContext) -> Caller:
+        return self.app.caller(bearer_token(context))
+
+    # -- RPCs -----------------------------------------------------------------
+
+    def ListGameTypes(
+        self, request: pb.ListGameTypesRequest, context: grpc.ServicerContext
+    ) -> pb.ListGameTypesResponse:
+        types = []
+        for game_type in registry.game_types():
+            rules = registry.rules_for(game_type)
+            types.append(
+                pb.GameType(
+                    game_type=game_type,
+                    title=rules.title,
+                    min_players=rules.min_players,
+                    max_players=rules.max_players,
+                    rules_version=rules.rules_version,
+                )
+            )
+        return pb.ListGameTypesResponse(game_types=types)
+
+    def CreateGame(
+        self, request: pb.CreateGameRequest, context: grpc.ServicerContext
+    ) -> pb.CreateGameResponse:
+        caller = self._caller(context)
+        game_type = request.game_type
+        if game_type not in registry.game_types():
+            raise InvalidArgument(
+                "UNKNOWN_GAME_TYPE",
+                f"No game type {game_type!r}; see ListGameTypes.",
+                "game_type",
+            )
+        rules = registry.rules_for(game_type)
+        options = None
+        if request.HasField("options"):
+            message = _typed(request.options, game_type, "options", "options")
+            if message is not None:
+                options = protomap.from_proto(message, rules.options_type, "options")
+        scenario = None
+        if request.HasField("scenario"):
+            message = _typed(request.scenario, game_type, "scenario", "scenario")
+            if message is not None:
+                scenario = protomap.from_proto(message, rules.scenario_type, "scenario")
+        game_id, version = self.app.create_game(
+            caller,
+            game_type,
+            request.players,
+            options,
+            scenario,
+            request.seed,
+            request.request_id,
+        )
+        return pb.CreateGameResponse(game_id=game_id, version=version)
+
+    def JoinGame(
+        self, request: pb.JoinGameRequest, context: grpc.ServicerContext
+    ) -> pb.JoinGameResponse:
+        seat, token, version = self.app.join_game(
+            self._caller(context),
+            request.game_id,
+            request.seat if request.HasField("seat") else None,
+            request.player_name,
+        )
+        return pb.JoinGameResponse(seat=seat, seat_token=token, version=version)
+
+    def StartGame(
+        self, request: pb.StartGameRequest, context: grpc.ServicerContext
+    ) -> pb.StartGameResponse:
+        version = self.app.start_game(self._caller(context), request.game_id)
+        return pb.StartGameResponse(version=version)
+
+    def SubmitCommand(
+        self, request: pb.SubmitCommandRequest, context: grpc.ServicerContext
+    ) -> pb.SubmitCommandResponse:
+        caller = self._caller(context)
+        loaded = self.app.load(request.game_id)
+        rules = loaded.rules
+        message = _typed(request.command, rules.game_type, "command", "command")
+        if message is None:
+            raise InvalidArgument("COMMAND_REQUIRED", "No command given.", "command")
+        command = protomap.from_proto(message, rules.command_types, "command")
+        submitted = self.app.submit(
+            caller,
+            request.game_id,
+            request.seat,
+            request.command_id,
+            command,
+            request.expected_version if request.HasField("expected_version") else None,
+        )
+        return pb.SubmitCommandResponse(
+            version=submitted.version,
+            duplicate=submitted.duplicate,
+            events=[event_to_proto(loaded.session, r, e) for r, e in submitted.events],
+        )
+
+    def GetGame(
+        self, request: pb.GetGameRequest, context: grpc.ServicerContext
+    ) -> pb.GetGameResponse:
+        caller = self._caller(context)
+        if request.HasField("at_version"):
+            loaded = self.app.state_at(request.game_id, request.at_version)
+            current = self.app.load(request.game_id, refresh=False)
+            viewer_state = current.state
+        else:
+            loaded = self.app.load(request.game_id)
+            viewer_state = loaded.state
+        return pb.GetGameResponse(
+            game=game_to_proto(request.game_id, loaded, caller, viewer_state)
+        )
+
+    def ListLegalActions(
+        self, request: pb.ListLegalActionsRequest, context: grpc.ServicerContext
+    ) -> pb.ListLegalActionsResponse:
+        caller = self._caller(context)
+        loaded, actions = self.app.legal_actions(
+            caller, request.game_id, request.seat if request.HasField("seat") else None
+        )
+        out = []
+        for seat, command in actions:
+            game_command = pb.GameCommand()
+            protomap.to_proto(command, getattr(game_command, loaded.rules.game_type))
+            out.append(
+                pb.LegalAction(
+                    seat=seat, command=game_command, description=describe(command)
+                )
+            )
+        return pb.ListLegalActionsResponse(version=loaded.state.version, actions=out)
+
+    def WatchGame(
+        self, request: pb.WatchGameRequest, context: grpc.ServicerContext
+    ) -> Iterator[pb.WatchGameResponse]:
+        caller = self._caller(context)
+        stop = threading.Event()
+        context.add_callback(stop.set)
+        loaded = self.app.load(request.game_id)
+        for recorded, event in self.app.watch(
+            caller,
+            request.game_id,
+            request.from_version or 1,
+            not request.no_follow,
+            stop,
+        ):
+            yield pb.WatchGameResponse(
+                event=event_to_proto(loaded.session, recorded, event)
+            )
+
+    def ListGames(
+        self, request: pb.ListGamesRequest, context: grpc.ServicerContext
+    ) -> pb.ListGamesResponse:
+        if request.page_size < 0:
+            raise InvalidArgument(
+                "PAGE_SIZE_NEGATIVE", "page_size cannot be negative.", "page_size"
+            )
+        status = None
+        if request.status != pb.GAME_STATUS_UNSPECIFIED:
+            if request.status not in _STATUS_FROM_PROTO:
+                raise InvalidArgument("ENUM_VALUE_INVALID", "Unknown status.", "status")
+            status = _STATUS_FROM_PROTO[request.status]
+        games, token = self.app.list_games(
+            request.game_type, status, request.page_size, request.page_token
+        )
+        summaries = []
+        for loaded in games:
+            state = loaded.state
+            summary = pb.GameSummary(
+                game_id=loaded.game_id,
+                game_type=state.game_type,
+                status=_STATUS_TO_PROTO[state.status],
+                version=state.version,
+                players=len(state.seats),
+                seats_taken=sum(1 for s in state.seats if s is not None),
+            )
+            if state.outcome is not None:
+                summary.outcome.CopyFrom(
+                    pb.Outcome(
+                        winners=list(state.outcome.winners),
+                        result=state.outcome.result,
+                    )
+                )
+            if loaded.created_at is not None:
+                summary.created_at.FromDatetime(loaded.created_at)
+            summaries.append(summary)
+        return pb.ListGamesResponse(games=summaries, next_page_token=token)
+
+
+def describe(command: Any) -> str:
+    """A short description of a command: `RollDie`, `SwitchWith(target_seat=2)`."""
+    data = codec.encode(command)
+    name = type(command).__name__
+    if not data:
+        return name
+    return name + "(" + ", ".join(f"{k}={v}" for k, v in data.items()) + ")"
+
+
+def game_to_proto(
+    game_id: str, loaded: Loaded, caller: Caller, viewer_state: Any
+) -> pb.Game:
+    """A game as the caller may see it (seats judged on the current state)."""
+    state = loaded.state
+    rules = loaded.rules
+    viewer = caller.viewer(viewer_state)
+    game = pb.Game(
+        game_id=game_id,
+        game_type=state.game_type,
+        status=_STATUS_TO_PROTO[state.status],
+        version=state.version,
+        rules_version=state.rules_version,
+        players=len(state.seats),
+        your_seats=sorted(viewer.seats),
+        active_seats=sorted(loaded.session.active_seats(state)),
+        seats=[
+            pb.Seat(seat=i)
+            if s is None
+            else pb.Seat(seat=i, taken=True, player_name=s.name, bot=s.bot)
+            for i, s in enumerate(state.seats)
+        ],
+    )
+    if state.outcome is not None:
+        game.outcome.CopyFrom(
+            pb.Outcome(winners=list(state.outcome.winners), result=state.outcome.result)
+        )
+    if loaded.created_at is not None:
+        game.created_at.FromDatetime(loaded.created_at)
+    view = rules.view(state.game, viewer)
+    protomap.to_proto(view, getattr(game.view, rules.game_type))
+    return game
+
+
+def event_to_proto(
+    session: Session[Any], recorded: RecordedEvent, event: Any
+) -> pb.Event:
+    """One stored event, already redacted, as the public Event message."""
+    rules = session.rules
+    out = pb.Event(
+        game_id=recorded.game_id,
+        version=recorded.version,
+        position=recorded.position,
+        type=recorded.type,
+    )
+    out.recorded_at.FromDatetime(recorded.recorded_at)
+    match event:
+        case GameCreated():
+            created = out.game_created
+            created.game_type = event.game_type
+            created.rules_version = event.rules_version
+            created.players = event.players
+            created.seed = event.seed
+            protomap.to_proto(
+                codec.decode(rules.options_type, event.options),
+                getattr(created.options, rules.game_type),
+            )
+            if event.scenario is not None:
+                protomap.to_proto(
+                    codec.decode(rules.scenario_type, event.scenario),
+                    getattr(created.scenario, rules.game_type),
+                )
+        case PlayerJoined():
+            out.player_joined.CopyFrom(
+                pb.PlayerJoined(seat=event.seat, player_name=event.name, bot=event.bot)
+            )
+        case GameStarted():
+            out.game_started.SetInParent()
+        case GameFinished():
+            out.game_finished.outcome.CopyFrom(
+                pb.Outcome(winners=list(event.winners), result=event.result)
+            )
+        case _:
+            protomap.to_proto(event, getattr(out.game_event, rules.game_type))
+    return out
