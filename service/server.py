@@ -146,7 +146,7 @@ def open_prepared_store(url: str) -> EventStore:
         migrate.upgrade(url)
     else:
         status = migrate.check(url)
-        if not status.up_to_date:
+        if not status.ok:
             raise StoreNotReady(
                 f"strata: the database at {_safe_url(url)} is not ready: "
                 f"{status.message}"

@@ -1,0 +1,423 @@
+"""The `strata` command: run the service, and play, watch and export games.
+
+    strata serve                      run the service (SQLite by default)
+    strata migrate                    apply database migrations
+    strata autoplay --game T --players N --seed S
+    strata play --game T --players N  hot-seat play in the terminal
+    strata play GAME_ID --token T     play your seats of a game
+    strata create / join / start / show / actions / act
+    strata watch GAME_ID              follow a game's events live
+    strata events GAME_ID             export a game's events as JSON lines
+
+The target service is `--target HOST:PORT`, else `STRATA_TARGET`, else
+`localhost:$STRATA_PORT` (default port 50051). Tokens: `--token`, else
+`STRATA_TOKEN`; admin-only calls use `STRATA_ADMIN_TOKEN`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from google.protobuf import json_format, text_format
+from strata.v1 import game_service_pb2 as pb
+
+from clients.client import StrataClient, StrataError
+
+FINISHED = pb.GAME_STATUS_FINISHED
+
+
+def default_target() -> str:
+    return os.environ.get("STRATA_TARGET") or (
+        f"localhost:{os.environ.get('STRATA_PORT') or 50051}"
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        result: int = args.handler(args)
+        return result
+    except StrataError as error:
+        print(f"strata: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="strata", description="Strata, the dinosaur game service."
+    )
+    commands = parser.add_subparsers(metavar="COMMAND")
+
+    def command(name: str, handler: Any, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.set_defaults(handler=handler)
+        if name not in ("serve", "migrate"):
+            sub.add_argument(
+                "--target", default=default_target(), help="HOST:PORT of the service"
+            )
+        return sub
+
+    serve = command("serve", cmd_serve, "Run the service.")
+    serve.add_argument("--port", type=int, help="port (default $STRATA_PORT or 50051)")
+    serve.add_argument("--database-url", help="default $STRATA_DATABASE_URL or SQLite")
+
+    migrate = command("migrate", cmd_migrate, "Apply database migrations.")
+    migrate.add_argument("--database-url", help="default $STRATA_DATABASE_URL")
+
+    autoplay = command(
+        "autoplay",
+        cmd_autoplay,
+        "Play one whole game with a bot in every seat, through the service.",
+    )
+    autoplay.add_argument("--game", required=True, help="game type id")
+    autoplay.add_argument("--players", type=int, required=True)
+    autoplay.add_argument("--seed", default="", help="seed of the game and the bots")
+    _add_options(autoplay)
+    autoplay.add_argument("--max-commands", type=int, default=100_000)
+
+    play = command("play", cmd_play, "Play in the terminal.")
+    play.add_argument("game_id", nargs="?", help="a game to play your seats of")
+    play.add_argument("--game", help="create a new hot-seat game of this type")
+    play.add_argument("--players", type=int, default=2)
+    play.add_argument("--seed", default="")
+    play.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
+    _add_options(play)
+
+    create = command("create", cmd_create, "Create a game; prints its id.")
+    create.add_argument("--game", required=True)
+    create.add_argument("--players", type=int, required=True)
+    create.add_argument("--seed", default="")
+    _add_options(create)
+
+    join = command("join", cmd_join, "Take a seat; prints the seat token.")
+    join.add_argument("game_id")
+    join.add_argument("--name", default=os.environ.get("USER", "player"))
+    join.add_argument("--seat", type=int)
+    join.add_argument("--token", default="", help="add the seat to this token")
+
+    for name, handler, help in (
+        ("start", cmd_start, "Start a game whose seats are taken."),
+        ("show", cmd_show, "Show a game as your token may see it."),
+        ("actions", cmd_actions, "List your legal actions, numbered."),
+    ):
+        sub = command(name, handler, help)
+        sub.add_argument("game_id")
+        sub.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
+        if name == "show":
+            sub.add_argument("--at-version", type=int)
+            sub.add_argument("--json", action="store_true")
+
+    act = command("act", cmd_act, "Send legal action number N (see `actions`).")
+    act.add_argument("game_id")
+    act.add_argument("number", type=int)
+    act.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
+
+    watch = command("watch", cmd_watch, "Follow a game's events live.")
+    watch.add_argument("game_id")
+    watch.add_argument("--from-version", type=int, default=1)
+    watch.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
+
+    events = command("events", cmd_events, "Export a game's events as JSON lines.")
+    events.add_argument("game_id")
+    events.add_argument("--from-version", type=int, default=1)
+    events.add_argument(
+        "--token",
+        default=os.environ.get("STRATA_TOKEN")
+        or os.environ.get("STRATA_ADMIN_TOKEN", ""),
+    )
+    return parser
+
+
+def _add_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a game option (repeatable), e.g. --option advanced=true",
+    )
+    parser.add_argument(
+        "--advanced", action="store_true", help="shortcut for --option advanced=true"
+    )
+
+
+def game_options(
+    game_type: str, pairs: list[str], advanced: bool
+) -> pb.GameOptions | None:
+    """The typed options of ``game_type`` from KEY=VALUE strings."""
+    if advanced:
+        pairs = [*pairs, "advanced=true"]
+    if not pairs:
+        return None
+    values: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"strata: --option needs KEY=VALUE, got {pair!r}")
+        try:
+            values[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            values[key] = raw
+    options = pb.GameOptions()
+    try:
+        json_format.ParseDict({game_type: values}, options)
+    except json_format.ParseError as error:
+        raise SystemExit(f"strata: bad option for {game_type}: {error}") from None
+    return options
+
+
+# -- service ----------------------------------------------------------------------
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from service.config import Config
+    from service.server import serve
+
+    config = Config.from_env()
+    if args.port is not None:
+        config = dataclasses.replace(config, port=args.port)
+    if args.database_url:
+        config = dataclasses.replace(config, database_url=args.database_url)
+    serve(config)
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from eventstore import migrate
+    from service.config import Config
+
+    url = args.database_url or Config.from_env().database_url
+    migrate.upgrade(url)
+    print(f"strata: {migrate.check(url).message}")
+    return 0
+
+
+# -- playing ------------------------------------------------------------------------
+
+
+def _chooser(seed: str, version: int) -> random.Random:
+    digest = hashlib.sha256(f"autoplay/{seed}/{version}".encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def cmd_autoplay(args: argparse.Namespace) -> int:
+    seed = args.seed or os.urandom(8).hex()
+    with StrataClient(args.target) as client:
+        created = client.create_game(
+            args.game,
+            args.players,
+            seed=seed,
+            options=game_options(args.game, args.option, args.advanced),
+        )
+        game_id = created.game_id
+        seats = {}
+        for seat in range(args.players):
+            joined = client.join_game(game_id, player_name=f"bot{seat}", seat=seat)
+            seats[seat] = client.with_token(joined.seat_token)
+        seats[0].start_game(game_id)
+        commands = 0
+        game = client.get_game(game_id)
+        while game.status != FINISHED:
+            if commands >= args.max_commands:
+                raise SystemExit(f"strata: game {game_id} did not end in time")
+            if not game.active_seats:
+                raise SystemExit(f"strata: nobody can act in game {game_id}")
+            chooser = _chooser(seed, game.version)
+            seat = chooser.choice(list(game.active_seats))
+            legal = seats[seat].list_legal_actions(game_id, seat)
+            action = chooser.choice(list(legal.actions))
+            seats[seat].submit_command(
+                game_id,
+                seat,
+                action.command,
+                command_id=f"autoplay-{legal.version}",
+                expected_version=legal.version,
+            )
+            commands += 1
+            game = client.get_game(game_id)
+        summary = {
+            "game_id": game_id,
+            "game_type": args.game,
+            "players": args.players,
+            "seed": seed,
+            "winner": list(game.outcome.winners),
+            "outcome": game.outcome.result,
+            "version": game.version,
+            "commands": commands,
+        }
+        print(json.dumps(summary))
+    return 0
+
+
+def _show_game(game: pb.Game) -> None:
+    status = pb.GameStatus.Name(game.status).removeprefix("GAME_STATUS_").lower()
+    print(f"game {game.game_id} ({game.game_type}) version {game.version}, {status}")
+    for seat in game.seats:
+        mark = " (you)" if seat.seat in game.your_seats else ""
+        active = " *to act*" if seat.seat in game.active_seats else ""
+        name = seat.player_name if seat.taken else "(free)"
+        print(f"  seat {seat.seat}: {name}{mark}{active}")
+    which = game.view.WhichOneof("game")
+    if which:
+        print(text_format.MessageToString(getattr(game.view, which), indent=2).rstrip())
+    if game.status == FINISHED:
+        print(f"finished: {game.outcome.result}, winners {list(game.outcome.winners)}")
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    with StrataClient(args.target) as client:
+        if args.game:
+            created = client.create_game(
+                args.game,
+                args.players,
+                seed=args.seed,
+                options=game_options(args.game, args.option, args.advanced),
+            )
+            game_id = created.game_id
+            token = ""
+            for seat in range(args.players):
+                joined = client.with_token(token).join_game(
+                    game_id, player_name=f"player{seat + 1}", seat=seat
+                )
+                token = joined.seat_token
+            me = client.with_token(token)
+            me.start_game(game_id)
+            print(f"hot-seat game {game_id}; every seat's token: {token}")
+        elif args.game_id:
+            game_id = args.game_id
+            me = client.with_token(args.token)
+        else:
+            raise SystemExit("strata: give a GAME_ID (with --token) or --game TYPE")
+        while True:
+            game = me.get_game(game_id)
+            print()
+            _show_game(game)
+            if game.status == FINISHED:
+                return 0
+            legal = me.list_legal_actions(game_id)
+            if not legal.actions:
+                print("waiting for other players… (Enter to refresh, q to quit)")
+                if input().strip().lower() == "q":
+                    return 0
+                continue
+            for number, action in enumerate(legal.actions):
+                print(f"  [{number}] seat {action.seat}: {action.description}")
+            answer = input("your choice (q to quit): ").strip().lower()
+            if answer == "q":
+                return 0
+            if not answer.isdigit() or int(answer) >= len(legal.actions):
+                print("choose one of the numbers")
+                continue
+            action = legal.actions[int(answer)]
+            try:
+                me.submit_command(
+                    game_id, action.seat, action.command, expected_version=legal.version
+                )
+            except StrataError as error:
+                print(f"refused: {error}")
+
+
+def cmd_create(args: argparse.Namespace) -> int:
+    token = os.environ.get("STRATA_ADMIN_TOKEN", "")
+    with StrataClient(args.target, token=token) as client:
+        created = client.create_game(
+            args.game,
+            args.players,
+            seed=args.seed,
+            options=game_options(args.game, args.option, args.advanced),
+        )
+        print(created.game_id)
+    return 0
+
+
+def cmd_join(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        joined = client.join_game(args.game_id, player_name=args.name, seat=args.seat)
+        print(f"seat {joined.seat}", file=sys.stderr)
+        print(joined.seat_token)
+    return 0
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        print(f"version {client.start_game(args.game_id).version}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        game = client.get_game(args.game_id, args.at_version)
+        if args.json:
+            print(json_format.MessageToJson(game))
+        else:
+            _show_game(game)
+    return 0
+
+
+def cmd_actions(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        legal = client.list_legal_actions(args.game_id)
+        for number, action in enumerate(legal.actions):
+            print(f"[{number}] seat {action.seat}: {action.description}")
+        if not legal.actions:
+            print("no legal action for your seats now")
+    return 0
+
+
+def cmd_act(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        legal = client.list_legal_actions(args.game_id)
+        if not 0 <= args.number < len(legal.actions):
+            raise SystemExit(f"strata: no action number {args.number}")
+        action = legal.actions[args.number]
+        result = client.submit_command(
+            args.game_id, action.seat, action.command, expected_version=legal.version
+        )
+        for event in result.events:
+            print(_event_line(event))
+    return 0
+
+
+def _event_line(event: pb.Event) -> str:
+    body = event.WhichOneof("body")
+    inner: Any = getattr(event, body) if body else None
+    if body == "game_event":
+        which = inner.WhichOneof("game")
+        inner = getattr(inner, which)
+        which_event = inner.WhichOneof("event")
+        inner = getattr(inner, which_event) if which_event else inner
+    text = text_format.MessageToString(inner, as_one_line=True) if inner else ""
+    return f"v{event.version} {event.type} {text}".rstrip()
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        for event in client.watch_game(args.game_id, args.from_version, follow=True):
+            print(_event_line(event), flush=True)
+    return 0
+
+
+def cmd_events(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        for event in client.watch_game(args.game_id, args.from_version, follow=False):
+            print(json.dumps(json_format.MessageToDict(event), sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""A typed Python client of Strata's gRPC API.
+
+    from clients.client import StrataClient
+
+    with StrataClient("localhost:50051") as client:
+        game_id = client.create_game("dinosaurs_extinct", players=2).game_id
+        me = client.join_game(game_id, player_name="Ada")
+        seat = client.with_token(me.seat_token)
+        seat.start_game(game_id)
+        action = seat.list_legal_actions(game_id).actions[0]
+        seat.submit_command(game_id, action.seat, action.command)
+
+Every method returns the response message of its RPC; errors raise
+:class:`StrataError` with the status code, the stable reason and the message.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2
+from grpc_status import rpc_status
+from strata.v1 import game_service_pb2 as pb
+from strata.v1 import game_service_pb2_grpc as pb_grpc
+
+
+class StrataError(Exception):
+    """An RPC failed: ``code`` (grpc.StatusCode), ``reason`` (stable code) and
+    the service's sentence."""
+
+    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+        super().__init__(f"{code.name} {reason}: {message}")
+        self.code = code
+        self.reason = reason
+        self.message = message
+
+    @classmethod
+    def from_rpc_error(cls, error: grpc.RpcError) -> StrataError:
+        reason = ""
+        status = rpc_status.from_call(error)
+        if status is not None:
+            for detail in status.details:
+                if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                    info = error_details_pb2.ErrorInfo()
+                    detail.Unpack(info)
+                    reason = info.reason
+        return cls(error.code(), reason, error.details() or "")
+
+
+class StrataClient:
+    """A connection to a Strata service, optionally with a bearer token."""
+
+    def __init__(
+        self,
+        target: str = "localhost:50051",
+        token: str = "",
+        timeout: float = 30.0,
+        channel: grpc.Channel | None = None,
+    ) -> None:
+        self.target = target
+        self.token = token
+        self.timeout = timeout
+        self._owns_channel = channel is None
+        self.channel = channel or grpc.insecure_channel(target)
+        self.stub = pb_grpc.GameServiceStub(self.channel)
+
+    def with_token(self, token: str) -> StrataClient:
+        """A client on the same connection acting with ``token``."""
+        return StrataClient(self.target, token, self.timeout, self.channel)
+
+    def close(self) -> None:
+        if self._owns_channel:
+            self.channel.close()
+
+    def __enter__(self) -> StrataClient:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _metadata(self) -> list[tuple[str, str]]:
+        return [("authorization", f"Bearer {self.token}")] if self.token else []
+
+    def _call(self, method: Any, request: Any) -> Any:
+        try:
+            return method(request, timeout=self.timeout, metadata=self._metadata())
+        except grpc.RpcError as error:
+            raise StrataError.from_rpc_error(error) from None
+
+    # -- RPCs -------------------------------------------------------------------
+
+    def list_game_types(self) -> pb.ListGameTypesResponse:
+        return self._call(self.stub.ListGameTypes, pb.ListGameTypesRequest())  # type: ignore[no-any-return]
+
+    def create_game(
+        self,
+        game_type: str,
+        players: int,
+        seed: str = "",
+        options: pb.GameOptions | None = None,
+        scenario: pb.GameScenario | None = None,
+        request_id: str = "",
+    ) -> pb.CreateGameResponse:
+        request = pb.CreateGameRequest(
+            game_type=game_type, players=players, seed=seed, request_id=request_id
+        )
+        if options is not None:
+            request.options.CopyFrom(options)
+        if scenario is not None:
+            request.scenario.CopyFrom(scenario)
+        return self._call(self.stub.CreateGame, request)  # type: ignore[no-any-return]
+
+    def join_game(
+        self, game_id: str, player_name: str = "", seat: int | None = None
+    ) -> pb.JoinGameResponse:
+        request = pb.JoinGameRequest(game_id=game_id, player_name=player_name)
+        if seat is not None:
+            request.seat = seat
+        return self._call(self.stub.JoinGame, request)  # type: ignore[no-any-return]
+
+    def start_game(self, game_id: str) -> pb.StartGameResponse:
+        return self._call(self.stub.StartGame, pb.StartGameRequest(game_id=game_id))  # type: ignore[no-any-return]
+
+    def submit_command(
+        self,
+        game_id: str,
+        seat: int,
+        command: pb.GameCommand,
+        command_id: str = "",
+        expected_version: int | None = None,
+    ) -> pb.SubmitCommandResponse:
+        request = pb.SubmitCommandRequest(
+            game_id=game_id,
+            seat=seat,
+            command_id=command_id or uuid.uuid4().hex,
+            command=command,
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return self._call(self.stub.SubmitCommand, request)  # type: ignore[no-any-return]
+
+    def get_game(self, game_id: str, at_version: int | None = None) -> pb.Game:
+        request = pb.GetGameRequest(game_id=game_id)
+        if at_version is not None:
+            request.at_version = at_version
+        response: pb.GetGameResponse = self._call(self.stub.GetGame, request)
+        return response.game
+
+    def list_legal_actions(
+        self, game_id: str, seat: int | None = None
+    ) -> pb.ListLegalActionsResponse:
+        request = pb.ListLegalActionsRequest(game_id=game_id)
+        if seat is not None:
+            request.seat = seat
+        return self._call(self.stub.ListLegalActions, request)  # type: ignore[no-any-return]
+
+    def watch_game(
+        self, game_id: str, from_version: int = 1, follow: bool = True
+    ) -> Iterator[pb.Event]:
+        """The game's events (redacted for this client's token), live when
+        ``follow`` until the game ends."""
+        request = pb.WatchGameRequest(
+            game_id=game_id, from_version=from_version, no_follow=not follow
+        )
+        try:
+            for response in self.stub.WatchGame(
+                request,
+                metadata=self._metadata(),
+                timeout=None if follow else self.timeout,
+            ):
+                yield response.event
+        except grpc.RpcError as error:
+            raise StrataError.from_rpc_error(error) from None
+
+    def list_games(
+        self,
+        game_type: str = "",
+        status: int = pb.GAME_STATUS_UNSPECIFIED,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> pb.ListGamesResponse:
+        return self._call(  # type: ignore[no-any-return]
+            self.stub.ListGames,
+            pb.ListGamesRequest(
+                game_type=game_type,
+                status=status,  # type: ignore[arg-type]
+                page_size=page_size,
+                page_token=page_token,
+            ),
+        )

@@ -1,0 +1,44 @@
+"""A real gRPC server on a free port, over a real SQLite store."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from clients.client import StrataClient
+from eventstore import migrate
+from eventstore.factory import open_store
+from service.server import Running, create_server
+
+ADMIN_TOKEN = "test-admin-token"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Running]:
+    url = f"sqlite:///{tmp_path / 'strata.sqlite3'}"
+    migrate.upgrade(url)
+    store = open_store(url)
+    running = create_server(store, admin_token=ADMIN_TOKEN, port=0)
+    try:
+        yield running
+    finally:
+        running.stop(grace=0.5)
+        store.close()
+
+
+@pytest.fixture
+def target(server: Running) -> str:
+    return f"127.0.0.1:{server.port}"
+
+
+@pytest.fixture
+def client(target: str) -> Iterator[StrataClient]:
+    with StrataClient(target, timeout=10) as c:
+        yield c
+
+
+@pytest.fixture
+def admin(client: StrataClient) -> StrataClient:
+    return client.with_token(ADMIN_TOKEN)
