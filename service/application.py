@@ -22,7 +22,7 @@ from typing import Any
 
 from domain import codec, registry
 from domain.chance import Rng
-from domain.errors import DomainError, RuleViolation
+from domain.errors import DomainError, InvalidCommand, NotYourSeat, RuleViolation
 from domain.rules import GameRules, Role, Viewer
 from domain.session import GameCreated, GameFinished, Session, SessionState, Status
 from eventstore.base import (
@@ -48,6 +48,11 @@ MAX_RETRIES = 8
 CACHE_SIZE = 4096
 MAX_NAME = 64
 MAX_COMMAND_ID = 128
+
+
+_REFUSALS: dict[str, type[DomainError]] = {
+    kind.__name__: kind for kind in (RuleViolation, InvalidCommand, NotYourSeat)
+}
 
 
 def hash_token(token: str) -> str:
@@ -401,14 +406,8 @@ class GameApp:
     ) -> Submitted:
         """The first answer to a command id seen before."""
         if not outcome.accepted:
-            error_type = {
-                "InvalidCommand": "InvalidCommand",
-                "NotYourSeat": "NotYourSeat",
-            }.get(outcome.error_kind)
-            from domain import errors as domain_errors
-
-            cls = getattr(domain_errors, error_type or "RuleViolation", RuleViolation)
-            raise cls(outcome.error_reason, outcome.error_message)
+            kind = _REFUSALS.get(outcome.error_kind, RuleViolation)
+            raise kind(outcome.error_reason, outcome.error_message)
         loaded = self.load(game_id)
         viewer = caller.viewer(loaded.state)
         recorded = self.store.read_stream(

@@ -9,9 +9,9 @@ import pytest
 from google.protobuf import json_format
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from strata.v1 import game_service_pb2 as pb
 
 from clients.client import StrataClient, StrataError
-from strata.v1 import game_service_pb2 as pb
 
 GAME = "dinosaurs_extinct"
 
@@ -28,7 +28,9 @@ def seated_game(
     return game_id, seats
 
 
-def play_to_end(client: StrataClient, game_id: str, seats: dict[int, StrataClient]) -> pb.Game:
+def play_to_end(
+    client: StrataClient, game_id: str, seats: dict[int, StrataClient]
+) -> pb.Game:
     game = client.get_game(game_id)
     for _ in range(5000):
         if game.status == pb.GAME_STATUS_FINISHED:
@@ -142,8 +144,12 @@ def test_the_same_command_id_returns_the_first_outcome_and_appends_nothing(clien
     seats[0].start_game(game_id)
     active = client.get_game(game_id).active_seats[0]
     action = seats[active].list_legal_actions(game_id, active).actions[0]
-    first = seats[active].submit_command(game_id, active, action.command, command_id="c-1")
-    again = seats[active].submit_command(game_id, active, action.command, command_id="c-1")
+    first = seats[active].submit_command(
+        game_id, active, action.command, command_id="c-1"
+    )
+    again = seats[active].submit_command(
+        game_id, active, action.command, command_id="c-1"
+    )
     assert not first.duplicate and again.duplicate
     assert again.version == first.version
     assert [e.version for e in again.events] == [e.version for e in first.events]
@@ -197,7 +203,10 @@ def test_a_taken_seat_cannot_be_taken_again(client):
     with pytest.raises(StrataError) as refused:
         client.join_game(game_id, seat=0)
     assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
-    assert refused.value.reason == "GAME_ALREADY_STARTED" or refused.value.reason == "SEAT_TAKEN"
+    assert (
+        refused.value.reason == "GAME_ALREADY_STARTED"
+        or refused.value.reason == "SEAT_TAKEN"
+    )
 
 
 def test_the_seed_is_shown_to_the_admin_only(client, admin):
@@ -213,7 +222,9 @@ def test_get_game_at_an_earlier_version(client):
     game_id, seats = seated_game(client)
     seats[0].start_game(game_id)
     assert client.get_game(game_id, at_version=1).status == pb.GAME_STATUS_OPEN
-    assert len([s for s in client.get_game(game_id, at_version=2).seats if s.taken]) == 1
+    assert (
+        len([s for s in client.get_game(game_id, at_version=2).seats if s.taken]) == 1
+    )
     with pytest.raises(StrataError) as refused:
         client.get_game(game_id, at_version=999)
     assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
@@ -244,7 +255,9 @@ def test_list_games_filters_and_pages(client):
     ids = [client.create_game(GAME, 2).game_id for _ in range(5)]
     first = client.list_games(game_type=GAME, page_size=3)
     assert len(first.games) == 3 and first.next_page_token
-    second = client.list_games(game_type=GAME, page_size=3, page_token=first.next_page_token)
+    second = client.list_games(
+        game_type=GAME, page_size=3, page_token=first.next_page_token
+    )
     listed = [g.game_id for g in (*first.games, *second.games)]
     assert listed == ids
     assert not client.list_games(game_type=GAME, status=pb.GAME_STATUS_FINISHED).games
@@ -255,4 +268,7 @@ def test_joining_again_with_a_token_adds_the_seat_to_it(client):
     first = client.join_game(game_id, seat=0)
     second = client.with_token(first.seat_token).join_game(game_id, seat=1)
     assert second.seat_token == first.seat_token
-    assert list(client.with_token(first.seat_token).get_game(game_id).your_seats) == [0, 1]
+    assert list(client.with_token(first.seat_token).get_game(game_id).your_seats) == [
+        0,
+        1,
+    ]

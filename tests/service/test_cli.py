@@ -1,0 +1,142 @@
+"""The `strata` command against a real `strata serve` process, on SQLite and
+on PostgreSQL: what a newcomer runs from the README."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from clients import cli
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_serving(
+    target: str, process: subprocess.Popen[bytes], seconds: float = 30
+) -> None:
+    deadline = time.monotonic() + seconds
+    with grpc.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                raise AssertionError(f"strata serve exited with {process.returncode}")
+            try:
+                status = stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status
+                if status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                time.sleep(0.2)
+    raise AssertionError("strata serve did not become healthy")
+
+
+def serve(database_url: str, tmp_path: Path) -> Iterator[str]:
+    port = free_port()
+    env = {
+        **os.environ,
+        "STRATA_DATABASE_URL": database_url,
+        "STRATA_PORT": str(port),
+        "STRATA_HOST": "127.0.0.1",
+        "STRATA_ADMIN_TOKEN": "cli-admin",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "clients.cli", "serve"],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}"},
+        stderr=subprocess.PIPE,
+    )
+    target = f"127.0.0.1:{port}"
+    try:
+        wait_serving(target, process)
+        yield target
+    finally:
+        process.terminate()
+        try:
+            _, err = process.communicate(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+        assert process.returncode == 0, err.decode()[-2000:]
+
+
+@pytest.fixture
+def sqlite_target(tmp_path: Path) -> Iterator[str]:
+    yield from serve(f"sqlite:///{tmp_path / 'cli.sqlite3'}", tmp_path)
+
+
+@pytest.fixture
+def postgres_target(postgres_server, tmp_path: Path) -> Iterator[str]:
+    from eventstore import migrate
+
+    url = postgres_server.create_database()
+    assert cli.main(["migrate", "--database-url", url]) == 0
+    assert migrate.check(url).ok
+    yield from serve(url, tmp_path)
+
+
+def autoplay(
+    target: str, players: int, seed: str, capsys: pytest.CaptureFixture[str]
+) -> dict:
+    code = cli.main(
+        [
+            "autoplay",
+            "--game",
+            "dinosaurs_extinct",
+            "--players",
+            str(players),
+            "--seed",
+            seed,
+            "--target",
+            target,
+        ]
+    )
+    assert code == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    return json.loads(last)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_autoplay_finishes_games_on_sqlite(sqlite_target, players, capsys):
+    summary = autoplay(sqlite_target, players, f"cli-{players}", capsys)
+    assert summary["game_type"] == "dinosaurs_extinct"
+    assert len(summary["winner"]) == 1 and 0 <= summary["winner"][0] < players
+    assert summary["outcome"] and summary["version"] > players + 2
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_autoplay_finishes_games_on_postgres(postgres_target, players, capsys):
+    summary = autoplay(postgres_target, players, f"cli-{players}", capsys)
+    assert len(summary["winner"]) == 1
+
+
+def test_the_same_seed_plays_the_same_game(sqlite_target, capsys):
+    first = autoplay(sqlite_target, 3, "same", capsys)
+    second = autoplay(sqlite_target, 3, "same", capsys)
+    assert first["game_id"] != second["game_id"]
+    for key in ("winner", "outcome", "version", "commands"):
+        assert first[key] == second[key]
+    exports = []
+    for summary in (first, second):
+        assert cli.main(["events", summary["game_id"], "--target", sqlite_target]) == 0
+        lines = capsys.readouterr().out.strip().splitlines()
+        events = [json.loads(line) for line in lines]
+        for event in events:
+            for key in ("gameId", "recordedAt", "position"):
+                event.pop(key, None)
+        exports.append(events)
+    assert exports[0] == exports[1]
