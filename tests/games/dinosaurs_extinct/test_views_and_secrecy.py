@@ -16,7 +16,7 @@ from domain.dinosaurs_extinct.messages import (
     State,
 )
 from domain.rules import Viewer
-from domain.session import LIFECYCLE_EVENTS, Session
+from domain.session import LIFECYCLE_EVENTS, GameCreated, Session
 from tests.gamekit import new_game, play_random
 from tests.games.dinosaurs_extinct.helpers import CONTENT, DECK, table
 
@@ -83,10 +83,22 @@ def test_two_games_differing_only_in_the_stack_order_look_the_same(
 
     assert game_a.game.earth_deck != game_b.game.earth_deck
     assert RULES.view(game_a.game, viewer) == RULES.view(game_b.game, viewer)
-    # The scenario itself is admin-only at creation; compare the game events.
-    redacted_a = [session.redact(e, viewer) for e in events_a[1:]]
-    redacted_b = [session.redact(e, viewer) for e in events_b[1:]]
+    # The whole stream, the scenario in GameCreated included.
+    redacted_a = [session.redact(e, viewer) for e in events_a]
+    redacted_b = [session.redact(e, viewer) for e in events_b]
     assert redacted_a == redacted_b
+
+
+def test_the_scenario_in_the_first_event_is_for_the_admin_only() -> None:
+    scenario = Scenario(dice=(6, 6, 1), earth_events=tuple(reversed(DECK)))
+    _, events = new_game(RULES, 2, scenario=scenario)
+    created = events[0]
+    session = Session(RULES)
+
+    assert isinstance(created, GameCreated)
+    assert session.redact(created, Viewer.admin()) == created
+    for viewer in NOT_ADMIN:
+        assert session.redact(created, viewer).scenario is None
 
 
 def test_the_shuffle_is_redacted_to_a_count_for_everyone_but_the_admin() -> None:
