@@ -10,6 +10,7 @@ from domain.dinosaurs_extinct.messages import (
     DinoChallengeWon,
     DinoMoved,
     DinoPushedBack,
+    DinoWarped,
     DinoWentExtinct,
     EarthEventDrawn,
     Heading,
@@ -202,3 +203,16 @@ def test_dinos_share_a_no_bones_on_me_space_without_a_challenge() -> None:
 
     assert not any(isinstance(e, DinoChallengeBegan) for e in events)
     assert LifeCardRecharged(seat=0) in events
+
+
+def test_a_loser_pushed_back_onto_a_time_warp_does_not_travel() -> None:
+    warp = first(Space.TIME_WARP)
+    footprint = warp + 1
+    assert CONTENT.spaces[footprint] is Space.FOOTPRINT
+    state = table(warp, footprint, dice=(1, 1, 6))
+
+    events = when(RULES, state, 0, RollDie())
+
+    assert DinoPushedBack(0, footprint, warp) in events
+    assert not any(isinstance(e, DinoWarped) for e in events)
+    assert after(state, events).dinos[0].step == warp

@@ -183,3 +183,12 @@ def test_each_seat_plays_its_own_dino() -> None:
         2: "Orange Stegosaurus",
         3: "Purple Brachiosaurus",
     }
+
+
+def test_a_command_that_is_not_of_this_game_is_refused_as_malformed() -> None:
+    state = table(0, 0)
+
+    with pytest.raises(InvalidCommand) as refused:
+        when(RULES, state, 0, "jump")
+
+    assert refused.value.reason == "UNKNOWN_COMMAND"

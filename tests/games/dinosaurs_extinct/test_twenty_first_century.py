@@ -197,3 +197,19 @@ def test_an_alive_and_well_dino_past_the_last_no_bones_space_keeps_going() -> No
     events = when(RULES, state, 0, RollDie())
 
     assert DinoEnteredTwentyFirstCentury(seat=0, from_step=LAST_NO_BONES + 1) in events
+
+
+def test_an_earlier_no_bones_space_reached_on_the_way_back_recharges_too() -> None:
+    earlier = max(
+        s
+        for s in steps_of(Space.NO_BONES_ON_ME)
+        if s < LAST_NO_BONES and BEFORE_FINISH - s <= 6
+    )
+    state = table(BEFORE_FINISH, 0, bones={0: 2}, dice=(BEFORE_FINISH - earlier,))
+
+    events = when(RULES, state, 0, RollDie())
+    state = after(state, events)
+
+    assert LifeCardRecharged(seat=0) in events
+    assert state.dinos[0].step == earlier
+    assert state.dinos[0].bones == 0
