@@ -10,8 +10,19 @@ from strata.v1.games import dinosaurs_extinct_pb2
 
 from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.content import Space
-from domain.dinosaurs_extinct.messages import Phase, State
+from domain.dinosaurs_extinct.messages import (
+    DieRolled,
+    DinoEnteredTwentyFirstCentury,
+    DinoSwitchReached,
+    Phase,
+    RollDie,
+    RollPurpose,
+    State,
+    SwitchWith,
+    TurnPassed,
+)
 from tests.gamekit import (
+    PlayedGame,
     assert_maps_to_proto,
     assert_replays,
     assert_replays_deterministically,
@@ -42,7 +53,25 @@ def check_invariants(state: State) -> None:
         step = state.dinos[state.turn].step
         assert content.spaces[step] is Space.DINO_SWITCH
     assert (state.winner is not None) == (state.phase is Phase.OVER)
-    assert state.dice_used >= 0
+
+
+def check_game(played: PlayedGame, players: int) -> None:
+    """Invariants over the whole stream of a finished game."""
+    events = played.events
+    rolled = [e for e in events if isinstance(e, DieRolled)]
+    # Every roll is recorded, and is a face of the die.
+    assert played.state.game.dice_used == len(rolled)
+    assert all(1 <= e.value <= RULES.content.die_sides for e in rolled)
+    # Exactly one move roll per RollDie command.
+    turns = sum(isinstance(c, RollDie) for _, c in played.commands)
+    assert sum(e.purpose is RollPurpose.MOVE for e in rolled) == turns
+    # Turns go clockwise, one seat at a time.
+    passed = [e.seat for e in events if isinstance(e, TurnPassed)]
+    assert passed == [(i + 1) % players for i in range(len(passed))]
+    # A switch always follows a DinoSwitchReached, and the game ends once.
+    reached = sum(isinstance(e, DinoSwitchReached) for e in events)
+    assert reached == sum(isinstance(c, SwitchWith) for _, c in played.commands)
+    assert sum(isinstance(e, DinoEnteredTwentyFirstCentury) for e in events) == 1
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -55,6 +84,7 @@ def test_random_games_end_keep_invariants_and_replay(players: int) -> None:
         assert outcome.result == "reached_21st_century"
         assert len(outcome.winners) == 1
         winners[outcome.winners[0]] += 1
+        check_game(played, players)
         assert_replays(RULES, played)
         if i % 50 == 0:
             assert_replays_deterministically(RULES, played, seed)
