@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from domain.dinosaurs_extinct.content import Space
+from domain.dinosaurs_extinct.content import EarthEventCard, Space
 
 # -- creation -----------------------------------------------------------------
 
@@ -303,15 +303,6 @@ class DinoView:
 
 
 @dataclass(frozen=True)
-class EarthEventView:
-    """A face-up Earth Event card."""
-
-    id: int
-    name: str
-    number: int
-
-
-@dataclass(frozen=True)
 class View:
     """The game as a viewer sees it. Nothing is hidden but the order of the
     Earth Event stack: ``earth_deck`` (top first) is filled for the admin
@@ -325,6 +316,6 @@ class View:
     last_no_bones_on_me: int
     life_card_overlays: int
     earth_events_in_stack: int
-    last_earth_event: EarthEventView | None
+    last_earth_event: EarthEventCard | None
     winner: int | None
     earth_deck: tuple[int, ...]

@@ -57,7 +57,6 @@ from domain.dinosaurs_extinct.messages import (
     EarthEventDrawn,
     EarthEventsShuffled,
     EarthEventSurvived,
-    EarthEventView,
     Event,
     Heading,
     LifeCardRecharged,
@@ -273,7 +272,6 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     def view(self, state: State, viewer: Viewer) -> View:
         content = self.content
         last = state.last_earth_event
-        card = None if last is None else content.card(last)
         return View(
             phase=state.phase,
             turn=state.turn,
@@ -294,9 +292,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
             last_no_bones_on_me=content.last_no_bones,
             life_card_overlays=content.life_card_overlays,
             earth_events_in_stack=len(state.earth_deck),
-            last_earth_event=None
-            if card is None
-            else EarthEventView(id=card.id, name=card.name, number=card.number),
+            last_earth_event=None if last is None else content.card(last),
             winner=state.winner,
             earth_deck=state.earth_deck if viewer.sees_everything else (),
         )

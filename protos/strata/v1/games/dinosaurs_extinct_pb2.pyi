@@ -935,7 +935,7 @@ class DinoView(_message.Message):
 Global___DinoView: _TypeAlias = DinoView  # noqa: Y015
 
 @_typing.final
-class EarthEventView(_message.Message):
+class EarthEventCard(_message.Message):
     """A face-up Earth Event card."""
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -962,7 +962,7 @@ class EarthEventView(_message.Message):
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___EarthEventView: _TypeAlias = EarthEventView  # noqa: Y015
+Global___EarthEventCard: _TypeAlias = EarthEventCard  # noqa: Y015
 
 @_typing.final
 class View(_message.Message):
@@ -1008,7 +1008,7 @@ class View(_message.Message):
         """The two ends of the Time Warp."""
 
     @_builtins.property
-    def last_earth_event(self) -> Global___EarthEventView:
+    def last_earth_event(self) -> Global___EarthEventCard:
         """The Earth Event card drawn last, if any."""
 
     @_builtins.property
@@ -1026,7 +1026,7 @@ class View(_message.Message):
         last_no_bones_on_me: _builtins.int = ...,
         life_card_overlays: _builtins.int = ...,
         earth_events_in_stack: _builtins.int = ...,
-        last_earth_event: Global___EarthEventView | None = ...,
+        last_earth_event: Global___EarthEventCard | None = ...,
         winner: _builtins.int | None = ...,
         earth_deck: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
