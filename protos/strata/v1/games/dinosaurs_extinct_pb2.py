@@ -24,21 +24,71 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'strata/v1/games/dinosaurs_extinct.proto\x12!strata.v1.games.dinosaurs_extinct\"\t\n\x07Options\"\n\n\x08Scenario\"\t\n\x07\x43ommand\"\x07\n\x05\x45vent\"\x06\n\x04Viewb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\'strata/v1/games/dinosaurs_extinct.proto\x12!strata.v1.games.dinosaurs_extinct\"\t\n\x07Options\".\n\x08Scenario\x12\x0c\n\x04\x64ice\x18\x01 \x03(\x05\x12\x14\n\x0c\x65\x61rth_events\x18\x02 \x03(\x05\"\t\n\x07RollDie\"!\n\nSwitchWith\x12\x13\n\x0btarget_seat\x18\x01 \x01(\x05\"\x9a\x01\n\x07\x43ommand\x12>\n\x08roll_die\x18\x01 \x01(\x0b\x32*.strata.v1.games.dinosaurs_extinct.RollDieH\x00\x12\x44\n\x0bswitch_with\x18\x02 \x01(\x0b\x32-.strata.v1.games.dinosaurs_extinct.SwitchWithH\x00\x42\t\n\x07\x63ommand\"3\n\x13\x45\x61rthEventsShuffled\x12\r\n\x05order\x18\x01 \x03(\x05\x12\r\n\x05\x63\x61rds\x18\x02 \x01(\x05\"i\n\tDieRolled\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x05\x12?\n\x07purpose\x18\x03 \x01(\x0e\x32..strata.v1.games.dinosaurs_extinct.RollPurpose\"z\n\tDinoMoved\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\x12;\n\x07heading\x18\x04 \x01(\x0e\x32*.strata.v1.games.dinosaurs_extinct.Heading\"@\n\x1d\x44inoEnteredTwentyFirstCentury\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\"!\n\x11LifeCardRecharged\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"K\n\x0f\x45\x61rthEventDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06number\x18\x04 \x01(\x05\"0\n\x12\x45\x61rthEventSurvived\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\"-\n\x0eOverlayFlipped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x62ones\x18\x02 \x01(\x05\"2\n\x0f\x44inoWentExtinct\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\"C\n\x12\x44inoChallengeBegan\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04step\x18\x02 \x01(\x05\x12\x11\n\tdefenders\x18\x03 \x03(\x05\"\"\n\x11\x44inoChallengeTied\x12\r\n\x05seats\x18\x01 \x03(\x05\"0\n\x10\x44inoChallengeWon\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06losers\x18\x02 \x03(\x05\"B\n\x0e\x44inoPushedBack\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\"/\n\x11\x44inoSwitchReached\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04step\x18\x02 \x01(\x05\"Z\n\rDinosSwitched\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0btarget_seat\x18\x02 \x01(\x05\x12\x11\n\tseat_step\x18\x03 \x01(\x05\x12\x13\n\x0btarget_step\x18\x04 \x01(\x05\">\n\nDinoWarped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\"\x1a\n\nTurnPassed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\xf7\n\n\x05\x45vent\x12W\n\x15\x65\x61rth_events_shuffled\x18\x01 \x01(\x0b\x32\x36.strata.v1.games.dinosaurs_extinct.EarthEventsShuffledH\x00\x12\x42\n\ndie_rolled\x18\x02 \x01(\x0b\x32,.strata.v1.games.dinosaurs_extinct.DieRolledH\x00\x12\x42\n\ndino_moved\x18\x03 \x01(\x0b\x32,.strata.v1.games.dinosaurs_extinct.DinoMovedH\x00\x12m\n!dino_entered_twenty_first_century\x18\x04 \x01(\x0b\x32@.strata.v1.games.dinosaurs_extinct.DinoEnteredTwentyFirstCenturyH\x00\x12S\n\x13life_card_recharged\x18\x05 \x01(\x0b\x32\x34.strata.v1.games.dinosaurs_extinct.LifeCardRechargedH\x00\x12O\n\x11\x65\x61rth_event_drawn\x18\x06 \x01(\x0b\x32\x32.strata.v1.games.dinosaurs_extinct.EarthEventDrawnH\x00\x12U\n\x14\x65\x61rth_event_survived\x18\x07 \x01(\x0b\x32\x35.strata.v1.games.dinosaurs_extinct.EarthEventSurvivedH\x00\x12L\n\x0foverlay_flipped\x18\x08 \x01(\x0b\x32\x31.strata.v1.games.dinosaurs_extinct.OverlayFlippedH\x00\x12O\n\x11\x64ino_went_extinct\x18\t \x01(\x0b\x32\x32.strata.v1.games.dinosaurs_extinct.DinoWentExtinctH\x00\x12U\n\x14\x64ino_challenge_began\x18\n \x01(\x0b\x32\x35.strata.v1.games.dinosaurs_extinct.DinoChallengeBeganH\x00\x12S\n\x13\x64ino_challenge_tied\x18\x0b \x01(\x0b\x32\x34.strata.v1.games.dinosaurs_extinct.DinoChallengeTiedH\x00\x12Q\n\x12\x64ino_challenge_won\x18\x0c \x01(\x0b\x32\x33.strata.v1.games.dinosaurs_extinct.DinoChallengeWonH\x00\x12M\n\x10\x64ino_pushed_back\x18\r \x01(\x0b\x32\x31.strata.v1.games.dinosaurs_extinct.DinoPushedBackH\x00\x12S\n\x13\x64ino_switch_reached\x18\x0e \x01(\x0b\x32\x34.strata.v1.games.dinosaurs_extinct.DinoSwitchReachedH\x00\x12J\n\x0e\x64inos_switched\x18\x0f \x01(\x0b\x32\x30.strata.v1.games.dinosaurs_extinct.DinosSwitchedH\x00\x12\x44\n\x0b\x64ino_warped\x18\x10 \x01(\x0b\x32-.strata.v1.games.dinosaurs_extinct.DinoWarpedH\x00\x12\x44\n\x0bturn_passed\x18\x11 \x01(\x0b\x32-.strata.v1.games.dinosaurs_extinct.TurnPassedH\x00\x42\x07\n\x05\x65vent\"\xa8\x01\n\x08\x44inoView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x63olour\x18\x03 \x01(\t\x12\x0c\n\x04step\x18\x04 \x01(\x05\x12\r\n\x05\x62ones\x18\x05 \x01(\x05\x12\x16\n\x0e\x61live_and_well\x18\x06 \x01(\x08\x12;\n\x07heading\x18\x07 \x01(\x0e\x32*.strata.v1.games.dinosaurs_extinct.Heading\":\n\x0e\x45\x61rthEventCard\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06number\x18\x03 \x01(\x05\"\xae\x03\n\x04View\x12\x37\n\x05phase\x18\x01 \x01(\x0e\x32(.strata.v1.games.dinosaurs_extinct.Phase\x12\x0c\n\x04turn\x18\x02 \x01(\x05\x12:\n\x05\x64inos\x18\x03 \x03(\x0b\x32+.strata.v1.games.dinosaurs_extinct.DinoView\x12\x37\n\x05\x62oard\x18\x04 \x03(\x0e\x32(.strata.v1.games.dinosaurs_extinct.Space\x12\x11\n\ttime_warp\x18\x05 \x03(\x05\x12\x1b\n\x13last_no_bones_on_me\x18\x06 \x01(\x05\x12\x1a\n\x12life_card_overlays\x18\x07 \x01(\x05\x12\x1d\n\x15\x65\x61rth_events_in_stack\x18\x08 \x01(\x05\x12K\n\x10last_earth_event\x18\t \x01(\x0b\x32\x31.strata.v1.games.dinosaurs_extinct.EarthEventCard\x12\x13\n\x06winner\x18\n \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nearth_deck\x18\x0b \x03(\x05\x42\t\n\x07_winner*\xcb\x01\n\x05Space\x12\x15\n\x11SPACE_UNSPECIFIED\x10\x00\x12\x19\n\x15SPACE_PREHISTORIC_ERA\x10\x01\x12\x13\n\x0fSPACE_FOOTPRINT\x10\x02\x12\x15\n\x11SPACE_EARTH_EVENT\x10\x03\x12\x18\n\x14SPACE_NO_BONES_ON_ME\x10\x04\x12\x15\n\x11SPACE_DINO_SWITCH\x10\x05\x12\x13\n\x0fSPACE_TIME_WARP\x10\x06\x12\x1e\n\x1aSPACE_TWENTY_FIRST_CENTURY\x10\x07*|\n\x0bRollPurpose\x12\x1c\n\x18ROLL_PURPOSE_UNSPECIFIED\x10\x00\x12\x15\n\x11ROLL_PURPOSE_MOVE\x10\x01\x12\x1c\n\x18ROLL_PURPOSE_EARTH_EVENT\x10\x02\x12\x1a\n\x16ROLL_PURPOSE_CHALLENGE\x10\x03*M\n\x07Heading\x12\x17\n\x13HEADING_UNSPECIFIED\x10\x00\x12\x13\n\x0fHEADING_FORWARD\x10\x01\x12\x14\n\x10HEADING_BACKWARD\x10\x02*m\n\x05Phase\x12\x15\n\x11PHASE_UNSPECIFIED\x10\x00\x12\x14\n\x10PHASE_SETTING_UP\x10\x01\x12\x0e\n\nPHASE_ROLL\x10\x02\x12\x17\n\x13PHASE_CHOOSE_SWITCH\x10\x03\x12\x0e\n\nPHASE_OVER\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'strata.v1.games.dinosaurs_extinct_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_SPACE']._serialized_start=3474
+  _globals['_SPACE']._serialized_end=3677
+  _globals['_ROLLPURPOSE']._serialized_start=3679
+  _globals['_ROLLPURPOSE']._serialized_end=3803
+  _globals['_HEADING']._serialized_start=3805
+  _globals['_HEADING']._serialized_end=3882
+  _globals['_PHASE']._serialized_start=3884
+  _globals['_PHASE']._serialized_end=3993
   _globals['_OPTIONS']._serialized_start=78
   _globals['_OPTIONS']._serialized_end=87
   _globals['_SCENARIO']._serialized_start=89
-  _globals['_SCENARIO']._serialized_end=99
-  _globals['_COMMAND']._serialized_start=101
-  _globals['_COMMAND']._serialized_end=110
-  _globals['_EVENT']._serialized_start=112
-  _globals['_EVENT']._serialized_end=119
-  _globals['_VIEW']._serialized_start=121
-  _globals['_VIEW']._serialized_end=127
+  _globals['_SCENARIO']._serialized_end=135
+  _globals['_ROLLDIE']._serialized_start=137
+  _globals['_ROLLDIE']._serialized_end=146
+  _globals['_SWITCHWITH']._serialized_start=148
+  _globals['_SWITCHWITH']._serialized_end=181
+  _globals['_COMMAND']._serialized_start=184
+  _globals['_COMMAND']._serialized_end=338
+  _globals['_EARTHEVENTSSHUFFLED']._serialized_start=340
+  _globals['_EARTHEVENTSSHUFFLED']._serialized_end=391
+  _globals['_DIEROLLED']._serialized_start=393
+  _globals['_DIEROLLED']._serialized_end=498
+  _globals['_DINOMOVED']._serialized_start=500
+  _globals['_DINOMOVED']._serialized_end=622
+  _globals['_DINOENTEREDTWENTYFIRSTCENTURY']._serialized_start=624
+  _globals['_DINOENTEREDTWENTYFIRSTCENTURY']._serialized_end=688
+  _globals['_LIFECARDRECHARGED']._serialized_start=690
+  _globals['_LIFECARDRECHARGED']._serialized_end=723
+  _globals['_EARTHEVENTDRAWN']._serialized_start=725
+  _globals['_EARTHEVENTDRAWN']._serialized_end=800
+  _globals['_EARTHEVENTSURVIVED']._serialized_start=802
+  _globals['_EARTHEVENTSURVIVED']._serialized_end=850
+  _globals['_OVERLAYFLIPPED']._serialized_start=852
+  _globals['_OVERLAYFLIPPED']._serialized_end=897
+  _globals['_DINOWENTEXTINCT']._serialized_start=899
+  _globals['_DINOWENTEXTINCT']._serialized_end=949
+  _globals['_DINOCHALLENGEBEGAN']._serialized_start=951
+  _globals['_DINOCHALLENGEBEGAN']._serialized_end=1018
+  _globals['_DINOCHALLENGETIED']._serialized_start=1020
+  _globals['_DINOCHALLENGETIED']._serialized_end=1054
+  _globals['_DINOCHALLENGEWON']._serialized_start=1056
+  _globals['_DINOCHALLENGEWON']._serialized_end=1104
+  _globals['_DINOPUSHEDBACK']._serialized_start=1106
+  _globals['_DINOPUSHEDBACK']._serialized_end=1172
+  _globals['_DINOSWITCHREACHED']._serialized_start=1174
+  _globals['_DINOSWITCHREACHED']._serialized_end=1221
+  _globals['_DINOSSWITCHED']._serialized_start=1223
+  _globals['_DINOSSWITCHED']._serialized_end=1313
+  _globals['_DINOWARPED']._serialized_start=1315
+  _globals['_DINOWARPED']._serialized_end=1377
+  _globals['_TURNPASSED']._serialized_start=1379
+  _globals['_TURNPASSED']._serialized_end=1405
+  _globals['_EVENT']._serialized_start=1408
+  _globals['_EVENT']._serialized_end=2807
+  _globals['_DINOVIEW']._serialized_start=2810
+  _globals['_DINOVIEW']._serialized_end=2978
+  _globals['_EARTHEVENTCARD']._serialized_start=2980
+  _globals['_EARTHEVENTCARD']._serialized_end=3038
+  _globals['_VIEW']._serialized_start=3041
+  _globals['_VIEW']._serialized_end=3471
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,7 @@
+"""Dinosaurs Extinct?: the race from the Prehistoric Era to the 21st Century."""
+
+from domain.dinosaurs_extinct.rules import DinosaursExtinctRules
+
+RULES = DinosaursExtinctRules()
+
+__all__ = ["RULES", "DinosaursExtinctRules"]

@@ -1,0 +1,446 @@
+"""Dinosaurs Extinct?: race your Dino from the Prehistoric Era to the 21st
+Century, and enter it alive and well.
+
+Declared shape: 2 to 4 players, one Dino each, seat 0 first ("the youngest
+player goes first"), then clockwise (increasing seats). Chance is one die
+(rolled for every move, Earth Event and Dino Challenge, each roll recorded in
+a ``DieRolled`` event) and the shuffled stack of Earth Event cards, whose
+order only the admin sees. Everything else is public.
+
+On each turn (``RollDie``) the Dino rolls and moves, then faces its space:
+
+- "No Bones on Me": its Life Card is recharged (no bones showing);
+- Earth Event: draw the top card and roll; higher than the card's number
+  survives, otherwise one more overlay shows bones; the card goes to the
+  bottom of the stack;
+- Footprint: if other Dinos stand there, a Dino Challenge: everyone on the
+  space rolls, the highest wins, those tied for highest roll again; every
+  loser shows one more bone and goes back by its own roll (without facing
+  the space it lands on);
+- Dino Switch: the Dino must switch places with another Dino of its choice
+  (``SwitchWith``), then faces its new space; a Dino that reaches a Switch
+  space through a switch does not switch again;
+- Time Warp: the Dino travels to the other end of the warp and faces any
+  Dinos there as on a Footprint space.
+
+A Life Card showing every bone means extinction: back to the Prehistoric
+Era with every overlay closed. Only an alive and well Dino (no bones) may
+enter the 21st Century, and it needs no exact roll; a Dino with bones stops
+on the step before it, and a Dino with bones beyond the last "No Bones on Me"
+space heads back toward it, turning around again once it passes it. The first
+Dino to enter the 21st Century wins.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar
+
+from domain.chance import Rng, Script
+from domain.dinosaurs_extinct.content import Content, Space, load
+from domain.dinosaurs_extinct.messages import (
+    EVENT_TYPES,
+    Command,
+    DieRolled,
+    Dino,
+    DinoChallengeBegan,
+    DinoChallengeTied,
+    DinoChallengeWon,
+    DinoEnteredTwentyFirstCentury,
+    DinoMoved,
+    DinoPushedBack,
+    DinosSwitched,
+    DinoSwitchReached,
+    DinoView,
+    DinoWarped,
+    DinoWentExtinct,
+    EarthEventDrawn,
+    EarthEventsShuffled,
+    EarthEventSurvived,
+    Event,
+    Heading,
+    LifeCardRecharged,
+    Options,
+    OverlayFlipped,
+    Phase,
+    RollDie,
+    RollPurpose,
+    Scenario,
+    State,
+    SwitchWith,
+    TurnPassed,
+    View,
+)
+from domain.errors import InvalidCommand, RuleViolation
+from domain.rules import GameConfig, GameRules, Outcome, Viewer
+
+RESULT_REACHED_21ST_CENTURY = "reached_21st_century"
+
+
+def heading(content: Content, dino: Dino) -> Heading:
+    """A Dino with bones past the last "No Bones on Me" space must go back to it."""
+    if dino.bones > 0 and dino.step > content.last_no_bones:
+        return Heading.BACKWARD
+    return Heading.FORWARD
+
+
+class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
+    """The rules of Dinosaurs Extinct?."""
+
+    game_type: ClassVar[str] = "dinosaurs_extinct"
+    title: ClassVar[str] = "Dinosaurs Extinct?"
+    rules_version: ClassVar[str] = "1"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    options_type: ClassVar[type] = Options
+    scenario_type: ClassVar[type] = Scenario
+    state_type: ClassVar[type] = State
+    view_type: ClassVar[type] = View
+    command_types: ClassVar[tuple[type, ...]] = (RollDie, SwitchWith)
+    event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
+
+    def __init__(self) -> None:
+        self.content = load()
+
+    # -- set-up -----------------------------------------------------------------
+
+    def validate_config(self, config: GameConfig[State]) -> None:
+        scenario = config.scenario
+        if scenario is None:
+            return
+        if not isinstance(scenario, Scenario):
+            raise InvalidCommand(
+                "SCENARIO_INVALID", "Not a Dinosaurs Extinct? scenario."
+            )
+        sides = self.content.die_sides
+        for i, value in enumerate(scenario.dice):
+            if not 1 <= value <= sides:
+                raise InvalidCommand(
+                    "SCENARIO_INVALID",
+                    f"Die result {i} is {value}; the die shows 1 to {sides}.",
+                )
+        ids = sorted(card.id for card in self.content.earth_events)
+        if scenario.earth_events and sorted(scenario.earth_events) != ids:
+            raise InvalidCommand(
+                "SCENARIO_INVALID",
+                f"The Earth Event order must list every card id {ids} once.",
+            )
+
+    def initial_state(self, config: GameConfig[State]) -> State:
+        scenario = config.scenario if config.scenario is not None else Scenario()
+        return State(
+            players=config.players,
+            dinos=tuple(Dino() for _ in range(config.players)),
+            scripted_dice=scenario.dice,
+            scripted_deck=scenario.earth_events,
+        )
+
+    def start(self, state: State, rng: Rng) -> list[Event]:
+        """Every Dino on the Prehistoric Era; shuffle the Earth Event cards."""
+        order = state.scripted_deck or rng.shuffled(
+            [card.id for card in self.content.earth_events]
+        )
+        return [EarthEventsShuffled(order=tuple(order), cards=len(order))]
+
+    # -- who acts, with what ----------------------------------------------------
+
+    def active_seats(self, state: State) -> frozenset[int]:
+        if state.phase in (Phase.ROLL, Phase.CHOOSE_SWITCH):
+            return frozenset({state.turn})
+        return frozenset()
+
+    def legal_actions(self, state: State, seat: int) -> list[Command]:
+        if seat != state.turn:
+            return []
+        match state.phase:
+            case Phase.ROLL:
+                return [RollDie()]
+            case Phase.CHOOSE_SWITCH:
+                return [
+                    SwitchWith(target_seat=other)
+                    for other in range(state.players)
+                    if other != seat
+                ]
+            case _:
+                return []
+
+    # -- deciding ---------------------------------------------------------------
+
+    def decide(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> list[Event]:
+        if isinstance(command, SwitchWith) and not (
+            0 <= command.target_seat < state.players
+        ):
+            raise InvalidCommand(
+                "SEAT_OUT_OF_RANGE",
+                f"Seat {command.target_seat} does not exist "
+                f"(seats 0 to {state.players - 1}).",
+            )
+        if state.phase is Phase.OVER:
+            raise RuleViolation("GAME_OVER", "A Dino has entered the 21st Century.")
+        if state.phase is Phase.SETTING_UP:
+            raise RuleViolation("GAME_NOT_STARTED", "The game has not started.")
+        if seat != state.turn:
+            raise RuleViolation("NOT_YOUR_TURN", f"It is seat {state.turn}'s turn.")
+        turn = _Turn(self, state, rng)
+        match command:
+            case RollDie():
+                if state.phase is Phase.CHOOSE_SWITCH:
+                    raise RuleViolation(
+                        "SWITCH_TARGET_REQUIRED",
+                        "You are on a Dino Switch space: choose a Dino to switch with.",
+                    )
+                turn.roll_and_move()
+            case SwitchWith(target_seat=target):
+                if state.phase is not Phase.CHOOSE_SWITCH:
+                    raise RuleViolation(
+                        "NO_SWITCH_PENDING", "You are not on a Dino Switch space."
+                    )
+                if target == seat:
+                    raise RuleViolation(
+                        "CANNOT_SWITCH_WITH_YOURSELF",
+                        "Switch places with another Dino.",
+                    )
+                turn.switch_with(target)
+            case _:
+                raise InvalidCommand("UNKNOWN_COMMAND", f"Unknown command {command!r}.")
+        return turn.events
+
+    # -- evolving ---------------------------------------------------------------
+
+    def evolve(self, state: State, event: Event) -> State:
+        match event:
+            case EarthEventsShuffled(order=order):
+                return dataclasses.replace(
+                    state, earth_deck=order, phase=Phase.ROLL, turn=0
+                )
+            case DieRolled():
+                return dataclasses.replace(state, dice_used=state.dice_used + 1)
+            case (
+                DinoMoved(seat=seat, to_step=to)
+                | DinoPushedBack(seat=seat, to_step=to)
+                | DinoWarped(seat=seat, to_step=to)
+            ):
+                return _with_dino(state, seat, step=to)
+            case DinoEnteredTwentyFirstCentury(seat=seat):
+                state = _with_dino(state, seat, step=self.content.finish)
+                return dataclasses.replace(state, winner=seat, phase=Phase.OVER)
+            case LifeCardRecharged(seat=seat):
+                return _with_dino(state, seat, bones=0)
+            case EarthEventDrawn(card=card):
+                # The used card goes to the bottom of the stack.
+                deck = state.earth_deck
+                return dataclasses.replace(
+                    state, earth_deck=(*deck[1:], deck[0]), last_earth_event=card
+                )
+            case OverlayFlipped(seat=seat, bones=bones):
+                return _with_dino(state, seat, bones=bones)
+            case DinoWentExtinct(seat=seat):
+                return _with_dino(state, seat, step=0, bones=0)
+            case DinoSwitchReached():
+                return dataclasses.replace(state, phase=Phase.CHOOSE_SWITCH)
+            case DinosSwitched(
+                seat=seat, target_seat=target, seat_step=a, target_step=b
+            ):
+                state = _with_dino(_with_dino(state, seat, step=b), target, step=a)
+                return dataclasses.replace(state, phase=Phase.ROLL)
+            case TurnPassed(seat=seat):
+                return dataclasses.replace(state, turn=seat)
+            case (
+                EarthEventSurvived()
+                | DinoChallengeBegan()
+                | DinoChallengeTied()
+                | DinoChallengeWon()
+            ):
+                return state
+            case _:
+                raise TypeError(f"not a Dinosaurs Extinct? event: {event!r}")
+
+    # -- the end ----------------------------------------------------------------
+
+    def is_terminal(self, state: State) -> bool:
+        return state.phase is Phase.OVER
+
+    def outcome(self, state: State) -> Outcome:
+        if state.winner is None:
+            raise ValueError("the game is not over")
+        return Outcome(winners=(state.winner,), result=RESULT_REACHED_21ST_CENTURY)
+
+    # -- what viewers see -------------------------------------------------------
+
+    def view(self, state: State, viewer: Viewer) -> View:
+        content = self.content
+        last = state.last_earth_event
+        return View(
+            phase=state.phase,
+            turn=state.turn,
+            dinos=tuple(
+                DinoView(
+                    seat=seat,
+                    name=content.dinos[seat].name,
+                    colour=content.dinos[seat].colour,
+                    step=dino.step,
+                    bones=dino.bones,
+                    alive_and_well=dino.bones == 0,
+                    heading=heading(content, dino),
+                )
+                for seat, dino in enumerate(state.dinos)
+            ),
+            board=content.spaces,
+            time_warp=content.time_warp,
+            last_no_bones_on_me=content.last_no_bones,
+            life_card_overlays=content.life_card_overlays,
+            earth_events_in_stack=len(state.earth_deck),
+            last_earth_event=None if last is None else content.card(last),
+            winner=state.winner,
+            earth_deck=state.earth_deck if viewer.sees_everything else (),
+        )
+
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        if isinstance(event, EarthEventsShuffled) and not viewer.sees_everything:
+            return dataclasses.replace(event, order=())
+        return event
+
+    def characters(self, state: State) -> dict[int, str]:
+        return {seat: self.content.dinos[seat].name for seat in range(state.players)}
+
+
+def _with_dino(
+    state: State, seat: int, *, step: int | None = None, bones: int | None = None
+) -> State:
+    dino = state.dinos[seat]
+    dino = Dino(
+        step=dino.step if step is None else step,
+        bones=dino.bones if bones is None else bones,
+    )
+    return dataclasses.replace(
+        state, dinos=(*state.dinos[:seat], dino, *state.dinos[seat + 1 :])
+    )
+
+
+class _Turn:
+    """One command's worth of play: each event is folded in as it is emitted,
+    so every step reads the state the previous ones left."""
+
+    def __init__(self, rules: DinosaursExtinctRules, state: State, rng: Rng) -> None:
+        self._rules = rules
+        self._content = rules.content
+        self._dice = Script(rng, state.scripted_dice, state.dice_used)
+        self.state = state
+        self.events: list[Event] = []
+
+    def _emit(self, event: Event) -> None:
+        self.events.append(event)
+        self.state = self._rules.evolve(self.state, event)
+
+    def _roll(self, seat: int, purpose: RollPurpose) -> int:
+        value = self._dice.roll(self._content.die_sides)
+        self._emit(DieRolled(seat=seat, value=value, purpose=purpose))
+        return value
+
+    def _dino(self, seat: int) -> Dino:
+        return self.state.dinos[seat]
+
+    # -- a turn -----------------------------------------------------------------
+
+    def roll_and_move(self) -> None:
+        seat = self.state.turn
+        roll = self._roll(seat, RollPurpose.MOVE)
+        dino = self._dino(seat)
+        here, finish = dino.step, self._content.finish
+        if heading(self._content, dino) is Heading.BACKWARD:
+            to = max(0, here - roll)
+            self._emit(DinoMoved(seat, here, to, Heading.BACKWARD))
+        elif dino.bones == 0 and here + roll >= finish:
+            self._emit(DinoEnteredTwentyFirstCentury(seat=seat, from_step=here))
+            return
+        else:
+            # With bones showing, a Dino may not enter: it stops just before.
+            to = min(here + roll, finish - 1)
+            self._emit(DinoMoved(seat, here, to, Heading.FORWARD))
+        self._face_space(seat, through_switch=False)
+        self._end_turn()
+
+    def switch_with(self, target: int) -> None:
+        seat = self.state.turn
+        self._emit(
+            DinosSwitched(
+                seat=seat,
+                target_seat=target,
+                seat_step=self._dino(seat).step,
+                target_step=self._dino(target).step,
+            )
+        )
+        self._face_space(seat, through_switch=True)
+        self._end_turn()
+
+    def _end_turn(self) -> None:
+        if self.state.phase is Phase.ROLL:
+            self._emit(TurnPassed(seat=(self.state.turn + 1) % self.state.players))
+
+    # -- the spaces -------------------------------------------------------------
+
+    def _face_space(self, seat: int, *, through_switch: bool) -> None:
+        step = self._dino(seat).step
+        match self._content.spaces[step]:
+            case Space.NO_BONES_ON_ME:
+                self._emit(LifeCardRecharged(seat=seat))
+            case Space.EARTH_EVENT:
+                self._earth_event(seat)
+            case Space.FOOTPRINT:
+                self._challenge_if_occupied(seat)
+            case Space.DINO_SWITCH if not through_switch:
+                self._emit(DinoSwitchReached(seat=seat, step=step))
+            case Space.TIME_WARP:
+                exit_step = self._content.warp_exit(step)
+                self._emit(DinoWarped(seat=seat, from_step=step, to_step=exit_step))
+                self._challenge_if_occupied(seat)
+            case _:
+                pass
+
+    def _earth_event(self, seat: int) -> None:
+        card = self._content.card(self.state.earth_deck[0])
+        self._emit(EarthEventDrawn(seat, card.id, card.name, card.number))
+        if self._roll(seat, RollPurpose.EARTH_EVENT) > card.number:
+            self._emit(EarthEventSurvived(seat=seat, card=card.id))
+        else:
+            self._weaken(seat)
+
+    def _weaken(self, seat: int) -> bool:
+        """One more overlay shows bones; True when the Dino went extinct."""
+        dino = self._dino(seat)
+        bones = dino.bones + 1
+        self._emit(OverlayFlipped(seat=seat, bones=bones))
+        if bones >= self._content.life_card_overlays:
+            self._emit(DinoWentExtinct(seat=seat, from_step=dino.step))
+            return True
+        return False
+
+    def _challenge_if_occupied(self, seat: int) -> None:
+        step = self._dino(seat).step
+        players = self.state.players
+        clockwise = [(seat + k) % players for k in range(1, players)]
+        defenders = tuple(s for s in clockwise if self._dino(s).step == step)
+        if not defenders:
+            return  # relax and enjoy your territory
+        self._emit(DinoChallengeBegan(seat=seat, step=step, defenders=defenders))
+        everyone = (seat, *defenders)
+        contenders = everyone
+        last_roll: dict[int, int] = {}
+        while True:
+            for s in contenders:
+                last_roll[s] = self._roll(s, RollPurpose.CHALLENGE)
+            top = max(last_roll[s] for s in contenders)
+            tied = tuple(s for s in contenders if last_roll[s] == top)
+            if len(tied) == 1:
+                break
+            self._emit(DinoChallengeTied(seats=tied))
+            contenders = tied
+        winner = tied[0]
+        losers = tuple(s for s in everyone if s != winner)
+        self._emit(DinoChallengeWon(seat=winner, losers=losers))
+        for loser in losers:
+            if not self._weaken(loser):
+                back = max(0, step - last_roll[loser])
+                self._emit(DinoPushedBack(seat=loser, from_step=step, to_step=back))
