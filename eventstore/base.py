@@ -36,7 +36,10 @@ class ConcurrencyError(StoreError):
 
 
 class DuplicateCommand(StoreError):
-    """The command id was already recorded for this game; ``record`` is the first outcome."""
+    """The command id was already recorded for this game.
+
+    ``record`` is the first record, with the command's original outcome.
+    """
 
     def __init__(self, record: CommandRecord) -> None:
         super().__init__(f"command {record.command_id} already recorded")
@@ -174,7 +177,9 @@ class EventStore(abc.ABC):
         """The last version of a game's stream (0 when it has none)."""
 
     @abc.abstractmethod
-    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+    def read_all(
+        self, after_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
         """Up to ``limit`` events of every game with position > ``after_position``,
         in position (commit) order. Never returns an event while an earlier
         position could still be committed."""
