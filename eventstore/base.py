@@ -36,7 +36,10 @@ class ConcurrencyError(StoreError):
 
 
 class DuplicateCommand(StoreError):
-    """The command id was already recorded for this game; ``record`` is the first outcome."""
+    """The command id was already recorded for this game.
+
+    ``record`` is the first record, with the command's original outcome.
+    """
 
     def __init__(self, record: CommandRecord) -> None:
         super().__init__(f"command {record.command_id} already recorded")

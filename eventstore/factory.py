@@ -1,0 +1,23 @@
+"""Open the event store a database URL names: the composition root's one call."""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import URL
+
+from eventstore.base import EventStore
+from eventstore.postgres import PostgresEventStore
+from eventstore.sqlite import SQLiteEventStore
+from eventstore.urls import database_url
+
+
+def open_store(url: str | URL) -> EventStore:
+    """The store for ``url``, chosen by its scheme.
+
+    ``sqlite:///path/to/strata.db`` (``sqlite://`` for a private in-memory
+    store), or ``postgresql://``, ``postgres://``, ``postgresql+psycopg://``.
+    The schema must exist: see :mod:`eventstore.migrate`.
+    """
+    parsed = database_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return SQLiteEventStore(parsed)
+    return PostgresEventStore(parsed)

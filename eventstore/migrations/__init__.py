@@ -1,0 +1,1 @@
+"""Alembic migrations of the event store schema (run with ``eventstore.migrate``)."""

@@ -1,0 +1,539 @@
+"""The event store on SQLAlchemy Core, shared by the SQLite and PostgreSQL stores.
+
+Global positions: dense, in commit order
+----------------------------------------
+A follower of the global log reads ``position > p`` and remembers the last
+position it saw. If positions could commit out of order (a transaction that
+drew position 7 committing after one that drew 8), the follower would read
+8, move its mark past 7, and never see 7. Sequences and identity columns
+have exactly this problem, and they also leave gaps on rollback.
+
+So positions come from one row of the ``counters`` table, claimed with
+``UPDATE counters SET value = value + n ... RETURNING value`` as the last step
+of an append, followed only by the INSERT of the events and the COMMIT. The
+row lock is held until the transaction ends, so:
+
+* the next append cannot claim positions until this one has committed (or
+  rolled back), hence commit order equals position order; PostgreSQL releases
+  a transaction's locks only after its commit is visible to new snapshots, so
+  a reader that sees position ``n`` sees every position below it;
+* a rolled-back append also rolls back its claim, so positions never skip.
+
+Everything that can fail or wait for long (the command-log check, the
+version check, the command insert) happens before the claim, which keeps
+the lock hold time to one INSERT and the COMMIT. The price is that appends
+of all games are serialized for that short time; that is the cost of a
+gap-free global order, and it is what a single SQLite writer pays anyway.
+
+Concurrency of one stream
+-------------------------
+An append first compares the stream's last version with ``expected_version``
+(the cheap, common conflict), then relies on the ``(game_id, version)``
+primary key: two appends racing from the same version both pass the check,
+but the second INSERT violates the key and its transaction rolls back, so
+exactly one wins.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, Row, func, select, update
+from sqlalchemy import exc as sa_exc
+from sqlalchemy.sql.dml import Insert
+
+from eventstore import tables
+from eventstore.base import (
+    JSON,
+    AppendResult,
+    CommandOutcome,
+    CommandRecord,
+    ConcurrencyError,
+    DuplicateCommand,
+    EventStore,
+    NewCommand,
+    NewEvent,
+    RecordedEvent,
+    Snapshot,
+    StoreError,
+    StoreUnavailable,
+)
+
+log = logging.getLogger(__name__)
+
+#: SQLSTATE of "undefined table" on PostgreSQL.
+_UNDEFINED_TABLE = "42P01"
+_NO_SCHEMA = (
+    "the database has no event store schema: run the migrations "
+    "(eventstore.migrate.upgrade)"
+)
+
+
+def dumps_json(value: JSON) -> str:
+    """Encode a JSON value compactly; NaN and infinities are refused."""
+    return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+
+
+def utc_now() -> datetime:
+    """The current time, UTC-aware."""
+    return datetime.now(UTC)
+
+
+@contextmanager
+def translate_errors() -> Iterator[None]:
+    """Turn "the database cannot be used" errors into :class:`StoreUnavailable`.
+
+    Covers a server that is down or restarting, a dropped connection, a
+    full pool, a locked SQLite file and a database without the schema.
+    Integrity errors are left to the caller, which knows what they mean.
+    """
+    try:
+        yield
+    except sa_exc.TimeoutError as error:
+        raise StoreUnavailable(f"no database connection available: {error}") from error
+    except (sa_exc.OperationalError, sa_exc.InterfaceError) as error:
+        if "no such table" in str(error.orig):
+            raise StoreUnavailable(_NO_SCHEMA) from error
+        raise StoreUnavailable(f"database unavailable: {error.orig}") from error
+    except sa_exc.DBAPIError as error:
+        if getattr(error.orig, "sqlstate", None) == _UNDEFINED_TABLE:
+            raise StoreUnavailable(_NO_SCHEMA) from error
+        if error.connection_invalidated:
+            raise StoreUnavailable(f"database connection lost: {error.orig}") from error
+        raise
+
+
+class AppendNotifier:
+    """The highest position known to be committed, and a way to wait for it.
+
+    Appends in this process and the backend's watcher (a poller or a
+    PostgreSQL listener) advance it; :meth:`wait_past` sleeps on a condition
+    variable until it passes a mark.
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._position = 0
+
+    def advance(self, position: int) -> None:
+        """Record that ``position`` is committed and wake the waiters it concerns."""
+        with self._condition:
+            if position > self._position:
+                self._position = position
+                self._condition.notify_all()
+
+    def wait_past(self, position: int, timeout: float) -> bool:
+        """Wait until a position past ``position`` is known; False on timeout."""
+        with self._condition:
+            return self._condition.wait_for(
+                lambda: self._position > position, max(timeout, 0.0)
+            )
+
+
+class _StreamConflict(Exception):
+    def __init__(self, actual: int | None) -> None:
+        self.actual = actual
+
+
+class _CommandConflict(Exception):
+    pass
+
+
+class SQLAlchemyEventStore(EventStore):
+    """The store's logic on SQLAlchemy Core; a subclass per database supplies
+    transactions, position claims, upserts and the watcher that notices
+    appends made elsewhere."""
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._notifier = AppendNotifier()
+        self._stop = threading.Event()
+        self._watcher_ready = threading.Event()
+        self._watcher: threading.Thread | None = None
+        self._watcher_lock = threading.Lock()
+
+    # -- what a backend supplies ------------------------------------------
+
+    def _begin_write(self) -> AbstractContextManager[Connection]:
+        """A connection in a write transaction, committed when the block ends."""
+        return self._engine.begin()
+
+    def _begin_read(self) -> AbstractContextManager[Connection]:
+        """A connection for reading, released when the block ends."""
+        return self._engine.connect()
+
+    def _claim_positions(self, connection: Connection, count: int) -> int:
+        """Reserve ``count`` global positions; returns the last one.
+
+        Holds the counter's row lock until the transaction ends (see the module
+        docstring), so it must be the last step before inserting the events.
+        """
+        claimed = connection.execute(
+            update(tables.counters)
+            .where(tables.counters.c.name == tables.POSITION_COUNTER)
+            .values(value=tables.counters.c.value + count)
+            .returning(tables.counters.c.value)
+        ).scalar_one()
+        return int(claimed)
+
+    def _next_command_sequence(self, connection: Connection) -> int | None:
+        """The next command sequence, or None when the database assigns it."""
+        return None
+
+    @abc.abstractmethod
+    def _upsert_snapshot(self, values: Mapping[str, Any]) -> Insert:
+        """An INSERT of a snapshot row that replaces the game's previous one."""
+
+    @abc.abstractmethod
+    def _watch(self, stop: threading.Event, ready: threading.Event) -> None:
+        """Advance ``self._notifier`` on appends made by other connections,
+        until ``stop`` is set; set ``ready`` once it is watching."""
+
+    def _wake_watcher(self) -> None:
+        """Interrupt the watcher's wait so it sees ``stop`` (default: nothing)."""
+
+    # -- appending --------------------------------------------------------
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command: NewCommand | None = None,
+    ) -> AppendResult:
+        """Append ``events`` atomically after ``expected_version``.
+
+        See :meth:`EventStore.append`. The logged command's outcome gets the
+        versions this append wrote. An empty batch is refused with
+        :class:`ValueError`: a command that changes nothing is a rejection
+        (:meth:`record_rejection`).
+        """
+        if not events:
+            raise ValueError("an append needs at least one event")
+        if expected_version < 0:
+            raise ValueError(f"expected_version {expected_version} is negative")
+        first_version = expected_version + 1
+        last_version = expected_version + len(events)
+        recorded_at = utc_now()
+        try:
+            with translate_errors(), self._begin_write() as connection:
+                if command is not None:
+                    logged = self._select_command(
+                        connection, game_id, command.command_id
+                    )
+                    if logged is not None:
+                        raise DuplicateCommand(logged)
+                actual = self._select_stream_version(connection, game_id)
+                if actual != expected_version:
+                    raise _StreamConflict(actual)
+                if command is not None:
+                    outcome = replace(
+                        command.outcome,
+                        first_version=first_version,
+                        last_version=last_version,
+                    )
+                    self._insert_command(
+                        connection, game_id, command, outcome, recorded_at
+                    )
+                last_position = self._claim_positions(connection, len(events))
+                first_position = last_position - len(events) + 1
+                rows = [
+                    {
+                        "game_id": game_id,
+                        "version": first_version + offset,
+                        "position": first_position + offset,
+                        "type": event.type,
+                        "schema_version": event.schema_version,
+                        "data": event.data,
+                        "recorded_at": recorded_at,
+                    }
+                    for offset, event in enumerate(events)
+                ]
+                try:
+                    connection.execute(tables.events.insert(), rows)
+                except sa_exc.IntegrityError as error:
+                    raise _StreamConflict(None) from error
+        except _CommandConflict:
+            assert command is not None
+            raise DuplicateCommand(
+                self._first_record(game_id, command.command_id)
+            ) from None
+        except _StreamConflict as conflict:
+            # A retry of a command that already went through finds the stream
+            # moved on; it must get the first outcome, not a conflict.
+            if command is not None:
+                logged = self.find_command(game_id, command.command_id)
+                if logged is not None:
+                    raise DuplicateCommand(logged) from None
+            current = conflict.actual
+            if current is None:
+                current = self.stream_version(game_id)
+            raise ConcurrencyError(game_id, expected_version, current) from None
+        self._notifier.advance(last_position)
+        return AppendResult(first_version, last_version, last_position)
+
+    # -- the command log --------------------------------------------------
+
+    def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:
+        """Log a refused command (see :meth:`EventStore.record_rejection`).
+
+        ``command.outcome`` must carry the error (a non-empty ``error_kind``).
+        """
+        if command.outcome.accepted:
+            raise ValueError("a rejection needs an outcome with an error_kind")
+        try:
+            with translate_errors(), self._begin_write() as connection:
+                logged = self._select_command(connection, game_id, command.command_id)
+                if logged is not None:
+                    return logged
+                return self._insert_command(
+                    connection, game_id, command, command.outcome, utc_now()
+                )
+        except _CommandConflict:
+            return self._first_record(game_id, command.command_id)
+
+    def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
+        """The logged command with this id, if any."""
+        with translate_errors(), self._begin_read() as connection:
+            return self._select_command(connection, game_id, command_id)
+
+    def read_commands(self, game_id: str) -> list[CommandRecord]:
+        """Every logged command of a game, in the order they were logged."""
+        query = (
+            select(tables.commands)
+            .where(tables.commands.c.game_id == game_id)
+            .order_by(tables.commands.c.sequence)
+        )
+        with translate_errors(), self._begin_read() as connection:
+            return [_command_record(row) for row in connection.execute(query)]
+
+    def _first_record(self, game_id: str, command_id: str) -> CommandRecord:
+        logged = self.find_command(game_id, command_id)
+        if logged is None:
+            # The competing insert was rolled back after ours failed: rare,
+            # and the caller's retry will succeed.
+            raise StoreError(f"command {command_id} was logged concurrently; retry")
+        return logged
+
+    def _select_command(
+        self, connection: Connection, game_id: str, command_id: str
+    ) -> CommandRecord | None:
+        row = connection.execute(
+            select(tables.commands).where(
+                tables.commands.c.game_id == game_id,
+                tables.commands.c.command_id == command_id,
+            )
+        ).one_or_none()
+        return None if row is None else _command_record(row)
+
+    def _insert_command(
+        self,
+        connection: Connection,
+        game_id: str,
+        command: NewCommand,
+        outcome: CommandOutcome,
+        recorded_at: datetime,
+    ) -> CommandRecord:
+        values: dict[str, Any] = {
+            "game_id": game_id,
+            "command_id": command.command_id,
+            "actor": command.actor,
+            "payload": command.payload,
+            "decided_at_version": command.decided_at_version,
+            "first_version": outcome.first_version,
+            "last_version": outcome.last_version,
+            "error_kind": outcome.error_kind,
+            "error_reason": outcome.error_reason,
+            "error_message": outcome.error_message,
+            "recorded_at": recorded_at,
+        }
+        sequence = self._next_command_sequence(connection)
+        if sequence is not None:
+            values["sequence"] = sequence
+        try:
+            sequence = connection.execute(
+                tables.commands.insert()
+                .values(values)
+                .returning(tables.commands.c.sequence)
+            ).scalar_one()
+        except sa_exc.IntegrityError as error:
+            raise _CommandConflict() from error
+        return CommandRecord(
+            game_id=game_id,
+            command_id=command.command_id,
+            actor=command.actor,
+            payload=command.payload,
+            outcome=outcome,
+            decided_at_version=command.decided_at_version,
+            recorded_at=recorded_at,
+            sequence=int(sequence),
+        )
+
+    # -- reading ----------------------------------------------------------
+
+    def read_stream(
+        self, game_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """Events of a game with ``from_version <= version <= to_version``."""
+        query = select(tables.events).where(
+            tables.events.c.game_id == game_id, tables.events.c.version >= from_version
+        )
+        if to_version is not None:
+            query = query.where(tables.events.c.version <= to_version)
+        with translate_errors(), self._begin_read() as connection:
+            rows = connection.execute(query.order_by(tables.events.c.version))
+            return [_recorded_event(row) for row in rows]
+
+    def stream_version(self, game_id: str) -> int:
+        """The last version of a game's stream (0 when it has none)."""
+        with translate_errors(), self._begin_read() as connection:
+            return self._select_stream_version(connection, game_id)
+
+    def _select_stream_version(self, connection: Connection, game_id: str) -> int:
+        version = connection.execute(
+            select(func.max(tables.events.c.version)).where(
+                tables.events.c.game_id == game_id
+            )
+        ).scalar_one()
+        return int(version or 0)
+
+    def read_all(
+        self, after_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
+        """Up to ``limit`` events with position > ``after_position``, in order.
+
+        Positions commit in order (see the module docstring), so what one
+        query sees is always a prefix of the log.
+        """
+        query = (
+            select(tables.events)
+            .where(tables.events.c.position > after_position)
+            .order_by(tables.events.c.position)
+            .limit(limit)
+        )
+        with translate_errors(), self._begin_read() as connection:
+            return [_recorded_event(row) for row in connection.execute(query)]
+
+    def last_position(self) -> int:
+        """The highest global position committed (0 for an empty store)."""
+        with translate_errors(), self._begin_read() as connection:
+            position = connection.execute(select(func.max(tables.events.c.position)))
+            return int(position.scalar_one() or 0)
+
+    def list_streams(self, after_game_id: str = "", limit: int = 100) -> list[str]:
+        """Game ids in id order, after ``after_game_id``."""
+        query = (
+            select(tables.events.c.game_id)
+            .distinct()
+            .where(tables.events.c.game_id > after_game_id)
+            .order_by(tables.events.c.game_id)
+            .limit(limit)
+        )
+        with translate_errors(), self._begin_read() as connection:
+            return list(connection.execute(query).scalars())
+
+    # -- snapshots --------------------------------------------------------
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        """Store (or replace) the snapshot of a game."""
+        statement = self._upsert_snapshot(
+            {
+                "game_id": snapshot.game_id,
+                "version": snapshot.version,
+                "schema_version": snapshot.schema_version,
+                "state": snapshot.state,
+                "saved_at": utc_now(),
+            }
+        )
+        with translate_errors(), self._begin_write() as connection:
+            connection.execute(statement)
+
+    def load_snapshot(self, game_id: str) -> Snapshot | None:
+        """The latest snapshot of a game, if any."""
+        query = select(tables.snapshots).where(tables.snapshots.c.game_id == game_id)
+        with translate_errors(), self._begin_read() as connection:
+            row = connection.execute(query).one_or_none()
+        if row is None:
+            return None
+        return Snapshot(
+            game_id=row.game_id,
+            version=row.version,
+            schema_version=row.schema_version,
+            state=row.state,
+        )
+
+    # -- live notification ------------------------------------------------
+
+    def wait_for_append(self, after_position: int, timeout: float) -> bool:
+        """Block until an event past ``after_position`` may exist, or ``timeout``.
+
+        Appends through this store wake waiters at once; appends through
+        other connections are noticed by the backend's watcher thread,
+        started on the first wait.
+        """
+        deadline = time.monotonic() + timeout
+        self._start_watcher()
+        self._watcher_ready.wait(max(deadline - time.monotonic(), 0.0))
+        return self._notifier.wait_past(after_position, deadline - time.monotonic())
+
+    def _start_watcher(self) -> None:
+        with self._watcher_lock:
+            if self._watcher is not None or self._stop.is_set():
+                return
+            self._watcher = threading.Thread(
+                target=self._watch,
+                args=(self._stop, self._watcher_ready),
+                name=f"{type(self).__name__}-watcher",
+                daemon=True,
+            )
+            self._watcher.start()
+
+    def close(self) -> None:
+        """Stop the watcher thread and close the pooled connections."""
+        with self._watcher_lock:
+            self._stop.set()
+            watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            self._wake_watcher()
+            watcher.join()
+        self._engine.dispose()
+
+
+def _recorded_event(row: Row[Any]) -> RecordedEvent:
+    return RecordedEvent(
+        game_id=row.game_id,
+        version=row.version,
+        position=row.position,
+        type=row.type,
+        schema_version=row.schema_version,
+        data=row.data,
+        recorded_at=row.recorded_at,
+    )
+
+
+def _command_record(row: Row[Any]) -> CommandRecord:
+    return CommandRecord(
+        game_id=row.game_id,
+        command_id=row.command_id,
+        actor=row.actor,
+        payload=row.payload,
+        outcome=CommandOutcome(
+            first_version=row.first_version,
+            last_version=row.last_version,
+            error_kind=row.error_kind,
+            error_reason=row.error_reason,
+            error_message=row.error_message,
+        ),
+        decided_at_version=row.decided_at_version,
+        recorded_at=row.recorded_at,
+        sequence=row.sequence,
+    )
