@@ -112,7 +112,9 @@ class InMemoryEventStore(EventStore):
         with self._lock:
             return len(self._streams.get(game_id, []))
 
-    def read_all(self, after_position: int = 0, limit: int = 1000) -> list[RecordedEvent]:
+    def read_all(
+        self, after_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
         with self._lock:
             return self._log[after_position : after_position + limit]
 

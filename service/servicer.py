@@ -74,7 +74,7 @@ def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message |
     return message
 
 
-class GameServicer(pb_grpc.GameServiceServicer):  # type: ignore[misc]
+class GameServicer(pb_grpc.GameServiceServicer):
     """strata.v1.GameService."""
 
     def __init__(self, app: GameApp) -> None:

@@ -141,7 +141,7 @@ def test_the_domain_imports_only_the_standard_library_and_itself():
 def test_the_generated_protobuf_code_is_up_to_date():
     sys.path.insert(0, str(ROOT / "protos"))
     try:
-        import generate  # type: ignore[import-not-found]
+        import generate
     finally:
         sys.path.pop(0)
     assert generate.stale() == []

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -91,7 +92,7 @@ def postgres_target(postgres_server, tmp_path: Path) -> Iterator[str]:
 
 def autoplay(
     target: str, players: int, seed: str, capsys: pytest.CaptureFixture[str]
-) -> dict:
+) -> dict[str, Any]:
     code = cli.main(
         [
             "autoplay",
@@ -107,7 +108,8 @@ def autoplay(
     )
     assert code == 0
     last = capsys.readouterr().out.strip().splitlines()[-1]
-    return json.loads(last)
+    summary: dict[str, Any] = json.loads(last)
+    return summary
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
