@@ -10,14 +10,22 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Generic
+from typing import Any, ClassVar, Generic
 
 from domain import codec
 from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
 from domain.rules import GameConfig, GameRules, Outcome, S, Viewer
+
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def event_schema_version(cls: type) -> int:
+    """The schema version an event class is written at (1 unless it says)."""
+    version: int = getattr(cls, "schema_version", 1)
+    return version
 
 
 class Status(enum.Enum):
@@ -42,12 +50,32 @@ class GameCreated:
 
 @dataclass(frozen=True)
 class PlayerJoined:
-    """A seat was taken. ``token_hash`` is the SHA-256 of the seat token."""
+    """A seat was taken. ``token_hash`` is the SHA-256 of the seat token.
+
+    Schema 2 renamed ``name`` to ``player_name`` (the name the API uses) and
+    made ``bot`` explicit; schema 1 events are upcast when read.
+    """
+
+    schema_version: ClassVar[int] = 2
 
     seat: int
-    name: str
+    player_name: str
     token_hash: str
     bot: str = ""
+
+
+def _player_joined_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    out = {k: v for k, v in data.items() if k != "name"}
+    out["player_name"] = data["name"]
+    out.setdefault("bot", "")
+    return out
+
+
+#: Upcasters of the lifecycle events: (event type, from schema) -> function
+#: returning the body at the next schema.
+LIFECYCLE_UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("PlayerJoined", 1): _player_joined_v1_to_v2,
+}
 
 
 @dataclass(frozen=True)
@@ -117,6 +145,10 @@ class Session(Generic[S]):
         self._command_types: dict[str, type] = {
             t.__name__: t for t in rules.command_types
         }
+        self._upcasters: dict[tuple[str, int], Upcaster] = {
+            **LIFECYCLE_UPCASTERS,
+            **getattr(rules, "upcasters", {}),
+        }
 
     # -- creating -----------------------------------------------------------
 
@@ -164,8 +196,23 @@ class Session(Generic[S]):
         except KeyError:
             raise codec.CodecError(f"unknown command type {name!r}") from None
 
-    def decode_event(self, name: str, data: Any) -> Any:
-        return codec.decode(self.event_type(name), data)
+    def decode_event(self, name: str, data: Any, schema_version: int = 0) -> Any:
+        """The event stored as ``name`` with body ``data`` at ``schema_version``
+        (0: the current one), upcast to the current schema first."""
+        cls = self.event_type(name)
+        current = event_schema_version(cls)
+        version = schema_version or current
+        if version > current:
+            raise codec.CodecError(
+                f"{name} schema {version} is newer than this code's ({current})"
+            )
+        while version < current:
+            upcaster = self._upcasters.get((name, version))
+            if upcaster is None:
+                raise codec.CodecError(f"no upcaster for {name} schema {version}")
+            data = upcaster(data)
+            version += 1
+        return codec.decode(cls, data)
 
     def encode_state(self, state: SessionState[S]) -> Any:
         """A JSON form of the whole state (for snapshots)."""
@@ -228,7 +275,9 @@ class Session(Generic[S]):
             )
         version = state.version + 1
         match event:
-            case PlayerJoined(seat=seat, name=name, token_hash=token_hash, bot=bot):
+            case PlayerJoined(
+                seat=seat, player_name=name, token_hash=token_hash, bot=bot
+            ):
                 seats = list(state.seats)
                 seats[seat] = SeatInfo(name, token_hash, bot)
                 return dataclasses.replace(state, seats=tuple(seats), version=version)
@@ -271,7 +320,9 @@ class Session(Generic[S]):
             )
         if state.seats[seat] is not None:
             raise RuleViolation("SEAT_TAKEN", f"Seat {seat} is taken.")
-        return [PlayerJoined(seat=seat, name=name, token_hash=token_hash, bot=bot)]
+        return [
+            PlayerJoined(seat=seat, player_name=name, token_hash=token_hash, bot=bot)
+        ]
 
     def start(self, state: SessionState[S], rng: Rng) -> list[Any]:
         """Start a game whose seats are all taken."""

@@ -24,7 +24,14 @@ from domain import codec, registry
 from domain.chance import Rng
 from domain.errors import DomainError, InvalidCommand, NotYourSeat, RuleViolation
 from domain.rules import GameRules, Role, Viewer
-from domain.session import GameCreated, GameFinished, Session, SessionState, Status
+from domain.session import (
+    GameCreated,
+    GameFinished,
+    Session,
+    SessionState,
+    Status,
+    event_schema_version,
+)
 from eventstore.base import (
     CommandOutcome,
     ConcurrencyError,
@@ -206,7 +213,7 @@ class GameApp:
 
     @staticmethod
     def _decode(session: Session[Any], event: RecordedEvent) -> Any:
-        return session.decode_event(event.type, event.data)
+        return session.decode_event(event.type, event.data, event.schema_version)
 
     # -- creating and joining -------------------------------------------------
 
@@ -446,7 +453,7 @@ class GameApp:
         return NewEvent(
             type=type(event).__name__,
             data=codec.encode(event),
-            schema_version=getattr(type(event), "schema_version", 1),
+            schema_version=event_schema_version(type(event)),
         )
 
     # -- looking ----------------------------------------------------------------

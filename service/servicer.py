@@ -339,7 +339,9 @@ def event_to_proto(
                 )
         case PlayerJoined():
             out.player_joined.CopyFrom(
-                pb.PlayerJoined(seat=event.seat, player_name=event.name, bot=event.bot)
+                pb.PlayerJoined(
+                    seat=event.seat, player_name=event.player_name, bot=event.bot
+                )
             )
         case GameStarted():
             out.game_started.SetInParent()
