@@ -107,16 +107,21 @@ def upgrade(url: str | URL, revision: str = "head") -> None:
     if _sqlite_file(parsed):
         Path(_sqlite_file(parsed)).parent.mkdir(parents=True, exist_ok=True)
     with _connection(parsed, transaction=True) as connection:
-        if connection.dialect.name == "postgresql":
-            connection.execute(
-                text("SELECT pg_advisory_xact_lock(:key)"), {"key": _UPGRADE_LOCK_KEY}
-            )
-        status = _status(connection)
-        if status.state is SchemaState.AHEAD:
-            raise MigrationError(status.message)
-        config = alembic_config()
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+        upgrade_connection(connection, revision)
+
+
+def upgrade_connection(connection: Connection, revision: str = "head") -> None:
+    """Run the migrations on an open connection, in its transaction."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(
+            text("SELECT pg_advisory_xact_lock(:key)"), {"key": _UPGRADE_LOCK_KEY}
+        )
+    status = _status(connection)
+    if status.state is SchemaState.AHEAD:
+        raise MigrationError(status.message)
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    command.upgrade(config, revision)
 
 
 def downgrade(url: str | URL, revision: str) -> None:

@@ -17,8 +17,8 @@ Appends through this store wake its waiters at once; appends by other
 processes are noticed by a poller thread that reads the last position a few
 times a second while someone waits.
 
-``sqlite://`` (in memory) works for one-thread tools and tests: all threads
-then share one connection behind a lock.
+``sqlite://`` (in memory) is for tools and tests: the store creates the
+schema itself, and all threads share one connection behind a lock.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from sqlalchemy.sql.dml import Insert
 
 from eventstore import tables
 from eventstore.base import StoreError
+from eventstore.migrate import upgrade_connection
 from eventstore.sql import SQLAlchemyEventStore, dumps_json
 from eventstore.urls import database_url, is_sqlite_memory
 
@@ -51,7 +52,8 @@ class SQLiteEventStore(SQLAlchemyEventStore):
     """The event store in a SQLite file (``sqlite:///path/to/strata.db``).
 
     Safe to share between the threads of a process and between processes
-    using the same file. The schema must exist (``eventstore.migrate``).
+    using the same file. The schema of a file must exist
+    (``eventstore.migrate``); an in-memory store creates its own.
     """
 
     def __init__(
@@ -89,6 +91,10 @@ class SQLiteEventStore(SQLAlchemyEventStore):
         event.listen(engine, "begin", _on_begin)
         super().__init__(engine)
         self._write_engine = engine.execution_options(**{_WRITE: True})
+        if self._memory:
+            # Nobody else can migrate a private database: it starts migrated.
+            with self._begin_write() as connection:
+                upgrade_connection(connection)
 
     def _on_connect(
         self, connection: sqlite3.Connection, _record: ConnectionPoolEntry
