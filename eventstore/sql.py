@@ -74,7 +74,7 @@ log = logging.getLogger(__name__)
 _UNDEFINED_TABLE = "42P01"
 _NO_SCHEMA = (
     "the database has no event store schema: run the migrations "
-    "(eventstore.migrate.upgrade)"
+    "(python -m eventstore.migrate upgrade <database URL>)"
 )
 
 

@@ -2,7 +2,8 @@
 
 SQLite runs on a fresh file per test (copied from a file migrated once per
 session). PostgreSQL runs on a database created for the session (and
-dropped at its end), emptied before each test. The server is found at
+dropped at its end), emptied before each test; migration tests get a fresh
+schema in it. The server is found at
 ``STRATA_TEST_DATABASE_URL`` (default ``postgresql://postgres@127.0.0.1:5432/test``;
 only its server and credentials are used). When it cannot be reached the
 PostgreSQL tests fail if ``CI`` is set, and are skipped loudly otherwise.
@@ -37,29 +38,33 @@ class PostgresUnavailableWarning(UserWarning):
 
 
 class PostgresServer:
-    """The test server: creates and drops throwaway databases."""
+    """The test server: one throwaway database for the session, and
+    throwaway schemas in it for tests that need an empty database."""
 
     def __init__(self, admin: Engine, url: URL) -> None:
         self._admin = admin
-        self._url = url
-        self._created: list[str] = []
+        self.database = f"strata_test_{uuid.uuid4().hex[:12]}"
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{self.database}"'))
+        self.url = url.set(database=self.database)
 
-    def create_database(self) -> str:
-        """A new empty database; returns its URL."""
-        name = f"strata_test_{uuid.uuid4().hex[:12]}"
-        with self._admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-        self._created.append(name)
-        return self._url.set(database=name).render_as_string(hide_password=False)
+    def create_schema(self) -> str:
+        """The URL of a new empty schema (its own ``search_path``): as good
+        as an empty database to the store, and much cheaper to make."""
+        name = f"empty_{uuid.uuid4().hex[:12]}"
+        engine = create_engine(self.url, poolclass=pool.NullPool)
+        with engine.begin() as connection:
+            connection.execute(text(f'CREATE SCHEMA "{name}"'))
+        engine.dispose()
+        url = self.url.update_query_dict({"options": f"-csearch_path={name}"})
+        return url.render_as_string(hide_password=False)
 
-    def drop_databases(self) -> None:
-        """Drop every database this server object created."""
+    def drop(self) -> None:
+        """Drop the session's database, schemas and all."""
         with self._admin.connect() as connection:
-            for name in self._created:
-                connection.execute(
-                    text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-                )
-        self._created.clear()
+            connection.execute(
+                text(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            )
 
 
 @pytest.fixture(scope="session")
@@ -86,14 +91,14 @@ def postgres_server() -> Iterator[PostgresServer]:
         pytest.skip(reason)
     server = PostgresServer(admin, url)
     yield server
-    server.drop_databases()
+    server.drop()
     admin.dispose()
 
 
 @pytest.fixture(scope="session")
 def postgres_url(postgres_server: PostgresServer) -> str:
     """A migrated database shared by the session's PostgreSQL store tests."""
-    url = postgres_server.create_database()
+    url = postgres_server.url.render_as_string(hide_password=False)
     migrate.upgrade(url)
     return url
 
@@ -168,7 +173,7 @@ def empty_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path / 'empty.db'}"
     server: PostgresServer = request.getfixturevalue("postgres_server")
-    return server.create_database()
+    return server.create_schema()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

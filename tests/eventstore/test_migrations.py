@@ -117,3 +117,14 @@ def test_a_store_on_a_database_without_schema_says_to_migrate(
             store.read_all()
     finally:
         store.close()
+
+
+def test_the_command_line_checks_then_upgrades(
+    empty_database_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert migrate.main(["check", empty_database_url]) == 1
+    assert "no Strata schema" in capsys.readouterr().err
+
+    assert migrate.main(["upgrade", empty_database_url]) == 0
+    assert "up to date" in capsys.readouterr().out
+    assert migrate.main(["check", empty_database_url]) == 0
