@@ -27,6 +27,7 @@ from eventstore import migrate
 from eventstore.base import EventStore
 from eventstore.factory import open_store
 from eventstore.urls import database_url
+from tests.eventstore import raw_sql
 
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
@@ -52,10 +53,9 @@ class PostgresServer:
         """The URL of a new empty schema (its own ``search_path``): as good
         as an empty database to the store, and much cheaper to make."""
         name = f"empty_{uuid.uuid4().hex[:12]}"
-        engine = create_engine(self.url, poolclass=pool.NullPool)
-        with engine.begin() as connection:
-            connection.execute(text(f'CREATE SCHEMA "{name}"'))
-        engine.dispose()
+        raw_sql.execute(
+            self.url.render_as_string(hide_password=False), f'CREATE SCHEMA "{name}"'
+        )
         url = self.url.update_query_dict({"options": f"-csearch_path={name}"})
         return url.render_as_string(hide_password=False)
 
@@ -112,16 +112,11 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _empty_postgres(url: str) -> None:
-    engine = create_engine(database_url(url), poolclass=pool.NullPool)
-    with engine.begin() as connection:
-        connection.execute(
-            text(
-                "TRUNCATE events, commands, snapshots, projection_checkpoints "
-                "RESTART IDENTITY"
-            )
-        )
-        connection.execute(text("UPDATE counters SET value = 0"))
-    engine.dispose()
+    raw_sql.execute(
+        url,
+        "TRUNCATE events, commands, snapshots, projection_checkpoints RESTART IDENTITY",
+    )
+    raw_sql.execute(url, "UPDATE counters SET value = 0")
 
 
 @pytest.fixture

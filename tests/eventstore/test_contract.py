@@ -11,7 +11,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlalchemy import create_engine, pool, text
 
 from eventstore.base import (
     CommandOutcome,
@@ -23,7 +22,7 @@ from eventstore.base import (
     RecordedEvent,
     Snapshot,
 )
-from eventstore.urls import database_url
+from tests.eventstore import raw_sql
 
 
 def new_game() -> str:
@@ -180,11 +179,7 @@ def test_a_batch_that_fails_half_way_leaves_nothing_behind(
     # Sabotage: rewind the position counter so the next batch's first
     # position collides with an existing event (after its command and its
     # claim were written in the same transaction).
-    engine = create_engine(database_url(store_url), poolclass=pool.NullPool)
-    with engine.begin() as connection:
-        connection.execute(
-            text("UPDATE counters SET value = 2 WHERE name = 'position'")
-        )
+    raw_sql.execute(store_url, "UPDATE counters SET value = 2 WHERE name = 'position'")
     second = new_game()
     logged = command()
 
@@ -193,11 +188,9 @@ def test_a_batch_that_fails_half_way_leaves_nothing_behind(
 
     assert store.read_stream(second) == []
     assert store.find_command(second, logged.command_id) is None
-    with engine.connect() as connection:
-        counter = connection.execute(
-            text("SELECT value FROM counters WHERE name = 'position'")
-        ).scalar_one()
-    engine.dispose()
+    counter = raw_sql.execute(
+        store_url, "SELECT value FROM counters WHERE name = 'position'"
+    )
     assert counter == 2, "the claim was rolled back too"
     assert [e.position for e in store.read_all()] == [1, 2, 3]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import create_engine, pool, text
+from sqlalchemy import create_engine, pool
 
 from eventstore import migrate
 from eventstore.base import NewEvent, StoreUnavailable
@@ -13,13 +13,7 @@ from eventstore.factory import open_store
 from eventstore.migrate import SchemaState
 from eventstore.tables import metadata
 from eventstore.urls import database_url
-
-
-def _execute(url: str, sql: str) -> None:
-    engine = create_engine(database_url(url), poolclass=pool.NullPool)
-    with engine.begin() as connection:
-        connection.execute(text(sql))
-    engine.dispose()
+from tests.eventstore import raw_sql
 
 
 def test_an_empty_database_is_reported_empty(empty_database_url: str) -> None:
@@ -79,7 +73,7 @@ def test_a_database_at_an_unknown_revision_is_reported_ahead(
     empty_database_url: str,
 ) -> None:
     migrate.upgrade(empty_database_url)
-    _execute(
+    raw_sql.execute(
         empty_database_url, "UPDATE alembic_version SET version_num = '9999_future'"
     )
 

@@ -9,13 +9,13 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from sqlalchemy import create_engine, pool, text
 from sqlalchemy.engine import URL
 
 from eventstore import migrate
 from eventstore.base import ConcurrencyError, EventStore, NewEvent, StoreUnavailable
 from eventstore.postgres import PostgresEventStore
 from eventstore.urls import database_url
+from tests.eventstore import raw_sql
 
 pytestmark = pytest.mark.postgres
 
@@ -43,18 +43,25 @@ def _open(stores: list[EventStore], url: str) -> EventStore:
 
 def _terminate(url: str, application_name: str) -> int:
     """Kill this database's server connections of one application; how many."""
-    engine = create_engine(database_url(url), poolclass=pool.NullPool)
-    with engine.connect() as connection:
-        killed = connection.execute(
-            text(
-                "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                "WHERE datname = current_database() AND application_name = :name "
-                "AND pid <> pg_backend_pid()"
-            ),
-            {"name": application_name},
-        ).scalar_one()
-    engine.dispose()
-    return int(killed)
+    return int(
+        raw_sql.execute(
+            url,
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND application_name = :name "
+            "AND pid <> pg_backend_pid()",
+            name=application_name,
+        )
+    )
+
+
+def _count_listeners(url: str) -> int:
+    return int(
+        raw_sql.execute(
+            url,
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+            "current_database() AND application_name = 'strata-listener'",
+        )
+    )
 
 
 @pytest.mark.parametrize("scheme", ["postgres", "postgresql", "postgresql+psycopg"])
@@ -95,28 +102,13 @@ def test_the_listener_reconnects_after_its_connection_is_killed(
     assert woken == [True], "woken by a notification on the new connection"
 
 
-def _count_listeners(url: str) -> int:
-    engine = create_engine(database_url(url), poolclass=pool.NullPool)
-    with engine.connect() as connection:
-        count = connection.execute(
-            text(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                "current_database() AND application_name = 'strata-listener'"
-            )
-        ).scalar_one()
-    engine.dispose()
-    return int(count)
-
-
 def test_a_rolled_back_append_wakes_nobody(url: str, stores: list[EventStore]) -> None:
     store, other = _open(stores, url), _open(stores, url)
     other.append(f"game-{uuid.uuid4()}", 0, [NewEvent("First", {})] * 3)
     last = other.last_position()
     assert store.wait_for_append(last, 0.1) is False  # starts the listener
-    engine = create_engine(database_url(url), poolclass=pool.NullPool)
-    with engine.begin() as connection:  # the next claim collides: rollback
-        connection.execute(text("UPDATE counters SET value = value - 1"))
-    engine.dispose()
+    # Rewind the counter so that the next claim collides and rolls back.
+    raw_sql.execute(url, "UPDATE counters SET value = value - 1")
 
     with pytest.raises(ConcurrencyError):
         other.append(f"game-{uuid.uuid4()}", 0, [NewEvent("Doomed", {})] * 3)
