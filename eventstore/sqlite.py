@@ -9,13 +9,14 @@ for concurrent use:
   write lock before reading the stream version instead of failing to
   upgrade a read lock half-way (SQLITE_BUSY that no timeout can cure);
 * a busy timeout, so writers of other processes wait for the lock;
-* a process-wide lock in front of the file's lock, so the threads of one
-  process queue fairly instead of spinning in SQLite's busy handler;
+* a lock per store in front of the file's lock, so the threads sharing a
+  store queue for it instead of sleeping in SQLite's busy handler;
 * ``synchronous=FULL``: an acknowledged append is on disk.
 
-Appends through this store wake its waiters at once; appends by other
-processes are noticed by a poller thread that reads the last position a few
-times a second while someone waits.
+Appends through this store wake its waiters at once; appends through other
+stores or processes are noticed by a poller thread that reads the last
+position every ``poll_interval`` (0.1 s), from the first wait until the
+store is closed.
 
 ``sqlite://`` (in memory) is for tools and tests: the store creates the
 schema itself, and all threads share one connection behind a lock.
