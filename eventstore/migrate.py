@@ -3,12 +3,15 @@
 The Alembic scripts live inside the package (``eventstore/migrations``), so
 no ``alembic.ini`` is needed: :func:`alembic_config` builds the configuration
 in code. The service calls :func:`check` at startup and prints
-:attr:`SchemaStatus.message` instead of crash-looping on a schema it cannot use.
+:attr:`SchemaStatus.message` instead of crash-looping on a schema it cannot
+use; operators run ``python -m eventstore.migrate {check,upgrade} URL``.
 """
 
 from __future__ import annotations
 
+import argparse
 import enum
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -21,12 +24,14 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, Engine, create_engine, inspect, pool, text
 from sqlalchemy.engine import URL
 
-from eventstore.base import StoreError
+from eventstore.base import StoreError, StoreUnavailable
 from eventstore.sql import translate_errors
 from eventstore.urls import database_url, is_sqlite_memory
 
 #: Where the migration scripts are, as ``package:directory``.
 SCRIPT_LOCATION = "eventstore:migrations"
+#: How an operator runs the migrations (see :func:`main`).
+UPGRADE_COMMAND = "python -m eventstore.migrate upgrade <database URL>"
 #: Key of the PostgreSQL advisory lock that serializes concurrent upgrades.
 _UPGRADE_LOCK_KEY = 0x5354_5241_5441  # "STRATA"
 
@@ -67,13 +72,13 @@ class SchemaStatus:
             case SchemaState.EMPTY:
                 return (
                     "database has no Strata schema yet: run the migrations "
-                    f"(eventstore.migrate.upgrade) to create revision {self.head}"
+                    f"({UPGRADE_COMMAND}) to create revision {self.head}"
                 )
             case SchemaState.BEHIND:
                 return (
                     f"database schema is behind the code: it is at revision "
                     f"{current}, the code needs {self.head}; run the migrations "
-                    "(eventstore.migrate.upgrade)"
+                    f"({UPGRADE_COMMAND})"
                 )
             case SchemaState.AHEAD:
                 return (
@@ -107,16 +112,21 @@ def upgrade(url: str | URL, revision: str = "head") -> None:
     if _sqlite_file(parsed):
         Path(_sqlite_file(parsed)).parent.mkdir(parents=True, exist_ok=True)
     with _connection(parsed, transaction=True) as connection:
-        if connection.dialect.name == "postgresql":
-            connection.execute(
-                text("SELECT pg_advisory_xact_lock(:key)"), {"key": _UPGRADE_LOCK_KEY}
-            )
-        status = _status(connection)
-        if status.state is SchemaState.AHEAD:
-            raise MigrationError(status.message)
-        config = alembic_config()
-        config.attributes["connection"] = connection
-        command.upgrade(config, revision)
+        upgrade_connection(connection, revision)
+
+
+def upgrade_connection(connection: Connection, revision: str = "head") -> None:
+    """Run the migrations on an open connection, in its transaction."""
+    if connection.dialect.name == "postgresql":
+        connection.execute(
+            text("SELECT pg_advisory_xact_lock(:key)"), {"key": _UPGRADE_LOCK_KEY}
+        )
+    status = _status(connection)
+    if status.state is SchemaState.AHEAD:
+        raise MigrationError(status.message)
+    config = alembic_config()
+    config.attributes["connection"] = connection
+    command.upgrade(config, revision)
 
 
 def downgrade(url: str | URL, revision: str) -> None:
@@ -181,3 +191,27 @@ def _connection(url: URL, *, transaction: bool) -> Iterator[Connection]:
                 yield connection
     finally:
         engine.dispose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m eventstore.migrate {check,upgrade} URL``: exit 0 when the
+    schema is (now) up to date, 1 otherwise, with a sentence either way."""
+    parser = argparse.ArgumentParser(
+        prog="python -m eventstore.migrate", description=main.__doc__
+    )
+    parser.add_argument("action", choices=["check", "upgrade"])
+    parser.add_argument("url", help="sqlite:///path/to/strata.db or postgresql://…")
+    arguments = parser.parse_args(argv)
+    try:
+        if arguments.action == "upgrade":
+            upgrade(arguments.url)
+        status = check(arguments.url)
+    except (StoreUnavailable, MigrationError) as error:
+        print(error, file=sys.stderr)
+        return 1
+    print(status.message, file=sys.stdout if status.ok else sys.stderr)
+    return 0 if status.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

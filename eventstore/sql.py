@@ -74,7 +74,7 @@ log = logging.getLogger(__name__)
 _UNDEFINED_TABLE = "42P01"
 _NO_SCHEMA = (
     "the database has no event store schema: run the migrations "
-    "(eventstore.migrate.upgrade)"
+    "(python -m eventstore.migrate upgrade <database URL>)"
 )
 
 
@@ -94,7 +94,9 @@ def translate_errors() -> Iterator[None]:
 
     Covers a server that is down or restarting, a dropped connection, a
     full pool, a locked SQLite file and a database without the schema.
-    Integrity errors are left to the caller, which knows what they mean.
+    A value that cannot be encoded (data that is not JSON) raises the
+    encoder's own ``ValueError`` or ``TypeError``. Integrity errors are left
+    to the caller, which knows what they mean.
     """
     try:
         yield
@@ -109,6 +111,11 @@ def translate_errors() -> Iterator[None]:
             raise StoreUnavailable(_NO_SCHEMA) from error
         if error.connection_invalidated:
             raise StoreUnavailable(f"database connection lost: {error.orig}") from error
+        raise
+    except sa_exc.StatementError as error:
+        # A value the store could not encode, such as data that is not JSON.
+        if isinstance(error.orig, TypeError | ValueError):
+            raise type(error.orig)(str(error.orig)) from error
         raise
 
 

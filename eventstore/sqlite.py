@@ -9,16 +9,17 @@ for concurrent use:
   write lock before reading the stream version instead of failing to
   upgrade a read lock half-way (SQLITE_BUSY that no timeout can cure);
 * a busy timeout, so writers of other processes wait for the lock;
-* a process-wide lock in front of the file's lock, so the threads of one
-  process queue fairly instead of spinning in SQLite's busy handler;
+* a lock per store in front of the file's lock, so the threads sharing a
+  store queue for it instead of sleeping in SQLite's busy handler;
 * ``synchronous=FULL``: an acknowledged append is on disk.
 
-Appends through this store wake its waiters at once; appends by other
-processes are noticed by a poller thread that reads the last position a few
-times a second while someone waits.
+Appends through this store wake its waiters at once; appends through other
+stores or processes are noticed by a poller thread that reads the last
+position every ``poll_interval`` (0.1 s), from the first wait until the
+store is closed.
 
-``sqlite://`` (in memory) works for one-thread tools and tests: all threads
-then share one connection behind a lock.
+``sqlite://`` (in memory) is for tools and tests: the store creates the
+schema itself, and all threads share one connection behind a lock.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from sqlalchemy.sql.dml import Insert
 
 from eventstore import tables
 from eventstore.base import StoreError
+from eventstore.migrate import upgrade_connection
 from eventstore.sql import SQLAlchemyEventStore, dumps_json
 from eventstore.urls import database_url, is_sqlite_memory
 
@@ -51,7 +53,8 @@ class SQLiteEventStore(SQLAlchemyEventStore):
     """The event store in a SQLite file (``sqlite:///path/to/strata.db``).
 
     Safe to share between the threads of a process and between processes
-    using the same file. The schema must exist (``eventstore.migrate``).
+    using the same file. The schema of a file must exist
+    (``eventstore.migrate``); an in-memory store creates its own.
     """
 
     def __init__(
@@ -89,6 +92,10 @@ class SQLiteEventStore(SQLAlchemyEventStore):
         event.listen(engine, "begin", _on_begin)
         super().__init__(engine)
         self._write_engine = engine.execution_options(**{_WRITE: True})
+        if self._memory:
+            # Nobody else can migrate a private database: it starts migrated.
+            with self._begin_write() as connection:
+                upgrade_connection(connection)
 
     def _on_connect(
         self, connection: sqlite3.Connection, _record: ConnectionPoolEntry

@@ -1,0 +1,555 @@
+"""The event store contract: what every backend must do, run on each of them."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from eventstore.base import (
+    CommandOutcome,
+    ConcurrencyError,
+    DuplicateCommand,
+    EventStore,
+    NewCommand,
+    NewEvent,
+    RecordedEvent,
+    Snapshot,
+)
+from tests.eventstore import raw_sql
+
+
+def new_game() -> str:
+    return f"game-{uuid.uuid4()}"
+
+
+def numbered(count: int, start: int = 1) -> list[NewEvent]:
+    return [NewEvent("Numbered", {"n": n}) for n in range(start, start + count)]
+
+
+def command(command_id: str = "", actor: str = "alice") -> NewCommand:
+    return NewCommand(
+        command_id=command_id or str(uuid.uuid4()),
+        actor=actor,
+        payload={"type": "PlayCard", "card": 7},
+        decided_at_version=0,
+    )
+
+
+def rejected(command_id: str = "", reason: str = "NOT_YOUR_TURN") -> NewCommand:
+    return NewCommand(
+        command_id=command_id or str(uuid.uuid4()),
+        actor="bob",
+        payload={"type": "PlayCard", "card": 3},
+        outcome=CommandOutcome(
+            error_kind="RuleViolation",
+            error_reason=reason,
+            error_message="It is not your turn.",
+        ),
+        decided_at_version=2,
+    )
+
+
+# -- appending and reading a stream --------------------------------------
+
+
+def test_appended_events_read_back_exactly(store: EventStore) -> None:
+    game = new_game()
+    data = [
+        {
+            "zeta": 1,
+            "alpha": [1, 2.5, -3, None, True, False],
+            "mid": {"b": "é😀", "a": {}},
+        },
+        [],
+        "just a string",
+        2**63 - 1,
+        0.1,
+        None,
+        {"nested": [[{"deep": [1, {"x": "y"}]}]], "empty": [], "quote": "\"'\\"},
+    ]
+    before = datetime.now(UTC) - timedelta(seconds=1)
+
+    store.append(game, 0, [NewEvent(f"Type{i}", d, i + 1) for i, d in enumerate(data)])
+
+    stored = store.read_stream(game)
+    assert [e.data for e in stored] == data
+    assert list(stored[0].data) == ["zeta", "alpha", "mid"], "key order is kept"
+    assert [e.type for e in stored] == [f"Type{i}" for i in range(len(data))]
+    assert [e.schema_version for e in stored] == list(range(1, len(data) + 1))
+    assert {e.game_id for e in stored} == {game}
+    for event in stored:
+        assert event.recorded_at.tzinfo is not None
+        assert event.recorded_at.utcoffset() == timedelta(0)
+        assert before <= event.recorded_at <= datetime.now(UTC) + timedelta(seconds=1)
+
+
+def test_versions_start_at_one_and_have_no_gaps(store: EventStore) -> None:
+    game = new_game()
+
+    first = store.append(game, 0, numbered(2))
+    second = store.append(game, 2, numbered(3, start=3))
+    third = store.append(game, 5, numbered(1, start=6))
+
+    assert (first.first_version, first.last_version) == (1, 2)
+    assert (second.first_version, second.last_version) == (3, 5)
+    assert (third.first_version, third.last_version) == (6, 6)
+    assert [e.version for e in store.read_stream(game)] == [1, 2, 3, 4, 5, 6]
+    assert [e.data["n"] for e in store.read_stream(game)] == [1, 2, 3, 4, 5, 6]
+    assert store.stream_version(game) == 6
+
+
+def test_read_stream_takes_a_version_range(store: EventStore) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(5))
+
+    assert [e.version for e in store.read_stream(game, 3)] == [3, 4, 5]
+    assert [e.version for e in store.read_stream(game, 2, 4)] == [2, 3, 4]
+    assert store.read_stream(game, 6) == []
+    assert store.read_stream(new_game()) == []
+    assert store.stream_version(new_game()) == 0
+
+
+@pytest.mark.parametrize("expected", [0, 1, 3, 7])
+def test_append_at_the_wrong_version_raises_and_writes_nothing(
+    store: EventStore, expected: int
+) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(2))
+    logged = command()
+
+    with pytest.raises(ConcurrencyError) as raised:
+        store.append(game, expected, numbered(3, start=100), logged)
+
+    assert (raised.value.game_id, raised.value.expected) == (game, expected)
+    assert raised.value.actual == 2
+    assert [e.data["n"] for e in store.read_stream(game)] == [1, 2]
+    assert store.find_command(game, logged.command_id) is None
+    assert store.last_position() == 2
+
+
+def _race(writers: int, write: Callable[[int], str]) -> list[str]:
+    """Run ``write(i)`` in ``writers`` threads released together; their outcomes."""
+    barrier = threading.Barrier(writers)
+    outcomes: list[str] = []
+
+    def run(writer: int) -> None:
+        barrier.wait()
+        outcomes.append(write(writer))
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(writers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sorted(outcomes)
+
+
+def test_two_writers_racing_from_one_version_exactly_one_wins(
+    store: EventStore,
+) -> None:
+    for _ in range(3):
+        game = new_game()
+        store.append(game, 0, numbered(1))
+
+        def write(writer: int, game: str = game) -> str:
+            try:
+                store.append(game, 1, [NewEvent("Won", {"writer": writer})] * 2)
+            except ConcurrencyError:
+                return "lost"
+            return "won"
+
+        assert _race(6, write) == ["lost"] * 5 + ["won"]
+        stream = store.read_stream(game)
+        assert [e.version for e in stream] == [1, 2, 3]
+        assert stream[1].data == stream[2].data, "both events come from the winner"
+
+
+def test_a_batch_that_fails_half_way_leaves_nothing_behind(
+    store: EventStore, store_url: str
+) -> None:
+    first = new_game()
+    store.append(first, 0, numbered(3))
+    # Sabotage: rewind the position counter so the next batch's first
+    # position collides with an existing event (after its command and its
+    # claim were written in the same transaction).
+    raw_sql.execute(store_url, "UPDATE counters SET value = 2 WHERE name = 'position'")
+    second = new_game()
+    logged = command()
+
+    with pytest.raises(ConcurrencyError):
+        store.append(second, 0, numbered(3), logged)
+
+    assert store.read_stream(second) == []
+    assert store.find_command(second, logged.command_id) is None
+    counter = raw_sql.execute(
+        store_url, "SELECT value FROM counters WHERE name = 'position'"
+    )
+    assert counter == 2, "the claim was rolled back too"
+    assert [e.position for e in store.read_all()] == [1, 2, 3]
+
+
+def test_an_event_that_is_not_json_fails_the_whole_batch(store: EventStore) -> None:
+    game = new_game()
+    batch = [NewEvent("Fine", {"n": 1}), NewEvent("Broken", {"n": float("nan")})]
+
+    with pytest.raises(ValueError):
+        store.append(game, 0, batch)
+
+    assert store.read_stream(game) == []
+    assert store.append(game, 0, numbered(1)).last_version == 1
+
+
+def test_an_empty_batch_is_refused(store: EventStore) -> None:
+    with pytest.raises(ValueError):
+        store.append(new_game(), 0, [])
+
+
+# -- the global log -------------------------------------------------------
+
+
+def test_read_all_follows_positions_in_commit_order(store: EventStore) -> None:
+    games = [new_game() for _ in range(3)]
+    appended: list[tuple[str, int]] = []
+    for round_, game in itertools.product(range(3), games):
+        result = store.append(game, round_ * 2, numbered(2, start=round_ * 2 + 1))
+        appended += [(game, result.first_version), (game, result.last_version)]
+
+    log = store.read_all()
+
+    assert [e.position for e in log] == list(range(1, 19))
+    assert [(e.game_id, e.version) for e in log] == appended
+    assert [e.position for e in store.read_all(after_position=4, limit=3)] == [5, 6, 7]
+    assert [e.position for e in store.read_all(16, 10)] == [17, 18]
+    assert store.read_all(after_position=18) == []
+    assert store.last_position() == 18
+
+
+def test_positions_of_an_append_are_consecutive(store: EventStore) -> None:
+    store.append(new_game(), 0, numbered(2))
+
+    result = store.append(new_game(), 0, numbered(4))
+
+    assert result.last_position == 6
+    assert [e.position for e in store.read_all(2)] == [3, 4, 5, 6]
+
+
+def test_an_empty_store_has_no_position_and_no_streams(store: EventStore) -> None:
+    assert store.last_position() == 0
+    assert store.read_all() == []
+    assert store.list_streams() == []
+
+
+def test_list_streams_pages_through_game_ids_in_order(store: EventStore) -> None:
+    games = sorted(f"game-{i:02d}-{uuid.uuid4().hex[:6]}" for i in range(7))
+    for game in reversed(games):
+        store.append(game, 0, numbered(2))
+
+    assert store.list_streams() == games
+    assert store.list_streams(limit=3) == games[:3]
+    assert store.list_streams(after_game_id=games[2], limit=3) == games[3:6]
+    assert store.list_streams(after_game_id=games[6]) == []
+
+
+def test_a_follower_sees_every_event_once_in_order_while_writers_race(
+    store: EventStore,
+) -> None:
+    writers, appends_per_writer = 4, 25
+    games = [new_game() for _ in range(6)]
+    committed: list[tuple[str, int, int]] = []
+    committed_lock = threading.Lock()
+    writing_done = threading.Event()
+    seen: list[RecordedEvent] = []
+    errors: list[BaseException] = []
+
+    def write(seed: int) -> None:
+        rng = random.Random(seed)
+        try:
+            for _ in range(appends_per_writer):
+                while True:
+                    game = rng.choice(games)
+                    version = store.stream_version(game)
+                    size = rng.randint(1, 3)
+                    try:
+                        result = store.append(game, version, numbered(size))
+                    except ConcurrencyError:
+                        continue
+                    break
+                with committed_lock:
+                    committed.extend(
+                        (game, version, result.last_position - size + i)
+                        for i, version in enumerate(
+                            range(result.first_version, result.last_version + 1), 1
+                        )
+                    )
+        except BaseException as error:  # reported by the main thread
+            errors.append(error)
+
+    def follow() -> None:
+        position = 0
+        try:
+            while True:
+                done = writing_done.is_set()
+                batch = store.read_all(position, limit=7)
+                seen.extend(batch)
+                if batch:
+                    position = batch[-1].position
+                elif done:
+                    return
+                else:
+                    store.wait_for_append(position, 0.2)
+        except BaseException as error:
+            errors.append(error)
+
+    follower = threading.Thread(target=follow)
+    threads = [threading.Thread(target=write, args=(seed,)) for seed in range(writers)]
+    follower.start()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    writing_done.set()
+    follower.join(timeout=30)
+
+    assert not errors
+    assert not follower.is_alive()
+    positions = [e.position for e in seen]
+    assert positions == sorted(set(positions)), "increasing, each position once"
+    assert sorted((e.game_id, e.version, e.position) for e in seen) == sorted(committed)
+    assert positions == list(range(1, len(committed) + 1)), "no position skipped"
+    assert store.last_position() == len(committed)
+
+
+def test_subscribe_yields_events_as_they_are_appended(store: EventStore) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(1))
+    stop = threading.Event()
+    received: list[RecordedEvent] = []
+    all_received = threading.Event()
+
+    def subscribe() -> None:
+        for event in store.subscribe(after_position=0, stop=stop, idle_timeout=0.1):
+            received.append(event)
+            if len(received) == 4:
+                all_received.set()
+
+    subscriber = threading.Thread(target=subscribe)
+    subscriber.start()
+    store.append(game, 1, numbered(2, start=2))
+    time.sleep(0.05)
+    store.append(new_game(), 0, numbered(1))
+
+    assert all_received.wait(5)
+    stop.set()
+    subscriber.join(5)
+    assert [e.position for e in received] == [1, 2, 3, 4]
+
+
+# -- waiting for appends ---------------------------------------------------
+
+
+def _wake_time(
+    waiter_store: EventStore, append: Callable[[], object], after: int
+) -> tuple[bool, float]:
+    """Wait on ``waiter_store`` in a thread, run ``append``; (woken, seconds)."""
+    outcome: list[tuple[bool, float]] = []
+    waiting = threading.Event()
+
+    def wait() -> None:
+        waiting.set()
+        start = time.monotonic()
+        woken = waiter_store.wait_for_append(after, timeout=10)
+        outcome.append((woken, time.monotonic() - start))
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    waiting.wait()
+    time.sleep(0.2)  # let the waiter block
+    append()
+    waiter.join(15)
+    return outcome[0]
+
+
+def test_wait_for_append_wakes_when_another_thread_appends(store: EventStore) -> None:
+    store.append(new_game(), 0, numbered(1))
+
+    woken, elapsed = _wake_time(
+        store, lambda: store.append(new_game(), 0, numbered(1)), 1
+    )
+
+    assert woken
+    assert elapsed < 2
+
+
+def test_wait_for_append_wakes_on_an_append_through_another_connection(
+    store: EventStore, open_stores: Callable[[], EventStore]
+) -> None:
+    other = open_stores()
+    store.append(new_game(), 0, numbered(1))
+
+    woken, elapsed = _wake_time(
+        store, lambda: other.append(new_game(), 0, numbered(1)), 1
+    )
+
+    assert woken
+    assert elapsed < 2
+
+
+def test_wait_for_append_times_out_without_an_append(store: EventStore) -> None:
+    store.append(new_game(), 0, numbered(2))
+    start = time.monotonic()
+
+    assert store.wait_for_append(2, timeout=0.3) is False
+    assert 0.25 <= time.monotonic() - start < 2
+
+
+def test_wait_for_append_returns_at_once_when_events_are_already_past(
+    store: EventStore, open_stores: Callable[[], EventStore]
+) -> None:
+    open_stores().append(new_game(), 0, numbered(3))
+    start = time.monotonic()
+
+    assert store.wait_for_append(1, timeout=5)
+    assert time.monotonic() - start < 2
+
+
+# -- the command log --------------------------------------------------------
+
+
+def test_a_command_is_logged_with_the_versions_it_appended(store: EventStore) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(2))
+    logged = command("c-1")
+
+    store.append(game, 2, numbered(3), logged)
+
+    record = store.find_command(game, "c-1")
+    assert record is not None
+    assert (record.game_id, record.command_id, record.actor) == (game, "c-1", "alice")
+    assert record.payload == logged.payload
+    assert record.outcome == CommandOutcome(first_version=3, last_version=5)
+    assert record.outcome.accepted
+    assert record.recorded_at.utcoffset() == timedelta(0)
+    assert store.find_command(game, "c-2") is None
+    assert store.find_command(new_game(), "c-1") is None
+
+
+def test_a_repeated_command_returns_the_first_outcome_and_appends_nothing(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(2), command("c-1"))
+
+    with pytest.raises(DuplicateCommand) as at_same_version:
+        store.append(game, 0, numbered(2), command("c-1"))
+    store.append(game, 2, numbered(1, start=3))
+    with pytest.raises(DuplicateCommand) as after_the_stream_moved:
+        store.append(game, 3, numbered(5), command("c-1"))
+
+    for raised in (at_same_version, after_the_stream_moved):
+        assert raised.value.record.outcome == CommandOutcome(1, 2)
+        assert raised.value.record.command_id == "c-1"
+    assert store.stream_version(game) == 3
+    assert len(store.read_commands(game)) == 1
+
+
+def test_command_ids_are_per_game(store: EventStore) -> None:
+    first, second = new_game(), new_game()
+    store.append(first, 0, numbered(1), command("same"))
+
+    store.append(second, 0, numbered(2), command("same"))
+
+    record = store.find_command(second, "same")
+    assert record is not None
+    assert record.outcome.last_version == 2
+
+
+def test_racing_retries_of_one_command_append_once(store: EventStore) -> None:
+    game = new_game()
+
+    def send(_: int) -> str:
+        try:
+            store.append(game, 0, numbered(2), command("once"))
+        except DuplicateCommand as duplicate:
+            assert duplicate.record.outcome == CommandOutcome(1, 2)
+            return "duplicate"
+        return "appended"
+
+    assert _race(5, send) == ["appended"] + ["duplicate"] * 4
+    assert store.stream_version(game) == 2
+
+
+def test_a_rejection_is_logged_once_and_answers_every_retry(store: EventStore) -> None:
+    game = new_game()
+    refused = rejected("r-1")
+
+    first = store.record_rejection(game, refused)
+    again = store.record_rejection(game, rejected("r-1", reason="SOMETHING_ELSE"))
+
+    assert first == again
+    assert not first.outcome.accepted
+    assert first.outcome.error_reason == "NOT_YOUR_TURN"
+    assert first.outcome.error_message == "It is not your turn."
+    assert first.decided_at_version == 2
+    assert store.find_command(game, "r-1") == first
+    with pytest.raises(DuplicateCommand) as raised:
+        store.append(game, 0, numbered(1), command("r-1"))
+    assert raised.value.record == first
+    assert store.stream_version(game) == 0
+
+
+def test_a_rejection_of_an_appended_command_returns_the_append(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(1), command("c-1"))
+
+    record = store.record_rejection(game, rejected("c-1"))
+
+    assert record.outcome == CommandOutcome(1, 1)
+
+
+def test_a_rejection_needs_an_error(store: EventStore) -> None:
+    with pytest.raises(ValueError):
+        store.record_rejection(new_game(), command())
+
+
+def test_read_commands_lists_a_games_commands_in_logging_order(
+    store: EventStore,
+) -> None:
+    game, other = new_game(), new_game()
+    store.append(game, 0, numbered(1), command("z-first"))
+    store.record_rejection(other, rejected("elsewhere"))
+    store.record_rejection(game, rejected("a-second"))
+    store.append(game, 1, numbered(2), command("m-third"))
+
+    records = store.read_commands(game)
+
+    assert [r.command_id for r in records] == ["z-first", "a-second", "m-third"]
+    assert [r.sequence for r in records] == sorted(r.sequence for r in records)
+    assert len({r.sequence for r in records}) == 3
+    assert [r.outcome.accepted for r in records] == [True, False, True]
+    assert store.read_commands(new_game()) == []
+
+
+# -- snapshots ----------------------------------------------------------------
+
+
+def test_snapshots_are_saved_replaced_and_loaded(store: EventStore) -> None:
+    game = new_game()
+    assert store.load_snapshot(game) is None
+
+    store.save_snapshot(Snapshot(game, 10, 1, {"hands": {"p1": [1, 2]}, "z": None}))
+    assert store.load_snapshot(game) == Snapshot(
+        game, 10, 1, {"hands": {"p1": [1, 2]}, "z": None}
+    )
+
+    store.save_snapshot(Snapshot(game, 20, 2, ["replaced"]))
+    assert store.load_snapshot(game) == Snapshot(game, 20, 2, ["replaced"])
+    assert store.load_snapshot(new_game()) is None
