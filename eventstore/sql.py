@@ -168,6 +168,22 @@ class SQLAlchemyEventStore(EventStore):
         self._watcher: threading.Thread | None = None
         self._watcher_lock = threading.Lock()
 
+    # -- for read models ----------------------------------------------------
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine (read models share the store's database)."""
+        return self._engine
+
+    def write_transaction(self) -> AbstractContextManager[Connection]:
+        """A connection in a write transaction, committed when the block ends
+        (for read models that must commit with their checkpoint)."""
+        return self._begin_write()
+
+    def read_connection(self) -> AbstractContextManager[Connection]:
+        """A connection for reading, released when the block ends."""
+        return self._begin_read()
+
     # -- what a backend supplies ------------------------------------------
 
     def _begin_write(self) -> AbstractContextManager[Connection]:

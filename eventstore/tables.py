@@ -130,6 +130,26 @@ counters = Table(
     Column("value", BigInteger, nullable=False),
 )
 
+# The game list read model, kept by its projection (eventstore.readmodels).
+game_list = Table(
+    "game_list",
+    metadata,
+    Column("game_id", Text, primary_key=True),
+    Column("game_type", Text, nullable=False),
+    Column("status", Text, nullable=False),
+    Column("players", Integer, nullable=False),
+    Column("seats_taken", Integer, nullable=False),
+    Column("version", BigInteger, nullable=False),
+    # JSON text: list of winning seats, seat -> character name.
+    Column("winners", Text, nullable=False),
+    Column("result", Text, nullable=False),
+    Column("characters", Text, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("finished_at", UTCDateTime, nullable=True),
+    Index(None, "game_type", "game_id"),
+)
+
+
 #: Row of ``counters`` holding the last global position handed out.
 POSITION_COUNTER = "position"
 #: Row of ``counters`` holding the last command sequence (SQLite only).

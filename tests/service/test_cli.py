@@ -84,7 +84,7 @@ def sqlite_target(tmp_path: Path) -> Iterator[str]:
 def postgres_target(postgres_server, tmp_path: Path) -> Iterator[str]:
     from eventstore import migrate
 
-    url = postgres_server.create_database()
+    url = postgres_server.create_schema()
     assert cli.main(["migrate", "--database-url", url]) == 0
     assert migrate.check(url).ok
     yield from serve(url, tmp_path)

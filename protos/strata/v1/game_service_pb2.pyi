@@ -1209,6 +1209,66 @@ class GameSummary(_message.Message):
 Global___GameSummary: _TypeAlias = GameSummary  # noqa: Y015
 
 @_typing.final
+class ReplayGameRequest(_message.Message):
+    """Request of ReplayGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    FROM_VERSION_FIELD_NUMBER: _builtins.int
+    TO_VERSION_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    from_version: _builtins.int
+    """First version to show (default 1)."""
+    to_version: _builtins.int
+    """Last version to show (default: the game's current version)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        from_version: _builtins.int = ...,
+        to_version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "to_version", b"to_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayGameRequest: _TypeAlias = ReplayGameRequest  # noqa: Y015
+
+@_typing.final
+class ReplayGameResponse(_message.Message):
+    """One step of a replay."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def event(self) -> Global___Event:
+        """The event of this step, redacted for the caller."""
+
+    @_builtins.property
+    def game(self) -> Global___Game:
+        """The game right after it, redacted for the caller."""
+
+    def __init__(
+        self,
+        *,
+        event: Global___Event | None = ...,
+        game: Global___Game | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayGameResponse: _TypeAlias = ReplayGameResponse  # noqa: Y015
+
+@_typing.final
 class ListGamesRequest(_message.Message):
     """Request of ListGames."""
 
@@ -1254,7 +1314,7 @@ class ListGamesResponse(_message.Message):
     """Token of the next page; empty on the last page."""
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameSummary]:
-        """The games, newest first."""
+        """The games, oldest first."""
 
     def __init__(
         self,

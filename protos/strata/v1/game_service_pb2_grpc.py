@@ -80,6 +80,11 @@ class GameServiceStub:
                 request_serializer=strata_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
                 response_deserializer=strata_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
+        self.ReplayGame = channel.unary_stream(
+                '/strata.v1.GameService/ReplayGame',
+                request_serializer=strata_dot_v1_dot_game__service__pb2.ReplayGameRequest.SerializeToString,
+                response_deserializer=strata_dot_v1_dot_game__service__pb2.ReplayGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -145,7 +150,17 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Lists games, newest first, with filters and paging.
+        """Lists games in creation order, with filters and paging (from the game
+        list projection: a game appears there a moment after it changes).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ReplayGame(self, request, context):
+        """Walks a game event by event from a version, with the game as it was
+        after each event, redacted for the caller (a spectator sees public
+        information only). Time travel for replay tools.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -198,6 +213,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ListGames,
                     request_deserializer=strata_dot_v1_dot_game__service__pb2.ListGamesRequest.FromString,
                     response_serializer=strata_dot_v1_dot_game__service__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'ReplayGame': grpc.unary_stream_rpc_method_handler(
+                    servicer.ReplayGame,
+                    request_deserializer=strata_dot_v1_dot_game__service__pb2.ReplayGameRequest.FromString,
+                    response_serializer=strata_dot_v1_dot_game__service__pb2.ReplayGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -444,6 +464,33 @@ class GameService:
             '/strata.v1.GameService/ListGames',
             strata_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
             strata_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/strata.v1.GameService/ReplayGame',
+            strata_dot_v1_dot_game__service__pb2.ReplayGameRequest.SerializeToString,
+            strata_dot_v1_dot_game__service__pb2.ReplayGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

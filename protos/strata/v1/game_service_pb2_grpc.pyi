@@ -64,7 +64,14 @@ class GameServiceStub:
     it follows the game live until it ends (or the caller cancels).
     """
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
-    """Lists games, newest first, with filters and paging."""
+    """Lists games in creation order, with filters and paging (from the game
+    list projection: a game appears there a moment after it changes).
+    """
+    ReplayGame: _grpc.UnaryStreamMultiCallable[_game_service_pb2.ReplayGameRequest, _game_service_pb2.ReplayGameResponse]
+    """Walks a game event by event from a version, with the game as it was
+    after each event, redacted for the caller (a spectator sees public
+    information only). Time travel for replay tools.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -92,7 +99,14 @@ class GameServiceAsyncStub(GameServiceStub):
     it follows the game live until it ends (or the caller cancels).
     """
     ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
-    """Lists games, newest first, with filters and paging."""
+    """Lists games in creation order, with filters and paging (from the game
+    list projection: a game appears there a moment after it changes).
+    """
+    ReplayGame: _aio.UnaryStreamMultiCallable[_game_service_pb2.ReplayGameRequest, _game_service_pb2.ReplayGameResponse]  # type: ignore[assignment]
+    """Walks a game event by event from a version, with the game as it was
+    after each event, redacted for the caller (a spectator sees public
+    information only). Time travel for replay tools.
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """The game service. Every RPC that changes a game returns its new version."""
@@ -171,6 +185,19 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.ListGamesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.ListGamesResponse, _abc.Awaitable[_game_service_pb2.ListGamesResponse]]:
-        """Lists games, newest first, with filters and paging."""
+        """Lists games in creation order, with filters and paging (from the game
+        list projection: a game appears there a moment after it changes).
+        """
+
+    @_abc_1.abstractmethod
+    def ReplayGame(
+        self,
+        request: _game_service_pb2.ReplayGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_game_service_pb2.ReplayGameResponse], _abc.AsyncIterator[_game_service_pb2.ReplayGameResponse]]:
+        """Walks a game event by event from a version, with the game as it was
+        after each event, redacted for the caller (a spectator sees public
+        information only). Time travel for replay tools.
+        """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
