@@ -7,6 +7,7 @@ checking and reflection, and binds a port (0 picks a free one, for tests).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import signal
 import sys
@@ -23,9 +24,11 @@ from strata.v1 import game_service_pb2 as pb
 from strata.v1 import game_service_pb2_grpc as pb_grpc
 
 from eventstore.base import EventStore
+from eventstore.sql import SQLAlchemyEventStore
 from service.application import GameApp
 from service.config import Config
 from service.interceptors import ErrorsAndLogging
+from service.projections import GameListProjection
 from service.servicer import GameServicer
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -58,11 +61,17 @@ class Running:
     port: int
     app: GameApp
     health: health.HealthServicer
+    projection: GameListProjection | None = None
+    background: list[threading.Thread] = dataclasses.field(default_factory=list)
+    stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
     def stop(self, grace: float = 5.0) -> None:
         """Refuse new calls, let running ones finish within ``grace``."""
         self.health.enter_graceful_shutdown()
+        self.stopping.set()
         self.server.stop(grace).wait()
+        for thread in self.background:
+            thread.join(timeout=5)
 
 
 def create_server(
@@ -74,6 +83,9 @@ def create_server(
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one)."""
     app = GameApp(store, admin_token=admin_token)
+    projection = (
+        GameListProjection(store) if isinstance(store, SQLAlchemyEventStore) else None
+    )
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc"),
         interceptors=[ErrorsAndLogging()],
@@ -84,7 +96,7 @@ def create_server(
         ],
         maximum_concurrent_rpcs=workers * 8,
     )
-    pb_grpc.add_GameServiceServicer_to_server(GameServicer(app), server)
+    pb_grpc.add_GameServiceServicer_to_server(GameServicer(app, projection), server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -96,7 +108,17 @@ def create_server(
     server.start()
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return Running(server, bound, app, health_servicer)
+    running = Running(server, bound, app, health_servicer, projection)
+    if projection is not None:
+        thread = threading.Thread(
+            target=projection.run_forever,
+            args=(running.stopping,),
+            name="projection-game-list",
+            daemon=True,
+        )
+        thread.start()
+        running.background.append(thread)
+    return running
 
 
 def serve(config: Config) -> None:
@@ -138,9 +160,8 @@ class StoreNotReady(SystemExit):
 def open_prepared_store(url: str) -> EventStore:
     """Open the store, migrating SQLite automatically; PostgreSQL must have
     been migrated with `strata migrate` (a clear message otherwise)."""
-    from eventstore.factory import open_store
-
     from eventstore import migrate
+    from eventstore.factory import open_store
 
     if url.startswith("sqlite"):
         migrate.upgrade(url)

@@ -6,6 +6,7 @@ metadata; everything else is :class:`service.application.GameApp`'s.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import threading
 from collections.abc import Iterator
@@ -31,6 +32,7 @@ from eventstore.base import RecordedEvent
 from service import protomap
 from service.application import Caller, GameApp, Loaded
 from service.errors import InvalidArgument, Unauthenticated
+from service.projections import GameListProjection
 
 _STATUS_TO_PROTO = {
     Status.OPEN: pb.GAME_STATUS_OPEN,
@@ -77,8 +79,11 @@ def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message |
 class GameServicer(pb_grpc.GameServiceServicer):
     """strata.v1.GameService."""
 
-    def __init__(self, app: GameApp) -> None:
+    def __init__(
+        self, app: GameApp, projection: GameListProjection | None = None
+    ) -> None:
         self.app = app
+        self.projection = projection
 
     def _caller(self, context: grpc.ServicerContext) -> Caller:
         return self.app.caller(bearer_token(context))
@@ -227,6 +232,35 @@ class GameServicer(pb_grpc.GameServiceServicer):
                 event=event_to_proto(loaded.session, recorded, event)
             )
 
+    def ReplayGame(
+        self, request: pb.ReplayGameRequest, context: grpc.ServicerContext
+    ) -> Iterator[pb.ReplayGameResponse]:
+        caller = self._caller(context)
+        current = self.app.load(request.game_id)
+        last = request.to_version or current.state.version
+        first = request.from_version or 1
+        if not 1 <= first <= last <= current.state.version:
+            raise InvalidArgument(
+                "VERSION_OUT_OF_RANGE",
+                f"Versions must satisfy 1 <= from <= to <= {current.state.version}.",
+                "from_version",
+            )
+        session = current.session
+        state = None
+        for recorded in self.app.store.read_stream(request.game_id, 1, last):
+            event = session.decode_event(
+                recorded.type, recorded.data, recorded.schema_version
+            )
+            state = session.evolve(state, event)
+            if recorded.version < first:
+                continue
+            step = dataclasses.replace(current, state=state)
+            viewer = caller.viewer(current.state)
+            yield pb.ReplayGameResponse(
+                event=event_to_proto(session, recorded, session.redact(event, viewer)),
+                game=game_to_proto(request.game_id, step, caller, current.state),
+            )
+
     def ListGames(
         self, request: pb.ListGamesRequest, context: grpc.ServicerContext
     ) -> pb.ListGamesResponse:
@@ -239,8 +273,47 @@ class GameServicer(pb_grpc.GameServiceServicer):
             if request.status not in _STATUS_FROM_PROTO:
                 raise InvalidArgument("ENUM_VALUE_INVALID", "Unknown status.", "status")
             status = _STATUS_FROM_PROTO[request.status]
+        page_size = 50 if request.page_size == 0 else min(request.page_size, 500)
+        if self.projection is None:
+            return self._list_games_by_folding(request, status, page_size)
+        # Read your writes: let the projection reach the end of the log first.
+        self.projection.wait_for(self.app.store.last_position(), timeout=2.0)
+        rows = self.projection.models.list_games(
+            request.game_type,
+            "" if status is None else status.value,
+            request.page_token,
+            page_size + 1,
+        )
+        more = len(rows) > page_size
+        rows = rows[:page_size]
+        summaries = []
+        for row in rows:
+            summary = pb.GameSummary(
+                game_id=row.game_id,
+                game_type=row.game_type,
+                status=_STATUS_TO_PROTO[Status(row.status)],
+                version=row.version,
+                players=row.players,
+                seats_taken=row.seats_taken,
+            )
+            if row.result:
+                summary.outcome.CopyFrom(
+                    pb.Outcome(winners=list(row.winners), result=row.result)
+                )
+            summary.created_at.FromDatetime(row.created_at)
+            if row.finished_at is not None:
+                summary.finished_at.FromDatetime(row.finished_at)
+            summaries.append(summary)
+        return pb.ListGamesResponse(
+            games=summaries, next_page_token=rows[-1].game_id if more else ""
+        )
+
+    def _list_games_by_folding(
+        self, request: pb.ListGamesRequest, status: Status | None, page_size: int
+    ) -> pb.ListGamesResponse:
+        """ListGames without a projection (the in-memory store)."""
         games, token = self.app.list_games(
-            request.game_type, status, request.page_size, request.page_token
+            request.game_type, status, page_size, request.page_token
         )
         summaries = []
         for loaded in games:

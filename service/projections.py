@@ -1,0 +1,199 @@
+"""Projections: read models rebuilt from the global log.
+
+:class:`GameListProjection` keeps the game list (type, status, seats,
+version, winners, result, characters, created and finished times) behind
+ListGames and the per-game-type statistics. It folds each game's events with
+the game's own rules (it needs them for the characters and the outcome), and
+writes each batch with its checkpoint in one transaction
+(:class:`eventstore.readmodels.ReadModels`), so it never skips an event nor
+applies one twice, even when killed mid-batch or run by several replicas.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import structlog
+
+from domain import registry
+from domain.session import GameCreated, Session, SessionState
+from eventstore.base import RecordedEvent, StoreError
+from eventstore.readmodels import GameRow, ReadModels
+from eventstore.sql import SQLAlchemyEventStore
+
+log = structlog.get_logger("strata.projections")
+
+GAME_LIST = "game_list"
+
+
+class _Game:
+    """What the projection remembers of a game while it is in the log."""
+
+    def __init__(
+        self, session: Session[Any], state: SessionState[Any], created_at: datetime
+    ) -> None:
+        self.session = session
+        self.state = state
+        self.created_at = created_at
+        self.finished_at: datetime | None = None
+
+
+class GameListProjection:
+    """The game list, followed from the global log."""
+
+    def __init__(
+        self, store: SQLAlchemyEventStore, batch: int = 500, cache: int = 10_000
+    ) -> None:
+        self.store = store
+        self.models = ReadModels(store)
+        self.batch = batch
+        self._games: OrderedDict[str, _Game] = OrderedDict()
+        self._cache = cache
+        self._caught_up = threading.Condition()
+        self.position = self.models.checkpoint(GAME_LIST)
+
+    # -- running --------------------------------------------------------------
+
+    def run_once(self) -> int:
+        """Apply the next batch; returns how many events it covered (0: the
+        projection is at the end of the log)."""
+        start = self.models.checkpoint(GAME_LIST)
+        if start != self.position:
+            self._games.clear()  # another runner moved on: our memory is stale
+        events = self.store.read_all(start, self.batch)
+        if not events:
+            self.position = start
+            self._notify()
+            return 0
+        end = events[-1].position
+        try:
+            rows = self._rows(events)
+            applied = self.models.apply_game_rows(GAME_LIST, start, end, rows)
+        except BaseException:
+            self._games.clear()  # folded ahead of the checkpoint: forget it
+            raise
+        if not applied:
+            self._games.clear()
+            self.position = self.models.checkpoint(GAME_LIST)
+            return 0
+        self.position = end
+        self._notify()
+        return len(events)
+
+    def run_until_caught_up(self, progress: Callable[[int], None] | None = None) -> int:
+        """Apply batches until the end of the log; returns events applied."""
+        total = 0
+        while True:
+            applied = self.run_once()
+            if not applied:
+                return total
+            total += applied
+            if progress is not None:
+                progress(applied)
+
+    def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
+        """Follow the log until ``stop``; survives database outages."""
+        while not stop.is_set():
+            try:
+                if not self.run_once():
+                    self.store.wait_for_append(self.position, idle)
+            except StoreError as error:
+                log.warning("projection.store_error", error=str(error))
+                stop.wait(idle)
+            except Exception:
+                log.exception("projection.failed")
+                stop.wait(idle)
+
+    def rebuild(self, progress: Callable[[int], None] | None = None) -> int:
+        """Empty the read model and apply the whole log from position zero."""
+        self.models.reset(GAME_LIST)
+        self._games.clear()
+        self.position = 0
+        return self.run_until_caught_up(progress)
+
+    def wait_for(self, position: int, timeout: float = 10.0) -> bool:
+        """Block until the projection has applied ``position``."""
+        with self._caught_up:
+            return self._caught_up.wait_for(lambda: self.position >= position, timeout)
+
+    def _notify(self) -> None:
+        with self._caught_up:
+            self._caught_up.notify_all()
+
+    # -- folding --------------------------------------------------------------
+
+    def _rows(self, events: list[RecordedEvent]) -> list[GameRow]:
+        touched: dict[str, _Game] = {}
+        for recorded in events:
+            game = self._game(recorded)
+            if game is None:
+                continue
+            if recorded.version > 1:
+                event = game.session.decode_event(
+                    recorded.type, recorded.data, recorded.schema_version
+                )
+                game.state = game.session.evolve(game.state, event)
+            if game.state.outcome is not None and game.finished_at is None:
+                game.finished_at = recorded.recorded_at
+            touched[recorded.game_id] = game
+        return [self._row(game_id, game) for game_id, game in touched.items()]
+
+    def _game(self, recorded: RecordedEvent) -> _Game | None:
+        game = self._games.get(recorded.game_id)
+        if game is not None:
+            self._games.move_to_end(recorded.game_id)
+            return game
+        if recorded.version == 1:
+            created = recorded
+            earlier: list[RecordedEvent] = []
+        else:  # the game began before this run: fold it up to here
+            earlier = self.store.read_stream(recorded.game_id, 1, recorded.version - 1)
+            created = earlier[0]
+        try:
+            session = registry.session_for(created.data.get("game_type", ""))
+        except KeyError:
+            return None  # a game type this service does not run
+        state = session.evolve(
+            None,
+            session.decode_event(created.type, created.data, created.schema_version),
+        )
+        game = _Game(session, state, created.recorded_at)
+        for r in earlier[1:]:
+            game.state = session.evolve(
+                game.state, session.decode_event(r.type, r.data, r.schema_version)
+            )
+            if game.state.outcome is not None and game.finished_at is None:
+                game.finished_at = r.recorded_at
+        self._games[recorded.game_id] = game
+        while len(self._games) > self._cache:
+            self._games.popitem(last=False)
+        return game
+
+    @staticmethod
+    def _row(game_id: str, game: _Game) -> GameRow:
+        state = game.state
+        outcome = state.outcome
+        try:
+            characters = game.session.rules.characters(state.game)
+        except Exception:  # a game's characters are a nicety, never a failure
+            characters = {}
+        return GameRow(
+            game_id=game_id,
+            game_type=state.game_type,
+            status=state.status.value,
+            players=len(state.seats),
+            seats_taken=sum(1 for s in state.seats if s is not None),
+            version=state.version,
+            winners=() if outcome is None else outcome.winners,
+            result="" if outcome is None else outcome.result,
+            characters=dict(characters),
+            created_at=game.created_at,
+            finished_at=game.finished_at,
+        )
+
+
+__all__ = ["GAME_LIST", "GameCreated", "GameListProjection"]
