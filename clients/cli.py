@@ -7,7 +7,12 @@
     strata play GAME_ID --token T     play your seats of a game
     strata create / join / start / show / actions / act
     strata watch GAME_ID              follow a game's events live
-    strata events GAME_ID             export a game's events as JSON lines
+    strata events GAME_ID             a game's events as JSON lines
+    strata replay GAME_ID             walk a game event by event
+    strata verify GAME_ID | --all     re-execute command logs (admin)
+    strata export GAME_ID / import FILE / audit GAME_ID   (admin)
+    strata follow / stats             the integration feed and statistics
+    strata projections rebuild        rebuild read models from position 0
 
 The target service is `--target HOST:PORT`, else `STRATA_TARGET`, else
 `localhost:$STRATA_PORT` (default port 50051). Tokens: `--token`, else
@@ -26,6 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from google.protobuf import json_format, text_format
+from strata.v1 import admin_service_pb2 as admin_pb
 from strata.v1 import game_service_pb2 as pb
 
 from clients.client import StrataClient, StrataError
@@ -138,6 +144,56 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("STRATA_TOKEN")
         or os.environ.get("STRATA_ADMIN_TOKEN", ""),
     )
+    replay = command("replay", cmd_replay, "Walk a game event by event.")
+    replay.add_argument("game_id")
+    replay.add_argument("--from-version", type=int, default=1)
+    replay.add_argument("--to-version", type=int, default=0)
+    replay.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
+
+    admin_token = os.environ.get("STRATA_ADMIN_TOKEN", "")
+    verify = command(
+        "verify",
+        cmd_verify,
+        "Re-execute games' command logs and compare their events (admin).",
+    )
+    verify.add_argument("game_id", nargs="?")
+    verify.add_argument("--all", action="store_true", help="every game")
+    verify.add_argument("--game", default="", help="with --all: only this type")
+    verify.add_argument(
+        "--token", default=admin_token, help="default $STRATA_ADMIN_TOKEN"
+    )
+
+    export = command("export", cmd_export, "Export a whole game to a file (admin).")
+    export.add_argument("game_id")
+    export.add_argument("-o", "--output", help="file (default: GAME_ID.strata.json)")
+    export.add_argument("--token", default=admin_token)
+
+    imports = command("import", cmd_import, "Import an exported game (admin).")
+    imports.add_argument("file")
+    imports.add_argument("--game-id", default="", help="import under this id")
+    imports.add_argument("--token", default=admin_token)
+
+    audit = command("audit", cmd_audit, "The full log of a game with commands (admin).")
+    audit.add_argument("game_id")
+    audit.add_argument("--token", default=admin_token)
+
+    integration_token = os.environ.get("STRATA_INTEGRATION_TOKEN", "") or admin_token
+    follow = command("follow", cmd_follow, "Follow the global log (integration).")
+    follow.add_argument("--after-position", type=int, default=0)
+    follow.add_argument("--game", action="append", default=[], help="game type")
+    follow.add_argument("--event", action="append", default=[], help="event type")
+    follow.add_argument("--no-follow", action="store_true", help="stop at the end")
+    follow.add_argument("--token", default=integration_token)
+
+    stats = command("stats", cmd_stats, "Per-game-type statistics (integration).")
+    stats.add_argument("--game", default="")
+    stats.add_argument("--token", default=integration_token)
+
+    projections = command(
+        "projections", cmd_projections, "Manage the read models (on the database)."
+    )
+    projections.add_argument("action", choices=["rebuild", "status"])
+    projections.add_argument("--database-url", help="default $STRATA_DATABASE_URL")
     return parser
 
 
@@ -416,6 +472,143 @@ def cmd_events(args: argparse.Namespace) -> int:
     with StrataClient(args.target, token=args.token) as client:
         for event in client.watch_game(args.game_id, args.from_version, follow=False):
             print(json.dumps(json_format.MessageToDict(event), sort_keys=True))
+    return 0
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        for step in client.replay_game(
+            args.game_id, args.from_version, args.to_version
+        ):
+            print(_event_line(step.event), flush=True)
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    if not args.token:
+        raise SystemExit("strata: verify needs the admin token ($STRATA_ADMIN_TOKEN)")
+    if bool(args.all) == bool(args.game_id):
+        raise SystemExit("strata: give a GAME_ID or --all")
+    with StrataClient(args.target, token=args.token) as client:
+        ids = (
+            [g.game_id for g in client.all_games(args.game)]
+            if args.all
+            else [args.game_id]
+        )
+        counts: dict[str, int] = {}
+        failures = []
+        for game_id in tqdm(ids, desc="verifying", unit="game", disable=len(ids) < 2):
+            result = client.verify_game(game_id)
+            verdict = admin_pb.Verdict.Name(result.verdict).removeprefix("VERDICT_")
+            counts[verdict] = counts.get(verdict, 0) + 1
+            if result.verdict != admin_pb.VERDICT_VERIFIED:
+                failures.append(result)
+        for result in failures:
+            verdict = admin_pb.Verdict.Name(result.verdict).removeprefix("VERDICT_")
+            print(
+                f"{result.game_id}: {verdict.lower()} at version "
+                f"{result.mismatch_version}: {result.message}"
+            )
+        summary = ", ".join(f"{n} {v.lower()}" for v, n in sorted(counts.items()))
+        print(f"verified {len(ids)} game(s): {summary or 'none'}")
+    return 1 if failures else 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        exported = client.export_game(args.game_id)
+        path = args.output or exported.file_name
+        with open(path, "wb") as out:
+            out.write(exported.document)
+        print(path)
+    return 0
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    with open(args.file, "rb") as source:
+        document = source.read()
+    with StrataClient(args.target, token=args.token) as client:
+        imported = client.import_game(document, args.game_id)
+        verdict = admin_pb.Verdict.Name(imported.verification.verdict)
+        print(
+            f"{imported.game_id} version {imported.version}: "
+            f"{verdict.removeprefix('VERDICT_').lower()}"
+        )
+    return 0 if imported.verification.verdict == admin_pb.VERDICT_VERIFIED else 1
+
+
+def cmd_audit(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        log = client.get_audit_log(args.game_id)
+        commands = {c.first_version: c for c in log.commands if c.accepted}
+        for event in log.events:
+            command = commands.get(event.version)
+            if command is not None:
+                print(
+                    f"  command {command.command_id} by {command.actor} "
+                    f"(seat {command.seat}) at "
+                    f"{command.recorded_at.ToDatetime().isoformat()}"
+                )
+            print(_event_line(event))
+        refused = [c for c in log.commands if not c.accepted]
+        for command in refused:
+            print(
+                f"refused {command.command_id} by {command.actor} at version "
+                f"{command.decided_at_version}: {command.error_reason}"
+            )
+    return 0
+
+
+def cmd_follow(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        for item in client.follow_log(
+            args.after_position, args.game, args.event, follow=not args.no_follow
+        ):
+            if item.HasField("event"):
+                data = json_format.MessageToDict(item.event)
+                print(json.dumps(data, sort_keys=True), flush=True)
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        response = client.get_statistics(args.game)
+        print(json.dumps(json_format.MessageToDict(response), indent=2, sort_keys=True))
+    return 0
+
+
+def cmd_projections(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from eventstore.factory import open_store
+    from eventstore.sql import SQLAlchemyEventStore
+    from service.config import Config
+    from service.projections import GameListProjection
+
+    url = args.database_url or Config.from_env().database_url
+    store = open_store(url)
+    try:
+        if not isinstance(store, SQLAlchemyEventStore):
+            raise SystemExit("strata: projections live in a SQL store")
+        projection = GameListProjection(store)
+        if args.action == "status":
+            print(
+                f"game_list at position {projection.position} "
+                f"of {store.last_position()}"
+            )
+            return 0
+        with tqdm(
+            total=store.last_position(), desc="rebuilding game_list", unit="event"
+        ) as bar:
+            applied = projection.rebuild(bar.update)
+        print(
+            f"game_list rebuilt from {applied} events "
+            f"({projection.models.count()} games)"
+        )
+    finally:
+        store.close()
     return 0
 
 

@@ -17,15 +17,19 @@ Every method returns the response message of its RPC; errors raise
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from strata.v1 import admin_service_pb2 as admin_pb
+from strata.v1 import admin_service_pb2_grpc as admin_grpc
 from strata.v1 import game_service_pb2 as pb
 from strata.v1 import game_service_pb2_grpc as pb_grpc
+from strata.v1 import integration_service_pb2 as integration_pb
+from strata.v1 import integration_service_pb2_grpc as integration_grpc
 
 
 class StrataError(Exception):
@@ -67,6 +71,8 @@ class StrataClient:
         self._owns_channel = channel is None
         self.channel = channel or grpc.insecure_channel(target)
         self.stub = pb_grpc.GameServiceStub(self.channel)
+        self.admin_stub = admin_grpc.AdminServiceStub(self.channel)
+        self.integration_stub = integration_grpc.IntegrationServiceStub(self.channel)
 
     def with_token(self, token: str) -> StrataClient:
         """A client on the same connection acting with ``token``."""
@@ -197,3 +203,83 @@ class StrataClient:
                 page_token=page_token,
             ),
         )
+
+    def replay_game(
+        self, game_id: str, from_version: int = 1, to_version: int = 0
+    ) -> Iterator[pb.ReplayGameResponse]:
+        """Each step of the game: the event and the game right after it."""
+        request = pb.ReplayGameRequest(
+            game_id=game_id, from_version=from_version, to_version=to_version
+        )
+        yield from self._stream(self.stub.ReplayGame, request, self.timeout)
+
+    def _stream(
+        self, method: Any, request: Any, timeout: float | None
+    ) -> Iterator[Any]:
+        try:
+            yield from method(request, metadata=self._metadata(), timeout=timeout)
+        except grpc.RpcError as error:
+            raise StrataError.from_rpc_error(error) from None
+
+    # -- admin (admin token) ----------------------------------------------------
+
+    def get_audit_log(self, game_id: str) -> admin_pb.GetAuditLogResponse:
+        return self._call(  # type: ignore[no-any-return]
+            self.admin_stub.GetAuditLog, admin_pb.GetAuditLogRequest(game_id=game_id)
+        )
+
+    def verify_game(self, game_id: str) -> admin_pb.VerifyGameResponse:
+        return self._call(  # type: ignore[no-any-return]
+            self.admin_stub.VerifyGame, admin_pb.VerifyGameRequest(game_id=game_id)
+        )
+
+    def export_game(self, game_id: str) -> admin_pb.ExportGameResponse:
+        return self._call(  # type: ignore[no-any-return]
+            self.admin_stub.ExportGame, admin_pb.ExportGameRequest(game_id=game_id)
+        )
+
+    def import_game(
+        self, document: bytes, game_id: str = ""
+    ) -> admin_pb.ImportGameResponse:
+        return self._call(  # type: ignore[no-any-return]
+            self.admin_stub.ImportGame,
+            admin_pb.ImportGameRequest(document=document, game_id=game_id),
+        )
+
+    # -- integration (integration or admin token) --------------------------------
+
+    def follow_log(
+        self,
+        after_position: int = 0,
+        game_types: Sequence[str] = (),
+        event_types: Sequence[str] = (),
+        follow: bool = True,
+    ) -> Iterator[integration_pb.FollowLogResponse]:
+        """The global log from ``after_position``, filtered on the server."""
+        request = integration_pb.FollowLogRequest(
+            after_position=after_position,
+            game_types=list(game_types),
+            event_types=list(event_types),
+            no_follow=not follow,
+        )
+        yield from self._stream(
+            self.integration_stub.FollowLog, request, None if follow else self.timeout
+        )
+
+    def get_statistics(
+        self, game_type: str = ""
+    ) -> integration_pb.GetStatisticsResponse:
+        return self._call(  # type: ignore[no-any-return]
+            self.integration_stub.GetStatistics,
+            integration_pb.GetStatisticsRequest(game_type=game_type),
+        )
+
+    def all_games(self, game_type: str = "") -> Iterator[pb.GameSummary]:
+        """Every game, following the pages of ListGames."""
+        token = ""
+        while True:
+            page = self.list_games(game_type=game_type, page_size=500, page_token=token)
+            yield from page.games
+            token = page.next_page_token
+            if not token:
+                return

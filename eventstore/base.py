@@ -206,6 +206,18 @@ class EventStore(abc.ABC):
         elapses. True if woken by an append (a hint: callers re-read)."""
 
     @abc.abstractmethod
+    def import_game(
+        self,
+        game_id: str,
+        events: Sequence[RecordedEvent],
+        commands: Sequence[CommandRecord],
+    ) -> AppendResult:
+        """Write a whole game exported from another store, in one transaction:
+        its events (versions 1..n, with their recording times; new global
+        positions) and its command log. Raises :class:`ConcurrencyError` if
+        the game already has events."""
+
+    @abc.abstractmethod
     def close(self) -> None:
         """Release connections and background threads."""
 

@@ -6,8 +6,10 @@ keeps everything in dicts under one lock; nothing survives the process.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from eventstore.base import (
@@ -40,6 +42,10 @@ class InMemoryEventStore(EventStore):
         events: Sequence[NewEvent],
         command: NewCommand | None = None,
     ) -> AppendResult:
+        if not events:
+            raise ValueError("an append needs at least one event")
+        for event in events:
+            json.dumps(event.data, allow_nan=False)  # JSON only, as a database
         with self._lock:
             if command is not None and (game_id, command.command_id) in self._commands:
                 raise DuplicateCommand(self._commands[game_id, command.command_id])
@@ -60,7 +66,12 @@ class InMemoryEventStore(EventStore):
                 stream.append(recorded)
                 self._log.append(recorded)
             if command is not None:
-                self._log_command(game_id, command, now)
+                outcome = replace(
+                    command.outcome,
+                    first_version=expected_version + 1,
+                    last_version=expected_version + len(events),
+                )
+                self._log_command(game_id, replace(command, outcome=outcome), now)
             self._lock.notify_all()
             return AppendResult(
                 expected_version + 1, expected_version + len(events), len(self._log)
@@ -83,6 +94,8 @@ class InMemoryEventStore(EventStore):
         return record
 
     def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:
+        if command.outcome.accepted:
+            raise ValueError("a rejection needs an outcome with an error_kind")
         with self._lock:
             existing = self._commands.get((game_id, command.command_id))
             if existing is not None:
@@ -139,6 +152,30 @@ class InMemoryEventStore(EventStore):
             return self._lock.wait_for(
                 lambda: len(self._log) > after_position, timeout=timeout
             )
+
+    def import_game(
+        self,
+        game_id: str,
+        events: Sequence[RecordedEvent],
+        commands: Sequence[CommandRecord],
+    ) -> AppendResult:
+        versions = [e.version for e in events]
+        if not events or versions != list(range(1, len(events) + 1)):
+            raise ValueError("an imported game needs versions 1..n without gaps")
+        with self._lock:
+            if self._streams.get(game_id):
+                raise ConcurrencyError(game_id, 0, len(self._streams[game_id]))
+            stream = self._streams.setdefault(game_id, [])
+            for event in events:
+                recorded = replace(event, game_id=game_id, position=len(self._log) + 1)
+                stream.append(recorded)
+                self._log.append(recorded)
+            for record in sorted(commands, key=lambda c: c.sequence):
+                self._commands[game_id, record.command_id] = replace(
+                    record, game_id=game_id, sequence=len(self._commands) + 1
+                )
+            self._lock.notify_all()
+            return AppendResult(1, len(events), len(self._log))
 
     def close(self) -> None:
         pass

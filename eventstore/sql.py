@@ -304,6 +304,59 @@ class SQLAlchemyEventStore(EventStore):
         self._notifier.advance(last_position)
         return AppendResult(first_version, last_version, last_position)
 
+    def import_game(
+        self,
+        game_id: str,
+        events: Sequence[RecordedEvent],
+        commands: Sequence[CommandRecord],
+    ) -> AppendResult:
+        """Write an exported game (see :meth:`EventStore.import_game`)."""
+        versions = [e.version for e in events]
+        if not events or versions != list(range(1, len(events) + 1)):
+            raise ValueError("an imported game needs versions 1..n without gaps")
+        try:
+            with translate_errors(), self._begin_write() as connection:
+                actual = self._select_stream_version(connection, game_id)
+                if actual != 0:
+                    raise _StreamConflict(actual)
+                for record in sorted(commands, key=lambda c: c.sequence):
+                    self._insert_command(
+                        connection,
+                        game_id,
+                        NewCommand(
+                            command_id=record.command_id,
+                            actor=record.actor,
+                            payload=record.payload,
+                            outcome=record.outcome,
+                            decided_at_version=record.decided_at_version,
+                        ),
+                        record.outcome,
+                        record.recorded_at,
+                    )
+                last_position = self._claim_positions(connection, len(events))
+                first_position = last_position - len(events) + 1
+                connection.execute(
+                    tables.events.insert(),
+                    [
+                        {
+                            "game_id": game_id,
+                            "version": event.version,
+                            "position": first_position + offset,
+                            "type": event.type,
+                            "schema_version": event.schema_version,
+                            "data": event.data,
+                            "recorded_at": event.recorded_at,
+                        }
+                        for offset, event in enumerate(events)
+                    ],
+                )
+        except (_StreamConflict, _CommandConflict) as conflict:
+            raise ConcurrencyError(
+                game_id, 0, getattr(conflict, "actual", None)
+            ) from None
+        self._notifier.advance(last_position)
+        return AppendResult(1, len(events), last_position)
+
     # -- the command log --------------------------------------------------
 
     def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:

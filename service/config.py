@@ -24,7 +24,9 @@ class Config:
     - ``STRATA_HOST``: the address to bind (default ``[::]``, every interface);
     - ``STRATA_ADMIN_TOKEN``: the admin bearer token (unset: no admin);
     - ``STRATA_WORKERS``: threads serving requests (default 32);
-    - ``STRATA_LOG_LEVEL``: ``debug``, ``info`` (default), ``warning``.
+    - ``STRATA_LOG_LEVEL``: ``debug``, ``info`` (default), ``warning``;
+    - ``STRATA_INTEGRATION_TOKENS``: comma-separated tokens for the
+      integration feed (IntegrationService).
     """
 
     database_url: str = dataclasses.field(default_factory=default_database_url)
@@ -33,6 +35,7 @@ class Config:
     admin_token: str = ""
     workers: int = 32
     log_level: str = "info"
+    integration_tokens: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Config:
@@ -44,4 +47,9 @@ class Config:
             admin_token=env.get("STRATA_ADMIN_TOKEN", ""),
             workers=int(env.get("STRATA_WORKERS") or 32),
             log_level=(env.get("STRATA_LOG_LEVEL") or "info").lower(),
+            integration_tokens=tuple(
+                t.strip()
+                for t in env.get("STRATA_INTEGRATION_TOKENS", "").split(",")
+                if t.strip()
+            ),
         )

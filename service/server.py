@@ -20,11 +20,16 @@ import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from strata.v1 import admin_service_pb2 as admin_pb
+from strata.v1 import admin_service_pb2_grpc as admin_grpc
 from strata.v1 import game_service_pb2 as pb
 from strata.v1 import game_service_pb2_grpc as pb_grpc
+from strata.v1 import integration_service_pb2 as integration_pb
+from strata.v1 import integration_service_pb2_grpc as integration_grpc
 
 from eventstore.base import EventStore
 from eventstore.sql import SQLAlchemyEventStore
+from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
 from service.config import Config
 from service.interceptors import ErrorsAndLogging
@@ -32,6 +37,10 @@ from service.projections import GameListProjection
 from service.servicer import GameServicer
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameService"].full_name
+ADMIN_SERVICE_NAME = admin_pb.DESCRIPTOR.services_by_name["AdminService"].full_name
+INTEGRATION_SERVICE_NAME = integration_pb.DESCRIPTOR.services_by_name[
+    "IntegrationService"
+].full_name
 MAX_MESSAGE_BYTES = 1 << 20
 
 
@@ -80,6 +89,7 @@ def create_server(
     port: int = 0,
     host: str = "127.0.0.1",
     workers: int = 32,
+    integration_tokens: tuple[str, ...] = (),
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one)."""
     app = GameApp(store, admin_token=admin_token)
@@ -97,10 +107,21 @@ def create_server(
         maximum_concurrent_rpcs=workers * 8,
     )
     pb_grpc.add_GameServiceServicer_to_server(GameServicer(app, projection), server)
+    admin_grpc.add_AdminServiceServicer_to_server(AdminServicer(app), server)
+    integration_grpc.add_IntegrationServiceServicer_to_server(
+        IntegrationServicer(app, projection, integration_tokens), server
+    )
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+        (
+            SERVICE_NAME,
+            ADMIN_SERVICE_NAME,
+            INTEGRATION_SERVICE_NAME,
+            health.SERVICE_NAME,
+            reflection.SERVICE_NAME,
+        ),
+        server,
     )
     bound = server.add_insecure_port(f"{host}:{port}")
     if bound == 0:
@@ -132,6 +153,7 @@ def serve(config: Config) -> None:
         port=config.port,
         host=config.host,
         workers=config.workers,
+        integration_tokens=config.integration_tokens,
     )
     log.info(
         "strata.serving",
