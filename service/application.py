@@ -57,6 +57,11 @@ MAX_NAME = 64
 MAX_COMMAND_ID = 128
 
 
+#: Command log types of the lifecycle commands (game commands use their
+#: class names).
+JOIN = "JoinGame"
+START = "StartGame"
+
 _REFUSALS: dict[str, type[DomainError]] = {
     kind.__name__: kind for kind in (RuleViolation, InvalidCommand, NotYourSeat)
 }
@@ -274,13 +279,28 @@ class GameApp:
                 else ""
             )
             token = token or secrets.token_urlsafe(32)
-            events = loaded.session.join(state, name, hash_token(token), seat)
+            token_hash = hash_token(token)
+            events = loaded.session.join(state, name, token_hash, seat)
+            taken = events[0].seat
+            command = NewCommand(
+                command_id=f"join-seat-{taken}",
+                actor=token_hash[:16],
+                payload={
+                    "seat": taken,
+                    "type": JOIN,
+                    "command": {"player_name": name, "token_hash": token_hash},
+                },
+                decided_at_version=state.version,
+            )
             try:
                 result = self.store.append(
-                    game_id, state.version, [self._new_event(e) for e in events]
+                    game_id,
+                    state.version,
+                    [self._new_event(e) for e in events],
+                    command,
                 )
-            except ConcurrencyError:
-                continue
+            except (ConcurrencyError, DuplicateCommand):
+                continue  # someone else joined meanwhile: decide again
             self._after_append(game_id, loaded, events, result.last_version)
             return events[0].seat, token, result.last_version
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
@@ -297,10 +317,21 @@ class GameApp:
                     "NOT_SEATED", "Only a seated player or the admin may start a game."
                 )
             events = loaded.session.start(state, Rng(state.config.seed, state.version))
+            command = NewCommand(
+                command_id="start",
+                actor="admin" if caller.admin else caller.token_hash[:16],
+                payload={"seat": -1, "type": START, "command": {}},
+                decided_at_version=state.version,
+            )
             try:
                 result = self.store.append(
-                    game_id, state.version, [self._new_event(e) for e in events]
+                    game_id,
+                    state.version,
+                    [self._new_event(e) for e in events],
+                    command,
                 )
+            except DuplicateCommand as duplicate:
+                return duplicate.record.outcome.last_version  # started meanwhile
             except ConcurrencyError:
                 continue
             self._after_append(game_id, loaded, events, result.last_version)

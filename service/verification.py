@@ -23,12 +23,11 @@ from domain.chance import Rng
 from domain.errors import DomainError
 from domain.session import (
     GameCreated,
-    GameStarted,
-    PlayerJoined,
     Session,
     event_schema_version,
 )
 from eventstore.base import CommandRecord, EventStore, RecordedEvent
+from service.application import JOIN, START
 
 
 class Verdict(enum.Enum):
@@ -162,39 +161,23 @@ class _Verifier:
             problem = self._check_refusals(state, seed)
             if problem is not None:
                 return problem
-            event = stored[index]
             version = index + 1
-            if isinstance(event, PlayerJoined):
-                produced: list[Any] = [event]
-            elif isinstance(event, GameStarted):
-                try:
-                    produced = session.start(state, Rng(seed, state.version))
-                except DomainError as error:
-                    return self._result(
-                        Verdict.MISMATCH, version, f"start refused: {error}"
-                    )
-            else:
-                command = self.accepted.get(version)
-                if command is None:
-                    return self._result(
-                        Verdict.MISMATCH,
-                        version,
-                        f"no logged command caused version {version}",
-                    )
-                try:
-                    seat = int(command.payload["seat"])
-                    cls = session.command_type(command.payload["type"])
-                    decoded: Any = codec.decode(cls, command.payload["command"])
-                    produced = session.play(
-                        state, seat, decoded, Rng(seed, state.version)
-                    )
-                except (DomainError, codec.CodecError, KeyError) as error:
-                    return self._result(
-                        Verdict.MISMATCH,
-                        version,
-                        f"command {command.command_id} now fails: {error}",
-                    )
-                self.commands_checked += 1
+            command = self.accepted.get(version)
+            if command is None:
+                return self._result(
+                    Verdict.MISMATCH,
+                    version,
+                    f"no logged command caused version {version}",
+                )
+            try:
+                produced = self._decide(state, seed, command)
+            except (DomainError, codec.CodecError, KeyError, ValueError) as error:
+                return self._result(
+                    Verdict.MISMATCH,
+                    version,
+                    f"command {command.command_id} now fails: {error}",
+                )
+            self.commands_checked += 1
             for offset, event_now in enumerate(produced):
                 at = index + offset
                 if at >= len(stored):
@@ -216,6 +199,26 @@ class _Verifier:
         if problem is not None:
             return problem
         return self._result(Verdict.VERIFIED)
+
+    def _decide(self, state: Any, seed: str, command: CommandRecord) -> list[Any]:
+        """The events ``command`` causes when decided again at ``state``."""
+        payload = command.payload
+        seat = int(payload["seat"])
+        rng = Rng(seed, state.version)
+        if payload["type"] == JOIN:
+            body = payload["command"]
+            return self.session.join(
+                state,
+                str(body["player_name"]),
+                str(body["token_hash"]),
+                seat,
+                str(body.get("bot", "")),
+            )
+        if payload["type"] == START:
+            return self.session.start(state, rng)
+        cls = self.session.command_type(payload["type"])
+        decoded: Any = codec.decode(cls, payload["command"])
+        return self.session.play(state, seat, decoded, rng)
 
     def _check_refusals(self, state: Any, seed: str) -> Verification | None:
         for command in self.refused.pop(state.version, []):
