@@ -20,6 +20,7 @@ from domain.errors import DomainError
 from eventstore import migrate
 from eventstore.factory import open_store
 from eventstore.memory import InMemoryEventStore
+from eventstore.sql import SQLAlchemyEventStore
 from service.application import GameApp
 from service.server import create_server
 from service.verification import Verdict, verify_game
@@ -73,9 +74,10 @@ def test_every_randomly_played_game_verifies(game_type):
 
 
 def test_a_tampered_event_is_found_at_its_version():
-    app = GameApp(InMemoryEventStore())
+    store = InMemoryEventStore()
+    app = GameApp(store)
     game_id = random_game(app, "dinosaurs_extinct", 2, "tamper")
-    stream = app.store._streams[game_id]
+    stream = store._streams[game_id]
     target = next(i for i, e in enumerate(stream) if e.type == "DieRolled" and i > 10)
     data = dict(stream[target].data)
     data["value"] = 7 - data["value"]
@@ -88,11 +90,12 @@ def test_a_tampered_event_is_found_at_its_version():
 
 
 def test_a_game_played_under_other_rules_is_said_so():
-    app = GameApp(InMemoryEventStore())
+    store = InMemoryEventStore()
+    app = GameApp(store)
     game_id = random_game(app, "dinosaurs_extinct", 2, "old-rules")
-    first = app.store._streams[game_id][0]
+    first = store._streams[game_id][0]
     data = {**first.data, "rules_version": "0-old"}
-    app.store._streams[game_id][0] = first.__class__(**{**first.__dict__, "data": data})
+    store._streams[game_id][0] = first.__class__(**{**first.__dict__, "data": data})
     result = verify_game(app.store, game_id)
     assert result.verdict is Verdict.OTHER_RULES
     assert "0-old" in result.message
@@ -227,7 +230,9 @@ def test_verify_command_checks_every_game_and_fails_on_a_mismatch(
     assert "verified 2 game(s): 2 verified" in capsys.readouterr().out
     from sqlalchemy import text
 
-    with server.app.store.write_transaction() as connection:  # type: ignore[attr-defined]
+    store = server.app.store
+    assert isinstance(store, SQLAlchemyEventStore)
+    with store.write_transaction() as connection:
         connection.execute(
             text("UPDATE events SET data = :d WHERE game_id = :g AND version = 3"),
             {
