@@ -34,10 +34,9 @@ so who is asked to act never tells anyone what a hand holds.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Callable, Iterable
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from domain.chance import Rng
 from domain.errors import InvalidCommand, RuleViolation
@@ -132,6 +131,20 @@ DEFAULT_DINOSAURS = (
 )
 # A round always settles long before this many automatic steps.
 _MAX_STEPS = 10_000
+
+
+T = TypeVar("T")
+
+
+def _replace(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace`` without re-running ``__init__``: the state is
+    replaced on every event, and the generic version dominated the run time.
+    Only for this game's frozen dataclasses, which have no ``__post_init__``."""
+    new = object.__new__(type(obj))
+    fields = dict(obj.__dict__)
+    fields.update(changes)
+    new.__dict__.update(fields)
+    return new
 
 
 def _without(cards: tuple[str, ...], removed: Iterable[str]) -> tuple[str, ...]:
@@ -947,7 +960,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     # -- evolving -----------------------------------------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
-        replace = dataclasses.replace
+        replace = _replace
         match event:
             case GameSetUp(
                 dinosaurs=dinosaurs, main_deck=main, disaster_deck=disasters
@@ -1131,23 +1144,21 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     def _player(self, state: State, seat: int, player: Player) -> State:
         players = list(state.players)
         players[seat] = player
-        return dataclasses.replace(state, players=tuple(players))
+        return _replace(state, players=tuple(players))
 
     def _hand(self, state: State, seat: int, hand: tuple[str, ...]) -> State:
-        return self._player(
-            state, seat, dataclasses.replace(state.players[seat], hand=hand)
-        )
+        return self._player(state, seat, _replace(state.players[seat], hand=hand))
 
     def _discard(self, state: State, seat: int, cards: tuple[str, ...]) -> State:
         state = self._hand(state, seat, _without(state.players[seat].hand, cards))
-        return dataclasses.replace(state, discard=state.discard + cards)
+        return _replace(state, discard=state.discard + cards)
 
     def _to_table(self, state: State, seat: int, card: str) -> State:
         state = self._hand(state, seat, _without(state.players[seat].hand, [card]))
-        return dataclasses.replace(state, table=(*state.table, card))
+        return _replace(state, table=(*state.table, card))
 
     def _effect_done(self, state: State, card: str) -> State:
-        return dataclasses.replace(
+        return _replace(
             state,
             effects_done=(*state.effects_done, card),
             effect=None,
@@ -1159,17 +1170,17 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         """Move dinosaurs along the Escape Route; reaching 50 ends the game."""
         players = list(state.players)
         for seat, spaces in moves.items():
-            players[seat] = dataclasses.replace(
+            players[seat] = _replace(
                 players[seat], escape=players[seat].escape + spaces
             )
-        state = dataclasses.replace(state, players=tuple(players))
+        state = _replace(state, players=tuple(players))
         arrived = [
             s for s in self.living(state) if state.players[s].escape >= WINNING_ESCAPE
         ]
         if not arrived:
-            return dataclasses.replace(state, phase=then)
+            return _replace(state, phase=then)
         best = max(state.players[s].escape for s in arrived)
-        return dataclasses.replace(
+        return _replace(
             state,
             phase=Phase.OVER,
             winners=tuple(s for s in arrived if state.players[s].escape == best),
@@ -1242,7 +1253,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         )
 
     def redact(self, event: Event, viewer: Viewer) -> Event:
-        replace = dataclasses.replace
+        replace = _replace
         match event:
             case GameSetUp() if not viewer.sees_everything:
                 return replace(event, main_deck=(), disaster_deck=())
