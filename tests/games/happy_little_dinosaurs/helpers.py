@@ -15,7 +15,6 @@ from domain.happy_little_dinosaurs.cards import Dinosaur, catalogue
 from domain.happy_little_dinosaurs.model import (
     Command,
     DeckOrder,
-    Event,
     Hand,
     Options,
     PassInstant,
@@ -24,6 +23,7 @@ from domain.happy_little_dinosaurs.model import (
     Scenario,
     State,
 )
+from domain.rules import Viewer
 from domain.session import LIFECYCLE_EVENTS
 from tests.gamekit import given, new_game, when
 
@@ -50,7 +50,7 @@ def table(
     return state
 
 
-def act(state: State, seat: int, command: Command) -> tuple[State, list[Event]]:
+def act(state: State, seat: int, command: Command) -> tuple[State, list[Any]]:
     """``seat`` sends ``command``: the new state and the events."""
     events = when(RULES, state, seat, command)
     for event in events:
@@ -58,18 +58,18 @@ def act(state: State, seat: int, command: Command) -> tuple[State, list[Event]]:
     return state, events
 
 
-def commit(state: State, cards: dict[int, str]) -> tuple[State, list[Event]]:
+def commit(state: State, cards: dict[int, str]) -> tuple[State, list[Any]]:
     """Every seat in ``cards`` plays that Point card face down."""
-    out: list[Event] = []
+    out: list[Any] = []
     for seat, card in cards.items():
         state, events = act(state, seat, PlayPointCard(card))
         out += events
     return state, out
 
 
-def pass_all(state: State) -> tuple[State, list[Event]]:
+def pass_all(state: State) -> tuple[State, list[Any]]:
     """Everyone passes in the scoring window until it closes."""
-    out: list[Event] = []
+    out: list[Any] = []
     while state.phase is Phase.SCORING:
         seat = min(RULES.active_seats(state))
         state, events = act(state, seat, PassInstant())
@@ -103,3 +103,8 @@ def deal(*hands: Sequence[str]) -> list[list[str]]:
         out.append([*h, *spare[:need]])
         spare = spare[need:]
     return out
+
+
+def redacted(event: Any, viewer: Viewer) -> Any:
+    """``event`` as ``viewer`` receives it."""
+    return RULES.redact(event, viewer)

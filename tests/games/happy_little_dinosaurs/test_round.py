@@ -34,7 +34,7 @@ from domain.happy_little_dinosaurs.model import (
 from domain.rules import Viewer
 from tests.gamekit import when
 
-from .helpers import act, commit, deal, of_type, pass_all, table
+from .helpers import act, commit, deal, of_type, pass_all, redacted, table
 
 
 def test_each_living_player_commits_a_point_card_face_down() -> None:
@@ -56,8 +56,8 @@ def test_nothing_is_revealed_until_everyone_has_committed() -> None:
     assert other.players[0].played is None
     own = RULES.view(state, Viewer.player(0))
     assert own.players[0].commitment == "meteor_cannon_1"
-    redacted = RULES.redact(PointCardCommitted(0, "meteor_cannon_1"), Viewer.player(1))
-    assert redacted == PointCardCommitted(0, None)
+    hidden = redacted(PointCardCommitted(0, "meteor_cannon_1"), Viewer.player(1))
+    assert hidden == PointCardCommitted(0, None)
 
 
 def test_cards_are_revealed_at_once_after_the_last_commitment() -> None:
