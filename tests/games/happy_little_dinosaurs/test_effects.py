@@ -407,3 +407,53 @@ def test_special_star_fruit_doubles_boosters_and_sappers() -> None:
     state, events = act(state, 1, PassInstant())
     assert RULES.is_terminal(state) is False
     assert state.players[1].escape == 8
+
+
+@pytest.mark.parametrize(
+    ("card", "value"),
+    [
+        ("cool_stick_1", 1),
+        ("handy_pan_1", 2),
+        ("grave_maker_1", 3),
+        ("bonehead_1", 4),
+        ("run_home_bat_1", 5),
+        ("bow_and_dino_1", 6),
+        ("sting_stabber_1", 7),
+        ("iced_ptea_1", 8),
+        ("meteor_cannon_1", 9),
+    ],
+)
+def test_a_point_card_without_effect_scores_its_face_value(
+    card: str, value: int
+) -> None:
+    state = table(deal([card], ["pet_rock_1"]))
+    state, _ = commit(state, {0: card, 1: "pet_rock_1"})
+    state, events = act(state, 1, PassEffect())
+    assert of_type(events, ScoresTallied)[0].scores == {0: value, 1: 0}
+
+
+def test_treenoculars_with_one_card_left_anywhere_keep_it() -> None:
+    state = table(deal(["treenoculars_1"], []), deck=["iced_ptea_2"])
+    state, _ = commit(state, {0: "treenoculars_1", 1: state.players[1].hand[0]})
+    state = dataclasses.replace(state, main_deck=("iced_ptea_2",), discard=())
+    state, events = act(state, 0, LookAtTopCards())
+    assert events == [TopCardsLookedAt(0, ("iced_ptea_2",), 1)]
+    with pytest.raises(RuleViolation) as error:
+        when(RULES, state, 0, PassEffect())
+    assert error.value.reason == "EFFECT_UNDER_WAY"
+    state, events = act(state, 0, KeepCard("iced_ptea_2"))
+    assert events[0] == TopCardKept(0, "iced_ptea_2", ())
+
+
+def test_dino_grabber_cannot_look_at_an_empty_hand() -> None:
+    state = table(deal(["dino_grabber_1"], [], []))
+    state, _ = commit(
+        state,
+        {0: "dino_grabber_1", 1: state.players[1].hand[0], 2: state.players[2].hand[0]},
+    )
+    empty = dataclasses.replace(state.players[2], hand=())
+    state = dataclasses.replace(state, players=(*state.players[:2], empty))
+    assert RULES.legal_actions(state, 0) == [LookAtHand(1), PassEffect()]
+    with pytest.raises(RuleViolation) as error:
+        when(RULES, state, 0, LookAtHand(2))
+    assert error.value.reason == "HAND_EMPTY"
