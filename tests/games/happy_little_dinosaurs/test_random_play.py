@@ -3,13 +3,16 @@ state, maps to its protos, and never shows a player another's secret."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import Any
 
 import pytest
 from strata.v1.games import happy_little_dinosaurs_pb2
 
-from domain.happy_little_dinosaurs import RULES
+from domain.chance import Rng
+from domain.errors import DomainError
+from domain.happy_little_dinosaurs import RULES, model
 from domain.happy_little_dinosaurs.cards import catalogue
 from domain.happy_little_dinosaurs.model import (
     CardTaken,
@@ -171,3 +174,54 @@ def test_random_games_never_show_a_player_another_players_secret() -> None:
     for players in (2, 3, 4):
         for i in range(15):
             assert_no_leak(play_random(RULES, players, f"leak-{players}-{i}"))
+
+
+def test_any_command_is_accepted_or_refused_with_a_domain_error() -> None:
+    """Commands built from arbitrary cards and seats never crash ``decide``:
+    it returns events or raises a DomainError (so the service never answers
+    INTERNAL), and it accepts every command ``legal_actions`` lists."""
+    cards = ["pet_rock_1", "score_booster_1", "meteor_1", "no_such_card"]
+    seats = [-1, 0, 1, 2, 3, 9]
+
+    def commands(chooser: Rng) -> list[Any]:
+        card = chooser.choice(cards)
+        seat = chooser.choice(seats)
+        return [
+            model.PlayPointCard(card),
+            model.PassEffect(),
+            model.AddPointCardValue(card),
+            model.LookAtHand(seat),
+            model.TakeCard(card),
+            model.SwapWithNeighbour(seat),
+            model.DiscardCards((card,)),
+            model.DiscardCards(()),
+            model.LookAtTopCards(),
+            model.KeepCard(card),
+            model.SwapPlayedCards(seat, chooser.choice(seats)),
+            model.PlayScoreBooster(card, seat),
+            model.PlayScoreSapper(card, seat),
+            model.PlayScoreInversion(card),
+            model.PassInstant(),
+            model.PlayDisasterInsurance(card),
+            model.PlayDisasterRedirect(card, seat),
+            model.TakeDisaster(),
+            model.DiscardCard(card),
+            model.KeepHand(),
+        ]
+
+    for players in (2, 3, 4):
+        played = play_random(RULES, players, f"fuzz-{players}")
+        session = Session(RULES)
+        state = None
+        chooser = Rng("fuzz", players)
+        for event in played.events:
+            state = session.evolve(state, event)
+            game = state.game
+            if isinstance(event, LIFECYCLE_EVENTS) or RULES.is_terminal(game):
+                continue
+            for seat in range(players):
+                for command in commands(chooser):
+                    with contextlib.suppress(DomainError):
+                        RULES.decide(game, seat, command, Rng("fuzz", 0))
+                for command in RULES.legal_actions(game, seat):
+                    assert RULES.decide(game, seat, command, Rng("fuzz", 0))
