@@ -252,3 +252,22 @@ def test_the_sudden_death_loser_may_still_play_disaster_insurance() -> None:
     ]
     state, events = act(state, 2, PlayDisasterInsurance("disaster_insurance_1"))
     assert DisasterSentToBottom("meteor_1", BottomReason.INSURANCE) in events
+
+
+def test_running_out_of_point_cards_in_a_repeated_sudden_death_takes_it() -> None:
+    state = table(
+        deal(
+            ["meteor_cannon_1"],
+            ["cool_stick_1", "bonehead_1", *SAPPERS[:3]],
+            ["cool_stick_2", "bonehead_2"],
+        )
+    )
+    state, _ = commit(
+        state, {0: "meteor_cannon_1", 1: "cool_stick_1", 2: "cool_stick_2"}
+    )
+    state, _ = pass_all(state)
+    state, events = commit(state, {1: "bonehead_1", 2: "bonehead_2"})
+    assert events[-2:] == [
+        SuddenDeathCardsRevealed({1: "bonehead_1", 2: "bonehead_2"}),
+        DisasterFaced(1),
+    ]
