@@ -14,8 +14,9 @@ def _load() -> None:
     if _GAMES:
         return
     from domain.dinosaurs_extinct import RULES as dinosaurs_extinct
+    from domain.happy_little_dinosaurs import RULES as happy_little_dinosaurs
 
-    for rules in (dinosaurs_extinct,):
+    for rules in (dinosaurs_extinct, happy_little_dinosaurs):
         _GAMES[rules.game_type] = rules
 
 

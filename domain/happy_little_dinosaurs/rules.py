@@ -1,0 +1,1281 @@
+"""Happy Little Dinosaurs: the rules, read top-down like the rulebook.
+
+Declared shape: 2-4 players, each a dinosaur with traits; a Main deck of 53
+Point and 16 Instant cards, a Disaster deck of 28 (see ``cards.json``).
+Information is imperfect: hands, face-down commitments and deck orders are
+secret; chance is the shuffles, recorded in events.
+
+A round (``Phase``):
+
+1. A Disaster is flipped face up. Every living player whose hand holds no
+   Point card discards the hand and draws 5, until it does (automatic).
+2. COMMIT: every living player places a Point card face down; once all have,
+   they are revealed at once.
+3. EFFECTS: the Flaming Chainsaw ("during this round") silences every other
+   effect; otherwise each optional effect gets a window for its card's
+   holder, lowest card value first (ties: fewest Escape points, then seat).
+4. SCORING: scores are tallied (value + trait + Pet Rock / Smoothie), Mouth
+   Traps swap the highest and lowest, then every living player with cards may
+   play Score Boosters, Sappers and Inversions (doubled by Star Fruit) until
+   all pass in a row.
+5. The highest score(s) collect; a single lowest faces the Disaster, a tie
+   for lowest plays Sudden Death; everyone tied sends it to the bottom.
+6. DISASTER: the player facing it may play Insurance or Redirect, or takes
+   it; three of a type or three different types (Meteors wild) eliminate;
+   otherwise the taker may discard a card.
+7. Escape movement (one space per Disaster), refill to 5, clear the table.
+
+The game ends when a dinosaur reaches 50 (the highest total among those
+who did wins, ties share) or only one dinosaur is left.
+
+Windows only open on public grounds (a hand holds cards, a target exists),
+so who is asked to act never tells anyone what a hand holds.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable
+from typing import Any, ClassVar, TypeVar
+
+from domain.chance import Rng
+from domain.errors import InvalidCommand, RuleViolation
+from domain.happy_little_dinosaurs.cards import (
+    Card,
+    Catalogue,
+    Dinosaur,
+    DisasterType,
+    Effect,
+    InstantEffect,
+    Kind,
+    Timing,
+    catalogue,
+)
+from domain.happy_little_dinosaurs.model import (
+    COMMAND_TYPES,
+    EVENT_TYPES,
+    AddPointCardValue,
+    BottomReason,
+    CardsDiscarded,
+    CardsDrawn,
+    CardTaken,
+    Command,
+    DisasterDiscardChosen,
+    DisasterFaced,
+    DisasterFlipped,
+    DisasterInsurancePlayed,
+    DisasterRedirectPlayed,
+    DisasterSentToBottom,
+    DisasterTaken,
+    DiscardCard,
+    DiscardCards,
+    DiscardOffered,
+    EffectCardsDiscarded,
+    EffectPassed,
+    EffectWindowOpened,
+    EscapeMoved,
+    Event,
+    GameSetUp,
+    HandLookedAt,
+    InstantPassed,
+    KeepCard,
+    KeepHand,
+    LookAtHand,
+    LookAtTopCards,
+    MainDeckReshuffled,
+    MouthTrapSprung,
+    Options,
+    PassEffect,
+    PassInstant,
+    Phase,
+    PlayDisasterInsurance,
+    PlayDisasterRedirect,
+    PlayedCardsSwapped,
+    Player,
+    PlayerEliminated,
+    PlayerView,
+    PlayPointCard,
+    PlayScoreBooster,
+    PlayScoreInversion,
+    PlayScoreSapper,
+    PointCardCommitted,
+    PointCardsRevealed,
+    PointCardValueAdded,
+    PointsCollected,
+    Scenario,
+    ScoreBoosterPlayed,
+    ScoreInversionPlayed,
+    ScoreSapperPlayed,
+    ScoresTallied,
+    State,
+    SuddenDeathCardsRevealed,
+    SuddenDeathStarted,
+    SwapPlayedCards,
+    SwapWithNeighbour,
+    TableCleared,
+    TakeCard,
+    TakeDisaster,
+    TopCardKept,
+    TopCardsLookedAt,
+    View,
+)
+from domain.rules import GameConfig, GameRules, Outcome, Viewer
+
+HAND_SIZE = 5
+WINNING_ESCAPE = 50
+DEFAULT_DINOSAURS = (
+    Dinosaur.NERVOUS_REX,
+    Dinosaur.BAD_LUCK_BRONTO,
+    Dinosaur.CRY_CERATOPS,
+    Dinosaur.STEGO,
+)
+# A round always settles long before this many automatic steps.
+_MAX_STEPS = 10_000
+
+
+T = TypeVar("T")
+
+
+def _replace(obj: T, **changes: Any) -> T:
+    """``dataclasses.replace`` without re-running ``__init__``: the state is
+    replaced on every event, and the generic version dominated the run time.
+    Only for this game's frozen dataclasses, which have no ``__post_init__``."""
+    new = object.__new__(type(obj))
+    fields = dict(obj.__dict__)
+    fields.update(changes)
+    new.__dict__.update(fields)
+    return new
+
+
+def _without(cards: tuple[str, ...], removed: Iterable[str]) -> tuple[str, ...]:
+    gone = set(removed)
+    return tuple(c for c in cards if c not in gone)
+
+
+def _invert(scores: dict[int, int]) -> dict[int, int]:
+    """Swap the highest and lowest scores; every tied player moves."""
+    if not scores:
+        return scores
+    high, low = max(scores.values()), min(scores.values())
+    return {s: low if v == high else high if v == low else v for s, v in scores.items()}
+
+
+def eliminates(types: Iterable[DisasterType]) -> bool:
+    """Three of one type or three different types, Meteors wild."""
+    kinds = list(types)
+    meteors = kinds.count(DisasterType.METEOR)
+    others = [t for t in kinds if t is not DisasterType.METEOR]
+    most = max((others.count(t) for t in set(others)), default=0)
+    return most + meteors >= 3 or len(set(others)) + meteors >= 3
+
+
+class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
+    """The rules of Happy Little Dinosaurs."""
+
+    game_type: ClassVar[str] = "happy_little_dinosaurs"
+    title: ClassVar[str] = "Happy Little Dinosaurs"
+    rules_version: ClassVar[str] = "1"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 4
+    options_type: ClassVar[type] = Options
+    scenario_type: ClassVar[type] = Scenario
+    state_type: ClassVar[type] = State
+    view_type: ClassVar[type] = View
+    command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
+    event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
+
+    @property
+    def cards(self) -> Catalogue:
+        return catalogue()
+
+    def card(self, card_id: str) -> Card:
+        return catalogue().cards[card_id]
+
+    # -- configuration --------------------------------------------------------
+
+    def validate_config(self, config: GameConfig[State]) -> None:
+        options: Options = config.options
+        if options.dinosaurs:
+            if len(options.dinosaurs) != config.players:
+                raise InvalidCommand(
+                    "DINOSAURS_DO_NOT_MATCH_SEATS",
+                    f"Choose one dinosaur per seat ({config.players}), "
+                    f"not {len(options.dinosaurs)}.",
+                )
+            if len(set(options.dinosaurs)) != len(options.dinosaurs):
+                raise InvalidCommand(
+                    "DINOSAUR_CHOSEN_TWICE", "Each dinosaur can be played once."
+                )
+        scenario: Scenario | None = config.scenario
+        if scenario is None:
+            return
+        main = set(self.cards.main)
+        disasters = set(self.cards.disasters)
+
+        def check(ids: Iterable[str], allowed: set[str], what: str) -> None:
+            listed = list(ids)
+            for card_id in listed:
+                if card_id not in allowed:
+                    raise InvalidCommand(
+                        "SCENARIO_CARD_UNKNOWN", f"{what}: no such card {card_id!r}."
+                    )
+            if len(set(listed)) != len(listed):
+                raise InvalidCommand(
+                    "SCENARIO_CARD_REPEATED", f"{what}: a card is listed twice."
+                )
+
+        if len(scenario.hands) > config.players:
+            raise InvalidCommand(
+                "SCENARIO_TOO_MANY_HANDS",
+                "The scenario deals to more seats than exist.",
+            )
+        for hand in scenario.hands:
+            if len(hand.cards) not in (0, HAND_SIZE):
+                raise InvalidCommand(
+                    "SCENARIO_HAND_SIZE",
+                    f"A dealt hand has {HAND_SIZE} cards (or none to deal at random).",
+                )
+        dealt = [c for hand in scenario.hands for c in hand.cards]
+        check([*dealt, *scenario.main_deck], main, "hands and Main deck")
+        check(scenario.disaster_deck, disasters, "Disaster deck")
+        for order in scenario.reshuffles:
+            check(order.cards, main, "reshuffle")
+
+    def initial_state(self, config: GameConfig[State]) -> State:
+        options: Options = config.options
+        dinosaurs = options.dinosaurs or DEFAULT_DINOSAURS[: config.players]
+        return State(
+            players=tuple(Player(dinosaur=d) for d in dinosaurs),
+            scenario=config.scenario,
+        )
+
+    def characters(self, state: State) -> dict[int, str]:
+        names = {b.dinosaur: b.name for b in self.cards.dinosaurs}
+        return {i: names[p.dinosaur] for i, p in enumerate(state.players)}
+
+    # -- setting the table ----------------------------------------------------
+
+    def start(self, state: State, rng: Rng) -> list[Event]:
+        """Shuffle both decks, deal 5 to each, flip the first Disaster."""
+        scenario = state.scenario or Scenario()
+        players = len(state.players)
+        fixed = [
+            scenario.hands[i].cards if i < len(scenario.hands) else ()
+            for i in range(players)
+        ]
+        listed = {c for hand in fixed for c in hand} | set(scenario.main_deck)
+        pool = list(rng.shuffled([c for c in self.cards.main if c not in listed]))
+        deal: list[str] = []
+        for hand in fixed:
+            if hand:
+                deal += hand
+            else:
+                deal += pool[:HAND_SIZE]
+                pool = pool[HAND_SIZE:]
+        main_deck = (*deal, *scenario.main_deck, *pool)
+        top = list(scenario.disaster_deck)
+        disaster_deck = (
+            *top,
+            *rng.shuffled([c for c in self.cards.disasters if c not in set(top)]),
+        )
+        events: list[Event] = [
+            GameSetUp(
+                dinosaurs=tuple(p.dinosaur for p in state.players),
+                main_deck=main_deck,
+                main_deck_size=len(main_deck),
+                disaster_deck=disaster_deck,
+                disaster_deck_size=len(disaster_deck),
+            )
+        ]
+        for seat in range(players):
+            hand = main_deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]
+            events.append(CardsDrawn(seat=seat, cards=hand, count=len(hand)))
+        events.append(DisasterFlipped(round=1, card=disaster_deck[0]))
+        return self._then(state, events, rng)
+
+    # -- who may do what ----------------------------------------------------------
+
+    def living(self, state: State) -> tuple[int, ...]:
+        return tuple(i for i, p in enumerate(state.players) if not p.eliminated)
+
+    def holder(self, state: State, card: str) -> int | None:
+        for seat, played in state.played.items():
+            if played == card:
+                return seat
+        return None
+
+    def silenced(self, state: State) -> bool:
+        """True when a Flaming Chainsaw is face up: no other effect applies."""
+        return any(
+            self.card(c).effect is Effect.SILENCE_OTHERS for c in state.played.values()
+        )
+
+    def doubled(self, state: State) -> bool:
+        """True when a Special Star Fruit doubles Boosters and Sappers."""
+        return not self.silenced(state) and any(
+            self.card(c).effect is Effect.DOUBLE_BOOSTERS_AND_SAPPERS
+            for c in state.played.values()
+        )
+
+    def disaster_type(self, card_id: str) -> DisasterType:
+        disaster = self.card(card_id).disaster
+        if disaster is None:
+            raise ValueError(f"{card_id} is not a Disaster card")
+        return disaster
+
+    def has_point_card(self, state: State, seat: int) -> bool:
+        return any(self.card(c).kind is Kind.POINT for c in state.players[seat].hand)
+
+    def neighbours(self, state: State, seat: int) -> tuple[int, ...]:
+        """The living left and right neighbours (the same one with two)."""
+        living = self.living(state)
+        if seat not in living or len(living) < 2:
+            return ()
+        i = living.index(seat)
+        left, right = living[(i + 1) % len(living)], living[i - 1]
+        return (left,) if left == right else tuple(sorted({left, right}))
+
+    def scoring_seats(self, state: State) -> tuple[int, ...]:
+        """Who the scoring window waits for: living players holding cards."""
+        return tuple(s for s in self.living(state) if state.players[s].hand)
+
+    def active_seats(self, state: State) -> frozenset[int]:
+        match state.phase:
+            case Phase.COMMIT:
+                return frozenset(
+                    s for s in self.living(state) if s not in state.committed
+                )
+            case Phase.EFFECTS if state.effect is not None:
+                seat = self.holder(state, state.effect)
+                return frozenset() if seat is None else frozenset({seat})
+            case Phase.SCORING:
+                return frozenset(self.scoring_seats(state)) - set(state.passed)
+            case Phase.SUDDEN_DEATH:
+                return frozenset(
+                    s for s in state.sudden_death if s not in state.committed
+                )
+            case Phase.DISASTER | Phase.DISCARD if state.taker is not None:
+                return frozenset({state.taker})
+        return frozenset()
+
+    def legal_actions(self, state: State, seat: int) -> list[Command]:
+        if seat not in self.active_seats(state):
+            return []
+        hand = state.players[seat].hand
+        match state.phase:
+            case Phase.COMMIT | Phase.SUDDEN_DEATH:
+                return [
+                    PlayPointCard(c) for c in hand if self.card(c).kind is Kind.POINT
+                ]
+            case Phase.EFFECTS if state.effect is not None:
+                return self._effect_actions(state, seat, self.card(state.effect))
+            case Phase.SCORING:
+                actions: list[Command] = []
+                for c in hand:
+                    instant = self.card(c).instant
+                    if instant is InstantEffect.BOOST:
+                        actions += [PlayScoreBooster(c, t) for t in self.living(state)]
+                    elif instant is InstantEffect.SAP:
+                        actions += [PlayScoreSapper(c, t) for t in self.living(state)]
+                    elif instant is InstantEffect.INVERT:
+                        actions.append(PlayScoreInversion(c))
+                return [*actions, PassInstant()]
+            case Phase.DISASTER:
+                actions = []
+                for c in hand:
+                    instant = self.card(c).instant
+                    if instant is InstantEffect.INSURE:
+                        actions.append(PlayDisasterInsurance(c))
+                    elif instant is InstantEffect.REDIRECT:
+                        actions += [
+                            PlayDisasterRedirect(c, t)
+                            for t in self.living(state)
+                            if t != seat
+                        ]
+                return [*actions, TakeDisaster()]
+            case Phase.DISCARD:
+                return [*(DiscardCard(c) for c in hand), KeepHand()]
+        return []
+
+    def _effect_actions(self, state: State, seat: int, card: Card) -> list[Command]:
+        hand = state.players[seat].hand
+        match card.effect:
+            case Effect.ADD_POINT_CARD_VALUE | Effect.ADD_EFFECT_CARD_VALUE:
+                return [
+                    *(
+                        AddPointCardValue(c)
+                        for c in hand
+                        if self._may_add(card, self.card(c))
+                    ),
+                    PassEffect(),
+                ]
+            case Effect.GRAB_CARD if state.effect_target is not None:
+                return [TakeCard(c) for c in state.players[state.effect_target].hand]
+            case Effect.GRAB_CARD:
+                return [
+                    *(LookAtHand(t) for t in self._grab_targets(state, seat)),
+                    PassEffect(),
+                ]
+            case Effect.SWAP_WITH_NEIGHBOUR:
+                return [
+                    *(SwapWithNeighbour(t) for t in self._snake_targets(state, seat)),
+                    PassEffect(),
+                ]
+            case Effect.DISCARD_UP_TO_THREE:
+                subsets = [
+                    DiscardCards(cards)
+                    for size in range(1, 4)
+                    for cards in itertools.combinations(hand, size)
+                ]
+                return [*subsets, PassEffect()]
+            case Effect.LOOK_AT_TOP_TWO if state.peeked:
+                return [KeepCard(c) for c in state.peeked]
+            case Effect.LOOK_AT_TOP_TWO:
+                return [LookAtTopCards(), PassEffect()]
+            case Effect.SWAP_TWO_OTHERS:
+                others = [t for t in self.living(state) if t != seat]
+                return [
+                    *(
+                        SwapPlayedCards(a, b)
+                        for a, b in itertools.combinations(others, 2)
+                    ),
+                    PassEffect(),
+                ]
+        return [PassEffect()]
+
+    def _may_add(self, effect_card: Card, card: Card) -> bool:
+        if card.kind is not Kind.POINT:
+            return False
+        if effect_card.effect is Effect.ADD_EFFECT_CARD_VALUE:
+            return card.effect is not Effect.NONE
+        return True
+
+    def _grab_targets(self, state: State, seat: int) -> tuple[int, ...]:
+        return tuple(
+            t for t in self.living(state) if t != seat and state.players[t].hand
+        )
+
+    def _snake_targets(self, state: State, seat: int) -> tuple[int, ...]:
+        return tuple(
+            t
+            for t in self.neighbours(state, seat)
+            if t in state.played and self.card(state.played[t]).effect is Effect.NONE
+        )
+
+    def _may_use(self, state: State, seat: int, card: Card) -> bool:
+        """Whether an effect window opens, judged on public facts only."""
+        match card.effect:
+            case (
+                Effect.ADD_POINT_CARD_VALUE
+                | Effect.ADD_EFFECT_CARD_VALUE
+                | Effect.DISCARD_UP_TO_THREE
+            ):
+                return bool(state.players[seat].hand)
+            case Effect.GRAB_CARD:
+                return bool(self._grab_targets(state, seat))
+            case Effect.SWAP_WITH_NEIGHBOUR:
+                return bool(self._snake_targets(state, seat))
+            case Effect.LOOK_AT_TOP_TWO:
+                return bool(state.main_deck or state.discard)
+            case Effect.SWAP_TWO_OTHERS:
+                return len(self.living(state)) >= 3
+        return False
+
+    # -- deciding -----------------------------------------------------------------
+
+    def decide(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> list[Event]:
+        if state.phase in (Phase.SETUP, Phase.OVER):
+            raise RuleViolation("WRONG_PHASE", "The game is not being played.")
+        if state.players[seat].eliminated:
+            raise RuleViolation("ELIMINATED", "An eliminated dinosaur plays no more.")
+        return self._then(state, self._decide(state, seat, command, rng), rng)
+
+    def _decide(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> list[Event]:
+        hand = state.players[seat].hand
+        match command:
+            case PlayPointCard(card=card):
+                self._expect_phase(state, Phase.COMMIT, Phase.SUDDEN_DEATH)
+                if state.phase is Phase.SUDDEN_DEATH and seat not in state.sudden_death:
+                    raise RuleViolation(
+                        "NOT_IN_SUDDEN_DEATH", "Only the tied lowest play Sudden Death."
+                    )
+                if seat in state.committed:
+                    raise RuleViolation(
+                        "ALREADY_COMMITTED", "You already placed a card face down."
+                    )
+                self._expect_in_hand(hand, card)
+                if self.card(card).kind is not Kind.POINT:
+                    raise RuleViolation(
+                        "NOT_A_POINT_CARD", f"{card} is not a Point card."
+                    )
+                return [PointCardCommitted(seat=seat, card=card)]
+            case (
+                PassEffect()
+                | AddPointCardValue()
+                | LookAtHand()
+                | TakeCard()
+                | SwapWithNeighbour()
+                | DiscardCards()
+                | LookAtTopCards()
+                | KeepCard()
+                | SwapPlayedCards()
+            ):
+                return self._decide_effect(state, seat, command, rng)
+            case PlayScoreBooster() | PlayScoreSapper() | PlayScoreInversion():
+                return self._decide_instant(state, seat, command)
+            case PassInstant():
+                self._expect_scoring_turn(state, seat)
+                return [InstantPassed(seat=seat)]
+            case PlayDisasterInsurance(card=card):
+                disaster = self._expect_taker(state, seat, Phase.DISASTER)
+                self._expect_instant(hand, card, InstantEffect.INSURE)
+                return [
+                    DisasterInsurancePlayed(seat=seat, card=card),
+                    DisasterSentToBottom(card=disaster, reason=BottomReason.INSURANCE),
+                ]
+            case PlayDisasterRedirect(card=card, target=target):
+                self._expect_taker(state, seat, Phase.DISASTER)
+                self._expect_instant(hand, card, InstantEffect.REDIRECT)
+                self._expect_other_living(state, seat, target)
+                return [DisasterRedirectPlayed(seat=seat, card=card, target=target)]
+            case TakeDisaster():
+                disaster = self._expect_taker(state, seat, Phase.DISASTER)
+                return [DisasterTaken(seat=seat, card=disaster)]
+            case DiscardCard(card=card):
+                self._expect_taker(state, seat, Phase.DISCARD)
+                self._expect_in_hand(hand, card)
+                return [DisasterDiscardChosen(seat=seat, card=card)]
+            case KeepHand():
+                self._expect_taker(state, seat, Phase.DISCARD)
+                return [DisasterDiscardChosen(seat=seat, card=None)]
+        raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not a command.")
+
+    def _decide_effect(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> list[Event]:
+        self._expect_phase(state, Phase.EFFECTS)
+        if state.effect is None or self.holder(state, state.effect) != seat:
+            raise RuleViolation(
+                "NOT_YOUR_EFFECT", "No effect of yours is waiting to be used."
+            )
+        effect_card = self.card(state.effect)
+        card_id = effect_card.id
+        me = state.players[seat]
+
+        def expect(*effects: Effect) -> None:
+            if effect_card.effect not in effects:
+                raise RuleViolation(
+                    "WRONG_EFFECT", f"{effect_card.name} does not do that."
+                )
+
+        midway = state.effect_target is not None or bool(state.peeked)
+        match command:
+            case PassEffect():
+                if midway:
+                    raise RuleViolation(
+                        "EFFECT_UNDER_WAY", "Finish the effect you started."
+                    )
+                return [EffectPassed(seat=seat, card=card_id)]
+            case AddPointCardValue(card=card):
+                expect(Effect.ADD_POINT_CARD_VALUE, Effect.ADD_EFFECT_CARD_VALUE)
+                self._expect_in_hand(me.hand, card)
+                if not self._may_add(effect_card, self.card(card)):
+                    raise RuleViolation(
+                        "CARD_NOT_ALLOWED",
+                        f"{effect_card.name} cannot discard {card} for points.",
+                    )
+                return [
+                    PointCardValueAdded(
+                        seat=seat,
+                        card=card_id,
+                        discarded=card,
+                        value=self.card(card).value,
+                    )
+                ]
+            case LookAtHand(target=target):
+                expect(Effect.GRAB_CARD)
+                if midway:
+                    raise RuleViolation("EFFECT_UNDER_WAY", "You already looked.")
+                self._expect_other_living(state, seat, target)
+                hand = state.players[target].hand
+                if not hand:
+                    raise RuleViolation("HAND_EMPTY", "That hand has no cards.")
+                return [
+                    HandLookedAt(seat=seat, target=target, hand=hand, count=len(hand))
+                ]
+            case TakeCard(card=card):
+                expect(Effect.GRAB_CARD)
+                if state.effect_target is None:
+                    raise RuleViolation("LOOK_FIRST", "Look at a hand first.")
+                self._expect_in_hand(state.players[state.effect_target].hand, card)
+                return [CardTaken(seat=seat, target=state.effect_target, card=card)]
+            case SwapWithNeighbour(target=target):
+                expect(Effect.SWAP_WITH_NEIGHBOUR)
+                self._expect_seat(state, target)
+                if target not in self.neighbours(state, seat):
+                    raise RuleViolation(
+                        "NOT_A_NEIGHBOUR", f"Seat {target} is not next to you."
+                    )
+                if self.card(state.played[target]).effect is not Effect.NONE:
+                    raise RuleViolation(
+                        "CARD_HAS_EFFECT",
+                        "The snake cannot take a card with an effect.",
+                    )
+                return [
+                    PlayedCardsSwapped(
+                        seat=seat, card=card_id, first=seat, second=target
+                    )
+                ]
+            case DiscardCards(cards=cards):
+                expect(Effect.DISCARD_UP_TO_THREE)
+                if not 1 <= len(cards) <= 3 or len(set(cards)) != len(cards):
+                    raise InvalidCommand(
+                        "DISCARD_ONE_TO_THREE", "Discard one to three different cards."
+                    )
+                for card in cards:
+                    self._expect_in_hand(me.hand, card)
+                return [EffectCardsDiscarded(seat=seat, card=card_id, cards=cards)]
+            case LookAtTopCards():
+                expect(Effect.LOOK_AT_TOP_TWO)
+                if midway:
+                    raise RuleViolation("EFFECT_UNDER_WAY", "You already looked.")
+                return self._draw(
+                    state,
+                    2,
+                    rng,
+                    lambda cards: TopCardsLookedAt(
+                        seat=seat, cards=cards, count=len(cards)
+                    ),
+                )
+            case KeepCard(card=card):
+                expect(Effect.LOOK_AT_TOP_TWO)
+                if card not in state.peeked:
+                    raise RuleViolation(
+                        "CARD_NOT_LOOKED_AT", f"You did not look at {card}."
+                    )
+                return [
+                    TopCardKept(
+                        seat=seat, kept=card, discarded=_without(state.peeked, [card])
+                    )
+                ]
+            case SwapPlayedCards(first=first, second=second):
+                expect(Effect.SWAP_TWO_OTHERS)
+                self._expect_other_living(state, seat, first)
+                self._expect_other_living(state, seat, second)
+                if first == second:
+                    raise RuleViolation("SAME_PLAYER", "Choose two different players.")
+                return [
+                    PlayedCardsSwapped(
+                        seat=seat, card=card_id, first=first, second=second
+                    )
+                ]
+        raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not an effect.")
+
+    def _decide_instant(self, state: State, seat: int, command: Command) -> list[Event]:
+        self._expect_scoring_turn(state, seat)
+        hand = state.players[seat].hand
+        amount_factor = 2 if self.doubled(state) else 1
+        match command:
+            case PlayScoreBooster(card=card, target=target):
+                self._expect_instant(hand, card, InstantEffect.BOOST)
+                self._expect_living(state, target)
+                amount = self.card(card).amount * amount_factor
+                return [
+                    ScoreBoosterPlayed(
+                        seat=seat, card=card, target=target, amount=amount
+                    )
+                ]
+            case PlayScoreSapper(card=card, target=target):
+                self._expect_instant(hand, card, InstantEffect.SAP)
+                self._expect_living(state, target)
+                amount = self.card(card).amount * amount_factor
+                return [
+                    ScoreSapperPlayed(
+                        seat=seat, card=card, target=target, amount=amount
+                    )
+                ]
+            case PlayScoreInversion(card=card):
+                self._expect_instant(hand, card, InstantEffect.INVERT)
+                return [ScoreInversionPlayed(seat=seat, card=card)]
+        raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not an Instant.")
+
+    # -- refusals -----------------------------------------------------------------
+
+    def _expect_phase(self, state: State, *phases: Phase) -> None:
+        if state.phase not in phases:
+            raise RuleViolation(
+                "WRONG_PHASE", f"That cannot be done now ({state.phase.value})."
+            )
+
+    def _expect_in_hand(self, hand: tuple[str, ...], card: str) -> None:
+        if card not in hand:
+            raise RuleViolation("CARD_NOT_IN_HAND", f"{card} is not in that hand.")
+
+    def _expect_instant(
+        self, hand: tuple[str, ...], card: str, instant: InstantEffect
+    ) -> None:
+        self._expect_in_hand(hand, card)
+        if self.card(card).instant is not instant:
+            raise RuleViolation("WRONG_CARD", f"{card} is not that Instant card.")
+
+    def _expect_seat(self, state: State, target: int) -> None:
+        if not 0 <= target < len(state.players):
+            raise InvalidCommand("SEAT_OUT_OF_RANGE", f"Seat {target} does not exist.")
+
+    def _expect_living(self, state: State, target: int) -> None:
+        self._expect_seat(state, target)
+        if state.players[target].eliminated:
+            raise RuleViolation("TARGET_ELIMINATED", f"Seat {target} is eliminated.")
+
+    def _expect_other_living(self, state: State, seat: int, target: int) -> None:
+        self._expect_living(state, target)
+        if target == seat:
+            raise RuleViolation("TARGET_IS_YOU", "Choose another player.")
+
+    def _expect_scoring_turn(self, state: State, seat: int) -> None:
+        self._expect_phase(state, Phase.SCORING)
+        if seat not in self.active_seats(state):
+            raise RuleViolation(
+                "NOT_YOUR_TURN", "You passed; wait until someone plays an Instant."
+            )
+
+    def _expect_taker(self, state: State, seat: int, phase: Phase) -> str:
+        self._expect_phase(state, phase)
+        if state.taker != seat:
+            raise RuleViolation("NOT_YOUR_DISASTER", "The Disaster is not yours.")
+        return state.disaster or ""
+
+    # -- what happens by itself -----------------------------------------------
+
+    def _then(self, state: State, events: list[Event], rng: Rng) -> list[Event]:
+        """``events`` followed by every automatic step they lead to."""
+        for event in events:
+            state = self.evolve(state, event)
+        out = list(events)
+        for _ in range(_MAX_STEPS):
+            step = self._step(state, rng)
+            if not step:
+                return out
+            for event in step:
+                state = self.evolve(state, event)
+            out += step
+        raise RuntimeError("the round did not settle")  # pragma: no cover
+
+    def _step(self, state: State, rng: Rng) -> list[Event]:
+        """The automatic events of the current phase; [] while a player must act."""
+        match state.phase:
+            case Phase.COMMIT:
+                for seat in self.living(state):
+                    if seat not in state.committed and not self.has_point_card(
+                        state, seat
+                    ):
+                        return self._redraw(state, seat, rng)
+                if all(s in state.committed for s in self.living(state)):
+                    return [
+                        PointCardsRevealed(cards=dict(sorted(state.committed.items())))
+                    ]
+            case Phase.EFFECTS if state.effect is None:
+                return self._next_effect(state)
+            case Phase.SCORING:
+                if not self.active_seats(state):
+                    return self._compare(state)
+            case Phase.LOWEST:
+                low = min(state.scores[s] for s in self.living(state))
+                lowest = tuple(s for s in self.living(state) if state.scores[s] == low)
+                if len(lowest) == 1:
+                    return [DisasterFaced(seat=lowest[0])]
+                return [SuddenDeathStarted(seats=lowest)]
+            case Phase.SUDDEN_DEATH:
+                return self._sudden_death(state)
+            case Phase.DISASTER if state.taker is not None:
+                if not state.players[state.taker].hand:
+                    return [DisasterTaken(seat=state.taker, card=state.disaster or "")]
+            case Phase.AFTER_DISASTER if state.taker is not None:
+                taker = state.players[state.taker]
+                if eliminates(self.disaster_type(c) for c in taker.disasters):
+                    return [PlayerEliminated(seat=state.taker, discarded=taker.hand)]
+                if taker.hand:
+                    return [DiscardOffered(seat=state.taker)]
+                return [self._escape(state)]
+            case Phase.ROUND_END:
+                return [self._escape(state)]
+            case Phase.REFILL:
+                return self._refill(state, rng)
+        return []
+
+    def _redraw(self, state: State, seat: int, rng: Rng) -> list[Event]:
+        """A hand without a Point card is discarded and 5 new cards drawn."""
+        events: list[Event] = []
+        hand = state.players[seat].hand
+        if hand:
+            events.append(CardsDiscarded(seat=seat, cards=hand))
+            state = self.evolve(state, events[0])
+        drawn = self._draw(state, HAND_SIZE, rng, self._drawn_by(seat))
+        if not drawn:  # pragma: no cover - 53 Point cards cannot all be held
+            raise RuntimeError("no card left to redraw")
+        return events + drawn
+
+    def _drawn_by(self, seat: int) -> Callable[[tuple[str, ...]], Event]:
+        def make(cards: tuple[str, ...]) -> Event:
+            return CardsDrawn(seat=seat, cards=cards, count=len(cards))
+
+        return make
+
+    def _draw(
+        self,
+        state: State,
+        n: int,
+        rng: Rng,
+        make: Callable[[tuple[str, ...]], Event],
+    ) -> list[Event]:
+        """Take ``n`` cards from the Main deck, reshuffling the discard pile
+        into a new deck whenever it runs out (fewer if both are empty)."""
+        deck, discard, used = state.main_deck, state.discard, state.reshuffles_used
+        events: list[Event] = []
+        taken: list[str] = []
+        left = n
+        while left:
+            if not deck:
+                if not discard:
+                    break
+                if taken:
+                    events.append(make(tuple(taken)))
+                    taken = []
+                deck = self._reshuffled(state, discard, used, rng)
+                events.append(MainDeckReshuffled(cards=deck, count=len(deck)))
+                discard, used = (), used + 1
+            k = min(left, len(deck))
+            taken += deck[:k]
+            deck, left = deck[k:], left - k
+        if taken:
+            events.append(make(tuple(taken)))
+        return events
+
+    def _reshuffled(
+        self, state: State, discard: tuple[str, ...], used: int, rng: Rng
+    ) -> tuple[str, ...]:
+        fixed: tuple[str, ...] = ()
+        if state.scenario is not None and used < len(state.scenario.reshuffles):
+            pile = set(discard)
+            fixed = tuple(c for c in state.scenario.reshuffles[used].cards if c in pile)
+        return (*fixed, *rng.shuffled(_without(discard, fixed)))
+
+    def _next_effect(self, state: State) -> list[Event]:
+        """Open the window of the next Point card effect, or tally the scores."""
+        pending = []
+        if not self.silenced(state):
+            for seat, card_id in state.played.items():
+                card = self.card(card_id)
+                if card.timing is Timing.NORMAL and card_id not in state.effects_done:
+                    escape = state.players[seat].escape
+                    pending.append((card.value, escape, seat, card_id))
+        if pending:
+            _, _, seat, card_id = min(pending)
+            if self._may_use(state, seat, self.card(card_id)):
+                return [EffectWindowOpened(seat=seat, card=card_id)]
+            return [EffectPassed(seat=seat, card=card_id)]
+        events: list[Event] = [ScoresTallied(scores=self._tally(state))]
+        if not self.silenced(state):
+            for seat, card_id in sorted(state.played.items()):
+                if self.card(card_id).effect is Effect.SWAP_HIGHEST_AND_LOWEST:
+                    events.append(MouthTrapSprung(seat=seat, card=card_id))
+        return events
+
+    def _tally(self, state: State) -> dict[int, int]:
+        disaster = self.disaster_type(state.disaster or "")
+        scores = {}
+        for seat in self.living(state):
+            player = state.players[seat]
+            scores[seat] = (
+                self.card(state.played[seat]).value
+                + self.cards.trait(player.dinosaur, disaster)
+                + state.bonus.get(seat, 0)
+            )
+        return scores
+
+    def _compare(self, state: State) -> list[Event]:
+        """Highest collect; everyone tied sends the Disaster to the bottom."""
+        scores = {s: state.scores[s] for s in self.living(state)}
+        high, low = max(scores.values()), min(scores.values())
+        if high == low:
+            return [
+                DisasterSentToBottom(
+                    card=state.disaster or "", reason=BottomReason.ALL_TIED
+                )
+            ]
+        return [
+            PointsCollected(
+                points={s: max(high, 0) for s, v in scores.items() if v == high}
+            )
+        ]
+
+    def _sudden_death(self, state: State) -> list[Event]:
+        if len(state.sudden_death) == 1:
+            return [DisasterFaced(seat=state.sudden_death[0])]
+        if not state.committed:
+            out = [s for s in state.sudden_death if not self.has_point_card(state, s)]
+            if len(out) == 1:
+                return [DisasterFaced(seat=out[0])]
+            if len(out) > 1:
+                return [
+                    DisasterSentToBottom(
+                        card=state.disaster or "",
+                        reason=BottomReason.SUDDEN_DEATH_OUT_OF_CARDS,
+                    )
+                ]
+        if all(s in state.committed for s in state.sudden_death):
+            return [
+                SuddenDeathCardsRevealed(cards=dict(sorted(state.committed.items())))
+            ]
+        return []
+
+    def _escape(self, state: State) -> EscapeMoved:
+        return EscapeMoved(
+            moves={s: len(state.players[s].disasters) for s in self.living(state)}
+        )
+
+    def _refill(self, state: State, rng: Rng) -> list[Event]:
+        """Draw to 5 (before the table is cleared), clear, flip a Disaster."""
+        events: list[Event] = []
+        for seat in self.living(state):
+            need = HAND_SIZE - len(state.players[seat].hand)
+            if need > 0:
+                drawn = self._draw(state, need, rng, self._drawn_by(seat))
+                for event in drawn:
+                    state = self.evolve(state, event)
+                events += drawn
+        cleared = (*(c for _, c in sorted(state.played.items())), *state.table)
+        events.append(TableCleared(cards=cleared))
+        if not state.disaster_deck:  # pragma: no cover - 28 Disasters suffice
+            raise RuntimeError("the Disaster deck ran out")
+        events.append(
+            DisasterFlipped(round=state.round + 1, card=state.disaster_deck[0])
+        )
+        return events
+
+    # -- evolving -----------------------------------------------------------------
+
+    def evolve(self, state: State, event: Event) -> State:
+        replace = _replace
+        match event:
+            case GameSetUp(
+                dinosaurs=dinosaurs, main_deck=main, disaster_deck=disasters
+            ):
+                return replace(
+                    state,
+                    players=tuple(Player(dinosaur=d) for d in dinosaurs),
+                    main_deck=main,
+                    disaster_deck=disasters,
+                )
+            case CardsDrawn(seat=seat, cards=cards):
+                state = self._hand(state, seat, state.players[seat].hand + cards)
+                return replace(state, main_deck=state.main_deck[len(cards) :])
+            case MainDeckReshuffled(cards=cards):
+                return replace(
+                    state,
+                    main_deck=cards,
+                    discard=(),
+                    reshuffles_used=state.reshuffles_used + 1,
+                )
+            case DisasterFlipped(round=number, card=card):
+                return replace(
+                    state,
+                    phase=Phase.COMMIT,
+                    round=number,
+                    disaster_deck=state.disaster_deck[1:],
+                    disaster=card,
+                    committed={},
+                    played={},
+                    table=(),
+                    effects_done=(),
+                    effect=None,
+                    effect_target=None,
+                    peeked=(),
+                    bonus={},
+                    scores={},
+                    passed=(),
+                    sudden_death=(),
+                    sudden_death_revealed={},
+                    taker=None,
+                )
+            case CardsDiscarded(seat=seat, cards=cards):
+                return self._discard(state, seat, cards)
+            case PointCardCommitted(seat=seat, card=card):
+                assert card is not None
+                state = self._hand(
+                    state, seat, _without(state.players[seat].hand, [card])
+                )
+                return replace(state, committed={**state.committed, seat: card})
+            case PointCardsRevealed(cards=cards):
+                return replace(
+                    state, played=dict(cards), committed={}, phase=Phase.EFFECTS
+                )
+            case EffectWindowOpened(card=card):
+                return replace(state, effect=card)
+            case EffectPassed(card=card):
+                return self._effect_done(state, card)
+            case PointCardValueAdded(
+                seat=seat, card=card, discarded=discarded, value=value
+            ):
+                state = self._discard(state, seat, (discarded,))
+                bonus = {**state.bonus, seat: state.bonus.get(seat, 0) + value}
+                return self._effect_done(replace(state, bonus=bonus), card)
+            case HandLookedAt(target=target):
+                return replace(state, effect_target=target)
+            case CardTaken(seat=seat, target=target, card=card):
+                assert card is not None and state.effect is not None
+                effect = state.effect
+                state = self._hand(
+                    state, target, _without(state.players[target].hand, [card])
+                )
+                state = self._hand(state, seat, (*state.players[seat].hand, card))
+                return self._effect_done(state, effect)
+            case PlayedCardsSwapped(card=card, first=first, second=second):
+                played = {
+                    **state.played,
+                    first: state.played[second],
+                    second: state.played[first],
+                }
+                return self._effect_done(replace(state, played=played), card)
+            case EffectCardsDiscarded(seat=seat, card=card, cards=cards):
+                return self._effect_done(self._discard(state, seat, cards), card)
+            case TopCardsLookedAt(cards=cards):
+                return replace(
+                    state,
+                    peeked=state.peeked + cards,
+                    main_deck=state.main_deck[len(cards) :],
+                )
+            case TopCardKept(seat=seat, kept=kept, discarded=discarded):
+                assert kept is not None and state.effect is not None
+                effect = state.effect
+                state = self._hand(state, seat, (*state.players[seat].hand, kept))
+                state = replace(state, discard=state.discard + discarded)
+                return self._effect_done(state, effect)
+            case ScoresTallied(scores=scores):
+                return replace(
+                    state, scores=dict(scores), phase=Phase.SCORING, passed=()
+                )
+            case MouthTrapSprung():
+                return replace(state, scores=_invert(state.scores))
+            case ScoreBoosterPlayed(seat=seat, card=card, target=target, amount=amount):
+                state = self._to_table(state, seat, card)
+                scores = {**state.scores, target: state.scores[target] + amount}
+                return replace(state, scores=scores, passed=())
+            case ScoreSapperPlayed(seat=seat, card=card, target=target, amount=amount):
+                state = self._to_table(state, seat, card)
+                scores = {**state.scores, target: state.scores[target] - amount}
+                return replace(state, scores=scores, passed=())
+            case ScoreInversionPlayed(seat=seat, card=card):
+                state = self._to_table(state, seat, card)
+                return replace(state, scores=_invert(state.scores), passed=())
+            case InstantPassed(seat=seat):
+                return replace(state, passed=(*state.passed, seat))
+            case PointsCollected(points=points):
+                return self._moved(state, points, Phase.LOWEST)
+            case DisasterSentToBottom(card=card):
+                return replace(
+                    state,
+                    disaster_deck=(*state.disaster_deck, card),
+                    disaster=None,
+                    phase=Phase.ROUND_END,
+                )
+            case SuddenDeathStarted(seats=seats):
+                return replace(
+                    state, sudden_death=seats, phase=Phase.SUDDEN_DEATH, committed={}
+                )
+            case SuddenDeathCardsRevealed(cards=cards):
+                low = min(self.card(c).value for c in cards.values())
+                return replace(
+                    state,
+                    table=state.table + tuple(c for _, c in sorted(cards.items())),
+                    sudden_death_revealed=dict(cards),
+                    committed={},
+                    sudden_death=tuple(
+                        s for s, c in sorted(cards.items()) if self.card(c).value == low
+                    ),
+                )
+            case DisasterFaced(seat=seat):
+                return replace(state, taker=seat, phase=Phase.DISASTER)
+            case DisasterInsurancePlayed(seat=seat, card=card):
+                return self._to_table(state, seat, card)
+            case DisasterRedirectPlayed(seat=seat, card=card, target=target):
+                return replace(self._to_table(state, seat, card), taker=target)
+            case DisasterTaken(seat=seat, card=card):
+                player = replace(
+                    state.players[seat],
+                    disasters=(*state.players[seat].disasters, card),
+                )
+                return replace(
+                    self._player(state, seat, player),
+                    disaster=None,
+                    phase=Phase.AFTER_DISASTER,
+                )
+            case PlayerEliminated(seat=seat, discarded=discarded):
+                player = replace(state.players[seat], hand=(), eliminated=True)
+                state = self._player(state, seat, player)
+                state = replace(state, discard=state.discard + discarded)
+                living = self.living(state)
+                if len(living) == 1:
+                    return replace(
+                        state, phase=Phase.OVER, winners=living, result="last_standing"
+                    )
+                return replace(state, phase=Phase.ROUND_END)
+            case DiscardOffered():
+                return replace(state, phase=Phase.DISCARD)
+            case DisasterDiscardChosen(seat=seat, card=card):
+                if card is not None:
+                    state = self._discard(state, seat, (card,))
+                return replace(state, phase=Phase.ROUND_END)
+            case EscapeMoved(moves=moves):
+                return self._moved(state, moves, Phase.REFILL)
+            case TableCleared(cards=cards):
+                return replace(
+                    state,
+                    discard=state.discard + cards,
+                    played={},
+                    table=(),
+                )
+        raise ValueError(f"not an event of this game: {event!r}")
+
+    def _player(self, state: State, seat: int, player: Player) -> State:
+        players = list(state.players)
+        players[seat] = player
+        return _replace(state, players=tuple(players))
+
+    def _hand(self, state: State, seat: int, hand: tuple[str, ...]) -> State:
+        return self._player(state, seat, _replace(state.players[seat], hand=hand))
+
+    def _discard(self, state: State, seat: int, cards: tuple[str, ...]) -> State:
+        state = self._hand(state, seat, _without(state.players[seat].hand, cards))
+        return _replace(state, discard=state.discard + cards)
+
+    def _to_table(self, state: State, seat: int, card: str) -> State:
+        state = self._hand(state, seat, _without(state.players[seat].hand, [card]))
+        return _replace(state, table=(*state.table, card))
+
+    def _effect_done(self, state: State, card: str) -> State:
+        return _replace(
+            state,
+            effects_done=(*state.effects_done, card),
+            effect=None,
+            effect_target=None,
+            peeked=(),
+        )
+
+    def _moved(self, state: State, moves: dict[int, int], then: Phase) -> State:
+        """Move dinosaurs along the Escape Route; reaching 50 ends the game."""
+        players = list(state.players)
+        for seat, spaces in moves.items():
+            players[seat] = _replace(
+                players[seat], escape=players[seat].escape + spaces
+            )
+        state = _replace(state, players=tuple(players))
+        arrived = [
+            s for s in self.living(state) if state.players[s].escape >= WINNING_ESCAPE
+        ]
+        if not arrived:
+            return _replace(state, phase=then)
+        best = max(state.players[s].escape for s in arrived)
+        return _replace(
+            state,
+            phase=Phase.OVER,
+            winners=tuple(s for s in arrived if state.players[s].escape == best),
+            result="escaped",
+        )
+
+    # -- the end ------------------------------------------------------------------
+
+    def is_terminal(self, state: State) -> bool:
+        return state.phase is Phase.OVER
+
+    def outcome(self, state: State) -> Outcome:
+        return Outcome(winners=state.winners, result=state.result)
+
+    # -- what a viewer sees -----------------------------------------------------
+
+    def view(self, state: State, viewer: Viewer) -> View:
+        effect_seat = None if state.effect is None else self.holder(state, state.effect)
+        looked_at: tuple[str, ...] = ()
+        if (
+            state.effect_target is not None
+            and effect_seat is not None
+            and viewer.plays(effect_seat)
+        ):
+            looked_at = state.players[state.effect_target].hand
+        peeked = (
+            state.peeked
+            if effect_seat is not None and viewer.plays(effect_seat)
+            else ()
+        )
+        players = tuple(
+            PlayerView(
+                seat=seat,
+                dinosaur=p.dinosaur,
+                hand=p.hand if viewer.plays(seat) else (),
+                hand_size=len(p.hand),
+                disasters=p.disasters,
+                escape=p.escape,
+                eliminated=p.eliminated,
+                committed=seat in state.committed,
+                commitment=state.committed.get(seat) if viewer.plays(seat) else None,
+                played=state.played.get(seat),
+                bonus=state.bonus.get(seat, 0),
+                score=state.scores.get(seat),
+                sudden_death_card=state.sudden_death_revealed.get(seat),
+            )
+            for seat, p in enumerate(state.players)
+        )
+        return View(
+            players=players,
+            phase=state.phase,
+            round=state.round,
+            disaster=state.disaster,
+            main_deck_size=len(state.main_deck),
+            disaster_deck_size=len(state.disaster_deck),
+            discard=state.discard,
+            table=state.table,
+            effects_done=state.effects_done,
+            effect=state.effect,
+            effect_seat=effect_seat,
+            effect_target=state.effect_target,
+            looked_at=looked_at,
+            peeked=peeked,
+            peeked_count=len(state.peeked),
+            passed=state.passed,
+            sudden_death=state.sudden_death,
+            taker=state.taker,
+            active_seats=tuple(sorted(self.active_seats(state))),
+            winners=state.winners,
+        )
+
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        replace = _replace
+        match event:
+            case GameSetUp() if not viewer.sees_everything:
+                return replace(event, main_deck=(), disaster_deck=())
+            case MainDeckReshuffled() if not viewer.sees_everything:
+                return replace(event, cards=())
+            case CardsDrawn(seat=seat) if not viewer.plays(seat):
+                return replace(event, cards=())
+            case PointCardCommitted(seat=seat) if not viewer.plays(seat):
+                return replace(event, card=None)
+            case HandLookedAt(seat=seat, target=target) if not (
+                viewer.plays(seat) or viewer.plays(target)
+            ):
+                return replace(event, hand=())
+            case CardTaken(seat=seat, target=target) if not (
+                viewer.plays(seat) or viewer.plays(target)
+            ):
+                return replace(event, card=None)
+            case TopCardsLookedAt(seat=seat) if not viewer.plays(seat):
+                return replace(event, cards=())
+            case TopCardKept(seat=seat) if not viewer.plays(seat):
+                return replace(event, kept=None)
+        return event
+
+
+RULES = HappyLittleDinosaursRules()
