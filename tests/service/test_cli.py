@@ -18,6 +18,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients import cli
+from domain import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -91,13 +92,17 @@ def postgres_target(postgres_server, tmp_path: Path) -> Iterator[str]:
 
 
 def autoplay(
-    target: str, players: int, seed: str, capsys: pytest.CaptureFixture[str]
+    target: str,
+    players: int,
+    seed: str,
+    capsys: pytest.CaptureFixture[str],
+    game: str = "dinosaurs_extinct",
 ) -> dict[str, Any]:
     code = cli.main(
         [
             "autoplay",
             "--game",
-            "dinosaurs_extinct",
+            game,
             "--players",
             str(players),
             "--seed",
@@ -118,6 +123,16 @@ def test_autoplay_finishes_games_on_sqlite(sqlite_target, players, capsys):
     assert summary["game_type"] == "dinosaurs_extinct"
     assert len(summary["winner"]) == 1 and 0 <= summary["winner"][0] < players
     assert summary["outcome"] and summary["version"] > players + 2
+
+
+@pytest.mark.parametrize("game", registry.game_types())
+def test_autoplay_finishes_every_game_type(sqlite_target, game, capsys):
+    rules = registry.rules_for(game)
+    for players in sorted({rules.min_players, rules.max_players}):
+        summary = autoplay(sqlite_target, players, f"every-{players}", capsys, game)
+        assert summary["game_type"] == game
+        assert summary["outcome"]
+        assert all(0 <= seat < players for seat in summary["winner"])
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
