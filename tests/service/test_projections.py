@@ -1,0 +1,247 @@
+"""Projections: the game list rebuilt from zero equals the one built live,
+after concurrent writers too; a runner killed mid-batch and restarted
+misses nothing and doubles nothing; the integration feed and statistics."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from clients.client import StrataClient, StrataError
+from domain import registry
+from eventstore import migrate
+from eventstore.factory import open_store
+from eventstore.readmodels import ReadModels
+from eventstore.sql import SQLAlchemyEventStore
+from service.application import GameApp
+from service.projections import GAME_LIST, GameListProjection
+from service.server import create_server
+from tests.service.test_replays import random_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def sql_store(request, tmp_path):
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'projections.sqlite3'}"
+    else:
+        url = request.getfixturevalue("postgres_server").create_schema()
+    migrate.upgrade(url)
+    store = open_store(url)
+    assert isinstance(store, SQLAlchemyEventStore)
+    yield store
+    store.close()
+
+
+def test_a_rebuilt_game_list_equals_the_live_one_after_concurrent_writers(sql_store):
+    store = sql_store
+    live = GameListProjection(store, batch=7)
+    stop = threading.Event()
+    runner = threading.Thread(target=live.run_forever, args=(stop, 0.05))
+    runner.start()
+    types = registry.game_types()
+
+    def writer(n: int) -> None:
+        app = GameApp(store)
+        for k in range(3):
+            game_type = types[(n + k) % len(types)]
+            rules = registry.rules_for(game_type)
+            random_game(app, game_type, rules.min_players, f"writer-{n}-{k}")
+        app.create_game(app.caller(""), types[0], 2, seed=f"open-{n}")
+
+    writers = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
+    for w in writers:
+        w.start()
+    for w in writers:
+        w.join()
+    assert live.wait_for(store.last_position(), timeout=60)
+    stop.set()
+    runner.join()
+    built_live = live.models.all_games()
+    assert len(built_live) == 16
+    assert sum(1 for g in built_live if g.status == "finished") == 12
+
+    rebuilt = GameListProjection(store, batch=1000)
+    rebuilt.rebuild()
+    assert rebuilt.models.all_games() == built_live
+    assert rebuilt.position == store.last_position()
+
+
+def test_a_batch_that_fails_midway_leaves_nothing_behind(sql_store, monkeypatch):
+    store = sql_store
+    app = GameApp(store)
+    for seed in range(3):
+        random_game(app, "dinosaurs_extinct", 2, f"fail-{seed}")
+    projection = GameListProjection(store, batch=50)
+    projection.run_once()
+    before = (projection.models.checkpoint(GAME_LIST), projection.models.all_games())
+    original = ReadModels.apply_game_rows
+
+    def crash(self, name, start, end, rows):
+        with self.store.write_transaction() as connection:
+            from eventstore.tables import game_list
+
+            connection.execute(game_list.delete())
+            raise RuntimeError("killed mid-batch")
+
+    monkeypatch.setattr(ReadModels, "apply_game_rows", crash)
+    with pytest.raises(RuntimeError):
+        projection.run_once()
+    assert (
+        projection.models.checkpoint(GAME_LIST),
+        projection.models.all_games(),
+    ) == before
+    monkeypatch.setattr(ReadModels, "apply_game_rows", original)
+    projection.run_until_caught_up()
+    fresh = GameListProjection(store)
+    fresh.rebuild()
+    assert projection.models.all_games() == fresh.models.all_games()
+
+
+def test_a_runner_killed_with_sigkill_and_restarted_misses_and_doubles_nothing(
+    tmp_path,
+):
+    url = f"sqlite:///{tmp_path / 'kill.sqlite3'}"
+    migrate.upgrade(url)
+    store = open_store(url)
+    assert isinstance(store, SQLAlchemyEventStore)
+    app = GameApp(store)
+    for seed in range(12):
+        random_game(app, "dinosaurs_extinct", 3, f"kill-{seed}")
+    script = (
+        "import sys, time\n"
+        "from eventstore.factory import open_store\n"
+        "from service.projections import GameListProjection\n"
+        "p = GameListProjection(open_store(sys.argv[1]), batch=20)\n"
+        "while p.run_once():\n"
+        "    print(p.position, flush=True)\n"
+        "    time.sleep(0.01)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}"}
+    runner = subprocess.Popen(
+        [sys.executable, "-c", script, url], stdout=subprocess.PIPE, env=env, text=True
+    )
+    assert runner.stdout is not None
+    for _ in range(5):
+        runner.stdout.readline()
+    runner.send_signal(signal.SIGKILL)
+    runner.wait()
+    models = ReadModels(store)
+    stopped_at = models.checkpoint(GAME_LIST)
+    assert 0 < stopped_at < store.last_position()
+    restarted = GameListProjection(store, batch=20)
+    restarted.run_until_caught_up()
+    fresh = GameListProjection(store)
+    live_rows = restarted.models.all_games()
+    fresh.rebuild()
+    assert fresh.models.all_games() == live_rows
+    assert len(live_rows) == 12 and all(r.status == "finished" for r in live_rows)
+    store.close()
+
+
+INTEGRATION_TOKEN = "integration-secret"
+
+
+@pytest.fixture
+def feed_server(tmp_path):
+    url = f"sqlite:///{tmp_path / 'feed.sqlite3'}"
+    migrate.upgrade(url)
+    store = open_store(url)
+    running = create_server(
+        store, admin_token="admin", port=0, integration_tokens=(INTEGRATION_TOKEN,)
+    )
+    yield running
+    running.stop(0.5)
+    store.close()
+
+
+def test_the_integration_feed_follows_every_game_in_order_with_filters(feed_server):
+    app = feed_server.app
+    ids = {
+        game_type: random_game(app, game_type, 2, f"feed-{game_type}")
+        for game_type in registry.game_types()
+    }
+    target = f"127.0.0.1:{feed_server.port}"
+    with StrataClient(target, token=INTEGRATION_TOKEN) as feed:
+        everything = [r for r in feed.follow_log(follow=False) if r.HasField("event")]
+        positions = [r.event.position for r in everything]
+        assert positions == list(range(1, app.store.last_position() + 1))
+        first_half = everything[: len(everything) // 2]
+        resumed = [
+            r
+            for r in feed.follow_log(
+                after_position=first_half[-1].position, follow=False
+            )
+            if r.HasField("event")
+        ]
+        assert [r.event for r in first_half] + [r.event for r in resumed] == [
+            r.event for r in everything
+        ]
+        finished = [
+            r.event
+            for r in feed.follow_log(event_types=["GameFinished"], follow=False)
+            if r.HasField("event")
+        ]
+        assert {e.game_id for e in finished} == set(ids.values())
+        only = [
+            r.event
+            for r in feed.follow_log(game_types=["dinosaurs_extinct"], follow=False)
+            if r.HasField("event")
+        ]
+        assert {e.game_id for e in only} == {ids["dinosaurs_extinct"]}
+        # Public information only: the seed is blank.
+        created = [e for e in only if e.WhichOneof("body") == "game_created"]
+        assert created and created[0].game_created.seed == ""
+
+
+def test_the_feed_follows_live_and_refuses_seat_tokens(feed_server):
+    app = feed_server.app
+    target = f"127.0.0.1:{feed_server.port}"
+    game_id, _ = app.create_game(app.caller(""), "dinosaurs_extinct", 2, seed="live")
+    _, seat_token, _ = app.join_game(app.caller(""), game_id, 0, "a")
+    with StrataClient(target, token=seat_token) as seat:
+        with pytest.raises(StrataError) as refused:
+            list(seat.follow_log(follow=False))
+        assert refused.value.code == grpc.StatusCode.PERMISSION_DENIED
+    received: list[int] = []
+    done = threading.Event()
+
+    def follow() -> None:
+        with StrataClient(target, token=INTEGRATION_TOKEN) as feed:
+            for item in feed.follow_log(after_position=2, event_types=["PlayerJoined"]):
+                if item.HasField("event"):
+                    received.append(item.event.version)
+                    done.set()
+                    return
+
+    thread = threading.Thread(target=follow, daemon=True)
+    thread.start()
+    time.sleep(0.3)
+    app.join_game(app.caller(""), game_id, 1, "b")
+    assert done.wait(10)
+    assert received == [3]
+
+
+def test_statistics_count_games_lengths_and_wins(feed_server):
+    app = feed_server.app
+    for seed in range(5):
+        random_game(app, "dinosaurs_extinct", 3, f"stats-{seed}")
+    app.create_game(app.caller(""), "dinosaurs_extinct", 2, seed="open")
+    target = f"127.0.0.1:{feed_server.port}"
+    with StrataClient(target, token=INTEGRATION_TOKEN) as feed:
+        response = feed.get_statistics("dinosaurs_extinct")
+    (stats,) = response.statistics
+    assert (stats.games, stats.finished, stats.open) == (6, 5, 1)
+    assert sum(stats.wins_by_seat.values()) == 5
+    assert sum(stats.wins_by_character.values()) == 5
+    assert 0 < stats.min_length <= stats.mean_length <= stats.max_length
+    assert sum(stats.results.values()) == 5
