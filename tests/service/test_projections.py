@@ -115,13 +115,13 @@ def test_a_runner_killed_with_sigkill_and_restarted_misses_and_doubles_nothing(
     store = open_store(url)
     assert isinstance(store, SQLAlchemyEventStore)
     app = GameApp(store)
-    for seed in range(12):
+    for seed in range(8):
         random_game(app, "dinosaurs_extinct", 3, f"kill-{seed}")
     script = (
         "import sys, time\n"
         "from eventstore.factory import open_store\n"
         "from service.projections import GameListProjection\n"
-        "p = GameListProjection(open_store(sys.argv[1]), batch=20)\n"
+        "p = GameListProjection(open_store(sys.argv[1]), batch=10)\n"
         "while p.run_once():\n"
         "    print(p.position, flush=True)\n"
         "    time.sleep(0.01)\n"
@@ -138,13 +138,13 @@ def test_a_runner_killed_with_sigkill_and_restarted_misses_and_doubles_nothing(
     models = ReadModels(store)
     stopped_at = models.checkpoint(GAME_LIST)
     assert 0 < stopped_at < store.last_position()
-    restarted = GameListProjection(store, batch=20)
+    restarted = GameListProjection(store, batch=10)
     restarted.run_until_caught_up()
     fresh = GameListProjection(store)
     live_rows = restarted.models.all_games()
     fresh.rebuild()
     assert fresh.models.all_games() == live_rows
-    assert len(live_rows) == 12 and all(r.status == "finished" for r in live_rows)
+    assert len(live_rows) == 8 and all(r.status == "finished" for r in live_rows)
     store.close()
 
 
@@ -245,3 +245,28 @@ def test_statistics_count_games_lengths_and_wins(feed_server):
     assert sum(stats.wins_by_character.values()) == 5
     assert 0 < stats.min_length <= stats.mean_length <= stats.max_length
     assert sum(stats.results.values()) == 5
+
+
+def test_the_example_leaderboard_counts_every_win_once_across_restarts(
+    feed_server, tmp_path
+):
+    from examples.leaderboard import Leaderboard, feed
+
+    app = feed_server.app
+    target = f"127.0.0.1:{feed_server.port}"
+    expected: dict[str, int] = {}
+    for seed in range(4):
+        game_id = random_game(app, "dinosaurs_extinct", 2, f"board-{seed}")
+        (winner,) = app.load(game_id).state.outcome.winners
+        expected[f"p{winner}"] = expected.get(f"p{winner}", 0) + 1
+        if seed == 1:  # a restart in the middle: save, reload, resume
+            board = Leaderboard()
+            with StrataClient(target, token=INTEGRATION_TOKEN) as client:
+                for item in feed(client, board, follow=False):
+                    board.apply(item)
+            board.save(tmp_path / "board.json")
+    board = Leaderboard.load(tmp_path / "board.json")
+    with StrataClient(target, token=INTEGRATION_TOKEN) as client:
+        for item in feed(client, board, follow=False):
+            board.apply(item)
+    assert {name: wins for (_, name), wins in board.wins.items()} == expected
