@@ -13,9 +13,10 @@ _GAMES: dict[str, GameRules[Any, Any, Any, Any]] = {}
 def _load() -> None:
     if _GAMES:
         return
+    from domain.cubosaurs import RULES as cubosaurs
     from domain.dinosaurs_extinct import RULES as dinosaurs_extinct
 
-    for rules in (dinosaurs_extinct,):
+    for rules in (cubosaurs, dinosaurs_extinct):
         _GAMES[rules.game_type] = rules
 
 
