@@ -42,7 +42,7 @@ import dataclasses
 import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from domain.chance import Rng
 from domain.cubosaurs.catalogue import (
@@ -63,6 +63,8 @@ from domain.rules import GameConfig, GameRules, Outcome, Viewer
 CARDS_PER_PLAYER = 10  # cards per player in a round's pool
 STARTING_CARDS = 4  # face-up cards that start each collection
 MAX_ROUNDS = 9
+
+T = TypeVar("T")
 
 
 def default_rounds(players: int) -> int:
@@ -387,6 +389,16 @@ def _owner(state: CubosaursState, card: int) -> int | None:
         if card in s.collection:
             return seat
     return None
+
+
+def _replace(obj: T, **changes: object) -> T:
+    """A copy of the frozen dataclass ``obj`` with ``changes``: what
+    :func:`dataclasses.replace` does, without re-running ``__init__`` (evolve
+    is the hot path of every replay). ``obj`` itself is left untouched."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
 
 
 def _total(seat: SeatState) -> int:
@@ -827,7 +839,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
     # -- evolve -------------------------------------------------------------
 
     def evolve(self, state: CubosaursState, event: Event) -> CubosaursState:
-        replace = dataclasses.replace
+        replace = _replace
         match event:
             case RoundDealt():
                 return replace(
@@ -923,7 +935,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             instant=old.instant if instant is None else instant,
             scores=old.scores,
         )
-        return dataclasses.replace(
+        return _replace(
             state, seats=(*state.seats[:seat], new, *state.seats[seat + 1 :])
         )
 
@@ -937,7 +949,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             tokens=buyer.tokens - tile.cost,
             tiles=(*buyer.tiles, tile.id),
         )
-        state = dataclasses.replace(
+        state = _replace(
             state,
             supply=state.supply + tile.cost,
             offer=_without(state.offer, tile.id),
@@ -952,7 +964,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                 state = self._change(
                     state, seat, collection=_without(self._cards(state, seat), card)
                 )
-                return dataclasses.replace(state, discarded=(*state.discarded, card))
+                return _replace(state, discarded=(*state.discarded, card))
             case Effect.TAKE_CARD if card is not None:
                 owner = _owner(state, card)
                 if owner is None:
