@@ -155,7 +155,9 @@ def test_every_card_returns_for_the_next_round() -> None:
     after = fold(round_one_last_card(), events)
     assert after.round == 2
     assert after.seats[0].collection == deal.collections[0].cards
-    assert after.seats[0].scores == (events[2].scores[0].total,)  # type: ignore[union-attr]
+    scored = events[2]
+    assert isinstance(scored, RoundScored)
+    assert after.seats[0].scores == (scored.scores[0].total,)
 
 
 def test_the_game_ends_after_the_last_round_with_every_total() -> None:

@@ -8,8 +8,8 @@ from domain.cubosaurs import RULES
 from domain.cubosaurs.catalogue import Kind
 from domain.cubosaurs.rules import (
     BuyTile,
-    CubosaursState,
     CardDrawn,
+    CubosaursState,
     EndTurn,
     PacketPassed,
     PacketTaken,
