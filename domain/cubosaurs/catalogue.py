@@ -134,6 +134,12 @@ def _int(value: Any, where: str) -> int:
     return value
 
 
+def _str(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise CatalogueError(f"{where}: {value!r} is not a non-empty string")
+    return value
+
+
 def load_kinds(data: Any) -> dict[Kind, KindInfo]:
     """The scoring of every kind, validated."""
     raw = data.get("kinds")
@@ -142,11 +148,13 @@ def load_kinds(data: Any) -> dict[Kind, KindInfo]:
     kinds: dict[Kind, KindInfo] = {}
     for name, entry in raw.items():
         kind = Kind[name]
-        try:
-            scoring = Scoring[entry["scoring"]]
-        except KeyError:
-            raise CatalogueError(f"cards.json: {name} has a bad scoring") from None
-        info = KindInfo(kind=kind, name=str(entry["name"]), scoring=scoring)
+        if (
+            not isinstance(entry, dict)
+            or entry.get("scoring") not in Scoring.__members__
+        ):
+            raise CatalogueError(f"cards.json: {name} has a bad scoring")
+        scoring = Scoring[entry["scoring"]]
+        info = KindInfo(kind=kind, name=_str(entry.get("name"), name), scoring=scoring)
         if scoring is Scoring.ROWS:
             rows = tuple(_int(v, name) for v in entry.get("rows", ()))
             if len(rows) != 4:
@@ -220,11 +228,12 @@ def load_tiles(data: Any) -> tuple[Tile, ...]:
         where = f"tiles.json tile {index}"
         if _int(entry.get("id"), where) != index:
             raise CatalogueError(f"{where}: ids must be 0..{TILE_COUNT - 1} in order")
-        try:
-            timing = Timing[entry["timing"]]
-            effect = Effect[entry["effect"]]
-        except KeyError:
-            raise CatalogueError(f"{where}: bad timing or effect") from None
+        if entry.get("timing") not in Timing.__members__:
+            raise CatalogueError(f"{where}: bad timing {entry.get('timing')!r}")
+        if entry.get("effect") not in Effect.__members__:
+            raise CatalogueError(f"{where}: bad effect {entry.get('effect')!r}")
+        timing = Timing[entry["timing"]]
+        effect = Effect[entry["effect"]]
         cost = _int(entry.get("cost"), where)
         if not 2 <= cost <= 4:
             raise CatalogueError(f"{where}: cost must be 2 to 4")
@@ -237,13 +246,13 @@ def load_tiles(data: Any) -> tuple[Tile, ...]:
         tiles.append(
             Tile(
                 id=index,
-                name=str(entry["name"]),
+                name=_str(entry.get("name"), where),
                 cost=cost,
                 timing=timing,
                 effect=effect,
                 points=_int(entry.get("points"), where),
                 kinds=kinds,
-                text=str(entry["text"]),
+                text=_str(entry.get("text"), where),
             )
         )
     return tuple(tiles)
