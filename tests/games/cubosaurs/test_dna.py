@@ -390,3 +390,53 @@ def test_unspent_tokens_score_one_per_pair_at_the_end_of_the_game() -> None:
     assert events[-1] == GameScored((2, 0), (2 + 2, 4))
     after = fold(given, events)
     assert RULES.totals(after) == (4, 4)
+
+
+def test_a_dna_card_passed_on_and_taken_back_earns_its_token_again() -> None:
+    given = state(
+        2,
+        dealt([(T_REX_DNA, STEGO), (PENTA, BRACHIO)], (PTERO, BRACHIO_2)),
+        DnaTokensGained(0, 1),
+        CardDrawn(0, PTERO),
+        options=ADVANCED,
+    )
+    given = play(given, (0, PassPacket(T_REX_DNA)), (1, PassPacket(PENTA)))
+    events = when(RULES, given, 0, TakePacket())
+    assert events[:2] == [
+        PacketTaken(0, (PTERO, T_REX_DNA, PENTA)),
+        DnaTokensGained(0, 1),
+    ]
+
+
+def test_unspent_tokens_do_not_count_toward_the_lowest_score() -> None:
+    given = state(
+        2,
+        dealt([(PTERO,), (T_REX,)], (BRACHIO,)),
+        DnaTokensGained(0, 10),
+        CardDrawn(0, BRACHIO),
+        options=ADVANCED,
+    )
+    events = when(RULES, given, 0, TakePacket())
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    deal = next(e for e in events if isinstance(e, RoundDealt))
+    assert [s.total for s in scored.scores] == [0, 4]
+    assert deal.first_seat == 0
+
+
+def test_at_a_deal_seats_are_paid_for_their_starting_dna_in_turn_order() -> None:
+    collections = (
+        (T_REX_DNA, T_REX, STEGO, PENTA),
+        (STEGO_DNA, PTERO, BRACHIO, BRACHIO_2),
+        (
+            PENTA_DNA,
+            plain(Kind.PTERODACTYL, 1),
+            plain(Kind.T_REX, 1),
+            plain(Kind.STEGOSAURUS, 2),
+        ),
+    )
+    setup = RoundSetup(tuple(CardList(c) for c in collections), tuple(range(35, 53)))
+    given = RULES.initial_state(GameConfig(3, "s", ADVANCED, Scenario((setup, setup))))
+    # Round 2 started by seat 1, passing to seat 0:
+    events = RULES._deal(given, Rng("s", 0), 2, 1, -1)
+    paid = [e.seat for e in events if isinstance(e, DnaTokensGained)]
+    assert paid == [1, 0, 2]
