@@ -928,12 +928,12 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         instant: int | None = None,
     ) -> CubosaursState:
         old = state.seats[seat]
-        new = SeatState(
+        new = _replace(
+            old,
             collection=old.collection if collection is None else collection,
             tokens=old.tokens if tokens is None else tokens,
             tiles=old.tiles if tiles is None else tiles,
             instant=old.instant if instant is None else instant,
-            scores=old.scores,
         )
         return _replace(
             state, seats=(*state.seats[:seat], new, *state.seats[seat + 1 :])
