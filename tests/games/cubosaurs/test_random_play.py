@@ -10,7 +10,7 @@ from strata.v1.games import cubosaurs_pb2
 
 from domain.cubosaurs import RULES
 from domain.cubosaurs.catalogue import CARD_COUNT, CARDS, DNA_TOKENS, TILE_COUNT
-from domain.cubosaurs.rules import CubosaursState, Options, Phase
+from domain.cubosaurs.rules import CubosaursState, GameScored, Options, Phase
 from tests.gamekit import (
     assert_maps_to_proto,
     assert_replays,
@@ -72,6 +72,8 @@ def test_random_games_conserve_everything_end_and_replay(
         assert RULES.is_terminal(game)
         assert all(len(s.scores) == game.rounds for s in game.seats)
         assert played.state.outcome == RULES.outcome(game)
+        final = next(e for e in reversed(played.events) if isinstance(e, GameScored))
+        assert final.totals == RULES.totals(game)
         assert_replays(RULES, played)
         if index % SAMPLE_EVERY == 0:
             assert_replays_deterministically(RULES, played, seed)
