@@ -780,6 +780,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         """``events`` followed by every step that needs no decision: settling
         a debt nobody can pay, ending a turn when no purchase is possible,
         drawing for an empty packet, scoring and dealing rounds."""
+        events = list(events)
         state = self._fold(state, events)
         while True:
             step = self._next_step(state, rng)
