@@ -440,3 +440,19 @@ def test_at_a_deal_seats_are_paid_for_their_starting_dna_in_turn_order() -> None
     events = RULES._deal(given, Rng("s", 0), 2, 1, -1)
     paid = [e.seat for e in events if isinstance(e, DnaTokensGained)]
     assert paid == [1, 0, 2]
+
+
+def test_amber_trove_scores_five_points_this_round() -> None:
+    bought = state(
+        2,
+        dealt([(T_REX,), (PENTA,)], (BRACHIO_2,), offer=(AMBER_TROVE,)),
+        DnaTokensGained(0, 4),
+        CardDrawn(0, BRACHIO_2),
+        options=Options(advanced=True, rounds=1),
+    )
+    events = when(RULES, bought, 0, BuyTile(AMBER_TROVE))
+    assert events == [TileBought(0, AMBER_TROVE)]
+    after = fold(bought, events)
+    events = when(RULES, after, 0, TakePacket())
+    scored = next(e for e in events if isinstance(e, RoundScored))
+    assert (scored.scores[0].instant, scored.scores[0].total) == (5, 4 + 1 + 5)

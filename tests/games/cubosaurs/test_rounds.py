@@ -26,7 +26,7 @@ from domain.cubosaurs.rules import (
 )
 from domain.cubosaurs.scoring import score_round
 from domain.errors import InvalidCommand, RuleViolation
-from domain.rules import GameConfig
+from domain.rules import GameConfig, Viewer
 from domain.session import Session
 from tests.gamekit import new_game, when
 from tests.games.cubosaurs.helpers import dealt, fold, plain, state
@@ -286,3 +286,17 @@ def test_a_scenario_with_more_rounds_than_the_game_is_refused() -> None:
     with pytest.raises(InvalidCommand) as refused:
         Session(RULES).create(3, "s", Options(), Scenario((setup, setup, setup)))
     assert refused.value.reason == "SCENARIO_TOO_MANY_ROUNDS"
+
+
+def test_the_view_shows_every_rounds_score_and_the_total() -> None:
+    given = round_one_last_card()
+    view = RULES.view(given, Viewer.spectator())
+    assert view.players[0].round_score.total == 4 - 2 + 1 - 1 + 0
+    assert (view.players[0].scores, view.players[0].total) == ((), 0)
+    after = fold(given, when(RULES, given, 0, TakePacket()))
+    first, second = (RULES.view(after, Viewer.spectator()).players[s] for s in (0, 1))
+    # Seat 0: T-Rex x2 (1), Stegosaurus (-2), Brachiosaurus (1), Pterodactyl (-1).
+    assert (first.scores, first.total) == ((-1,), -1)
+    # Seat 1: Pentaceratops (-2), Stegosaurus (-2).
+    assert (second.scores, second.total) == ((-4,), -4)
+    assert RULES.view(after, Viewer.spectator()).round == 2
