@@ -13,10 +13,11 @@ _GAMES: dict[str, GameRules[Any, Any, Any, Any]] = {}
 def _load() -> None:
     if _GAMES:
         return
+    from domain.cubosaurs import RULES as cubosaurs
     from domain.dinosaurs_extinct import RULES as dinosaurs_extinct
     from domain.happy_little_dinosaurs import RULES as happy_little_dinosaurs
 
-    for rules in (dinosaurs_extinct, happy_little_dinosaurs):
+    for rules in (cubosaurs, dinosaurs_extinct, happy_little_dinosaurs):
         _GAMES[rules.game_type] = rules
 
 

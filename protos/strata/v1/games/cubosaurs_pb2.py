@@ -24,21 +24,75 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fstrata/v1/games/cubosaurs.proto\x12\x19strata.v1.games.cubosaurs\"\t\n\x07Options\"\n\n\x08Scenario\"\t\n\x07\x43ommand\"\x07\n\x05\x45vent\"\x06\n\x04Viewb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fstrata/v1/games/cubosaurs.proto\x12\x19strata.v1.games.cubosaurs\"+\n\x07Options\x12\x10\n\x08\x61\x64vanced\x18\x01 \x01(\x08\x12\x0e\n\x06rounds\x18\x02 \x01(\x05\"\x19\n\x08\x43\x61rdList\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\x05\"c\n\nRoundSetup\x12\x38\n\x0b\x63ollections\x18\x01 \x03(\x0b\x32#.strata.v1.games.cubosaurs.CardList\x12\x0c\n\x04\x64\x65\x63k\x18\x02 \x03(\x05\x12\r\n\x05tiles\x18\x03 \x03(\x05\"A\n\x08Scenario\x12\x35\n\x06rounds\x18\x01 \x03(\x0b\x32%.strata.v1.games.cubosaurs.RoundSetup\"\x0c\n\nTakePacket\"\x1a\n\nPassPacket\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\x05\"3\n\x07\x42uyTile\x12\x0c\n\x04tile\x18\x01 \x01(\x05\x12\x11\n\x04\x63\x61rd\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_card\"\t\n\x07\x45ndTurn\"#\n\x0e\x43laimDnaTokens\x12\x11\n\tfrom_seat\x18\x01 \x01(\x05\"\xc7\x02\n\x07\x43ommand\x12<\n\x0btake_packet\x18\x01 \x01(\x0b\x32%.strata.v1.games.cubosaurs.TakePacketH\x00\x12<\n\x0bpass_packet\x18\x02 \x01(\x0b\x32%.strata.v1.games.cubosaurs.PassPacketH\x00\x12\x36\n\x08\x62uy_tile\x18\x03 \x01(\x0b\x32\".strata.v1.games.cubosaurs.BuyTileH\x00\x12\x36\n\x08\x65nd_turn\x18\x04 \x01(\x0b\x32\".strata.v1.games.cubosaurs.EndTurnH\x00\x12\x45\n\x10\x63laim_dna_tokens\x18\x05 \x01(\x0b\x32).strata.v1.games.cubosaurs.ClaimDnaTokensH\x00\x42\t\n\x07\x63ommand\"\xdb\x01\n\nRoundDealt\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x12\n\nfirst_seat\x18\x02 \x01(\x05\x12\x11\n\tdirection\x18\x03 \x01(\x05\x12\x38\n\x0b\x63ollections\x18\x04 \x03(\x0b\x32#.strata.v1.games.cubosaurs.CardList\x12\x0c\n\x04\x64\x65\x63k\x18\x05 \x03(\x05\x12\x11\n\tdeck_size\x18\x06 \x01(\x05\x12\x13\n\x0bout_of_play\x18\x07 \x03(\x05\x12\x18\n\x10out_of_play_size\x18\x08 \x01(\x05\x12\r\n\x05offer\x18\t \x03(\x05\"\'\n\tCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\"*\n\x0bPacketTaken\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x63\x61rds\x18\x02 \x03(\x05\";\n\x0cPacketPassed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x12\x0f\n\x07to_seat\x18\x03 \x01(\x05\"D\n\nTileBought\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04tile\x18\x02 \x01(\x05\x12\x11\n\x04\x63\x61rd\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_card\"U\n\x0f\x44naTokensGained\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x05\x12\x16\n\tfrom_seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x0c\n\n_from_seat\"-\n\rDnaTokensOwed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x05\"0\n\x10\x44naTokensForgone\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x05\",\n\tTurnEnded\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tnext_seat\x18\x02 \x01(\x05\"x\n\tSeatScore\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0f\n\x07species\x18\x02 \x01(\x05\x12\x0f\n\x07raptors\x18\x03 \x01(\x05\x12\x0c\n\x04\x65ggs\x18\x04 \x01(\x05\x12\r\n\x05tiles\x18\x05 \x01(\x05\x12\x0f\n\x07instant\x18\x06 \x01(\x05\x12\r\n\x05total\x18\x07 \x01(\x05\"R\n\x0bRoundScored\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x34\n\x06scores\x18\x02 \x03(\x0b\x32$.strata.v1.games.cubosaurs.SeatScore\"2\n\nGameScored\x12\x14\n\x0ctoken_points\x18\x01 \x03(\x05\x12\x0e\n\x06totals\x18\x02 \x03(\x05\"\xdd\x05\n\x05\x45vent\x12<\n\x0bround_dealt\x18\x01 \x01(\x0b\x32%.strata.v1.games.cubosaurs.RoundDealtH\x00\x12:\n\ncard_drawn\x18\x02 \x01(\x0b\x32$.strata.v1.games.cubosaurs.CardDrawnH\x00\x12>\n\x0cpacket_taken\x18\x03 \x01(\x0b\x32&.strata.v1.games.cubosaurs.PacketTakenH\x00\x12@\n\rpacket_passed\x18\x04 \x01(\x0b\x32\'.strata.v1.games.cubosaurs.PacketPassedH\x00\x12<\n\x0btile_bought\x18\x05 \x01(\x0b\x32%.strata.v1.games.cubosaurs.TileBoughtH\x00\x12G\n\x11\x64na_tokens_gained\x18\x06 \x01(\x0b\x32*.strata.v1.games.cubosaurs.DnaTokensGainedH\x00\x12\x43\n\x0f\x64na_tokens_owed\x18\x07 \x01(\x0b\x32(.strata.v1.games.cubosaurs.DnaTokensOwedH\x00\x12I\n\x12\x64na_tokens_forgone\x18\x08 \x01(\x0b\x32+.strata.v1.games.cubosaurs.DnaTokensForgoneH\x00\x12:\n\nturn_ended\x18\t \x01(\x0b\x32$.strata.v1.games.cubosaurs.TurnEndedH\x00\x12>\n\x0cround_scored\x18\n \x01(\x0b\x32&.strata.v1.games.cubosaurs.RoundScoredH\x00\x12<\n\x0bgame_scored\x18\x0b \x01(\x0b\x32%.strata.v1.games.cubosaurs.GameScoredH\x00\x42\x07\n\x05\x65vent\"m\n\x04\x43\x61rd\x12\n\n\x02id\x18\x01 \x01(\x05\x12-\n\x04kind\x18\x02 \x01(\x0e\x32\x1f.strata.v1.games.cubosaurs.Kind\x12\x0b\n\x03\x64na\x18\x03 \x01(\x08\x12\x0e\n\x06paired\x18\x04 \x01(\x05\x12\r\n\x05\x61lone\x18\x05 \x01(\x05\"\xe2\x01\n\x04Tile\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0c\n\x04\x63ost\x18\x03 \x01(\x05\x12\x31\n\x06timing\x18\x04 \x01(\x0e\x32!.strata.v1.games.cubosaurs.Timing\x12\x31\n\x06\x65\x66\x66\x65\x63t\x18\x05 \x01(\x0e\x32!.strata.v1.games.cubosaurs.Effect\x12\x0e\n\x06points\x18\x06 \x01(\x05\x12.\n\x05kinds\x18\x07 \x03(\x0e\x32\x1f.strata.v1.games.cubosaurs.Kind\x12\x0c\n\x04text\x18\x08 \x01(\t\"$\n\x04\x44\x65\x62t\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x02 \x01(\x05\"\x83\x02\n\nPlayerView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x33\n\ncollection\x18\x02 \x03(\x0b\x32\x1f.strata.v1.games.cubosaurs.Card\x12\x12\n\ndna_tokens\x18\x03 \x01(\x05\x12.\n\x05tiles\x18\x04 \x03(\x0b\x32\x1f.strata.v1.games.cubosaurs.Tile\x12\x39\n\x0bround_score\x18\x05 \x01(\x0b\x32$.strata.v1.games.cubosaurs.SeatScore\x12\x0e\n\x06scores\x18\x06 \x03(\x05\x12\x14\n\x0ctoken_points\x18\x07 \x01(\x05\x12\r\n\x05total\x18\x08 \x01(\x05\"\x9a\x04\n\x04View\x12\r\n\x05round\x18\x01 \x01(\x05\x12\x0e\n\x06rounds\x18\x02 \x01(\x05\x12\x10\n\x08\x61\x64vanced\x18\x03 \x01(\x08\x12/\n\x05phase\x18\x04 \x01(\x0e\x32 .strata.v1.games.cubosaurs.Phase\x12\x0c\n\x04turn\x18\x05 \x01(\x05\x12\x11\n\tdirection\x18\x06 \x01(\x05\x12/\n\x06packet\x18\x07 \x03(\x0b\x32\x1f.strata.v1.games.cubosaurs.Card\x12\x36\n\x07players\x18\x08 \x03(\x0b\x32%.strata.v1.games.cubosaurs.PlayerView\x12\x11\n\tdeck_size\x18\t \x01(\x05\x12\x18\n\x10out_of_play_size\x18\n \x01(\x05\x12\x32\n\tdiscarded\x18\x0b \x03(\x0b\x32\x1f.strata.v1.games.cubosaurs.Card\x12.\n\x05offer\x18\x0c \x03(\x0b\x32\x1f.strata.v1.games.cubosaurs.Tile\x12\x14\n\x0ctiles_in_box\x18\r \x01(\x05\x12\x12\n\ndna_supply\x18\x0e \x01(\x05\x12\x18\n\x10\x62ought_this_turn\x18\x0f \x01(\x08\x12.\n\x05\x64\x65\x62ts\x18\x10 \x03(\x0b\x32\x1f.strata.v1.games.cubosaurs.Debt\x12\x0c\n\x04\x64\x65\x63k\x18\x11 \x03(\x05\x12\x13\n\x0bout_of_play\x18\x12 \x03(\x05*\xca\x02\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x0e\n\nKIND_T_REX\x10\x01\x12\x16\n\x12KIND_PENTACERATOPS\x10\x02\x12\x14\n\x10KIND_PTERODACTYL\x10\x03\x12\x14\n\x10KIND_STEGOSAURUS\x10\x04\x12\x16\n\x12KIND_BRACHIOSAURUS\x10\x05\x12\x14\n\x10KIND_GREY_RAPTOR\x10\x06\x12\x15\n\x11KIND_BLACK_RAPTOR\x10\x07\x12\x12\n\x0eKIND_T_REX_EGG\x10\x08\x12\x1a\n\x16KIND_PENTACERATOPS_EGG\x10\t\x12\x18\n\x14KIND_PTERODACTYL_EGG\x10\n\x12\x18\n\x14KIND_STEGOSAURUS_EGG\x10\x0b\x12\x1a\n\x16KIND_BRACHIOSAURUS_EGG\x10\x0c\x12\x13\n\x0fKIND_RAPTOR_EGG\x10\r*M\n\x06Timing\x12\x16\n\x12TIMING_UNSPECIFIED\x10\x00\x12\x12\n\x0eTIMING_INSTANT\x10\x01\x12\x17\n\x13TIMING_END_OF_ROUND\x10\x02*\xbf\x01\n\x06\x45\x66\x66\x65\x63t\x12\x16\n\x12\x45\x46\x46\x45\x43T_UNSPECIFIED\x10\x00\x12\x16\n\x12\x45\x46\x46\x45\x43T_GAIN_POINTS\x10\x01\x12\x1b\n\x17\x45\x46\x46\x45\x43T_DISCARD_OWN_CARD\x10\x02\x12\x14\n\x10\x45\x46\x46\x45\x43T_TAKE_CARD\x10\x03\x12\x1a\n\x16\x45\x46\x46\x45\x43T_POINTS_PER_CARD\x10\x04\x12\x1d\n\x19\x45\x46\x46\x45\x43T_POINTS_PER_SPECIES\x10\x05\x12\x17\n\x13\x45\x46\x46\x45\x43T_FEWEST_CARDS\x10\x06*`\n\x05Phase\x12\x15\n\x11PHASE_UNSPECIFIED\x10\x00\x12\x0f\n\x0bPHASE_SETUP\x10\x01\x12\x0e\n\nPHASE_TURN\x10\x02\x12\x0f\n\x0bPHASE_ACTED\x10\x03\x12\x0e\n\nPHASE_OVER\x10\x04\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'strata.v1.games.cubosaurs_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_KIND']._serialized_start=3619
+  _globals['_KIND']._serialized_end=3949
+  _globals['_TIMING']._serialized_start=3951
+  _globals['_TIMING']._serialized_end=4028
+  _globals['_EFFECT']._serialized_start=4031
+  _globals['_EFFECT']._serialized_end=4222
+  _globals['_PHASE']._serialized_start=4224
+  _globals['_PHASE']._serialized_end=4320
   _globals['_OPTIONS']._serialized_start=62
-  _globals['_OPTIONS']._serialized_end=71
-  _globals['_SCENARIO']._serialized_start=73
-  _globals['_SCENARIO']._serialized_end=83
-  _globals['_COMMAND']._serialized_start=85
-  _globals['_COMMAND']._serialized_end=94
-  _globals['_EVENT']._serialized_start=96
-  _globals['_EVENT']._serialized_end=103
-  _globals['_VIEW']._serialized_start=105
-  _globals['_VIEW']._serialized_end=111
+  _globals['_OPTIONS']._serialized_end=105
+  _globals['_CARDLIST']._serialized_start=107
+  _globals['_CARDLIST']._serialized_end=132
+  _globals['_ROUNDSETUP']._serialized_start=134
+  _globals['_ROUNDSETUP']._serialized_end=233
+  _globals['_SCENARIO']._serialized_start=235
+  _globals['_SCENARIO']._serialized_end=300
+  _globals['_TAKEPACKET']._serialized_start=302
+  _globals['_TAKEPACKET']._serialized_end=314
+  _globals['_PASSPACKET']._serialized_start=316
+  _globals['_PASSPACKET']._serialized_end=342
+  _globals['_BUYTILE']._serialized_start=344
+  _globals['_BUYTILE']._serialized_end=395
+  _globals['_ENDTURN']._serialized_start=397
+  _globals['_ENDTURN']._serialized_end=406
+  _globals['_CLAIMDNATOKENS']._serialized_start=408
+  _globals['_CLAIMDNATOKENS']._serialized_end=443
+  _globals['_COMMAND']._serialized_start=446
+  _globals['_COMMAND']._serialized_end=773
+  _globals['_ROUNDDEALT']._serialized_start=776
+  _globals['_ROUNDDEALT']._serialized_end=995
+  _globals['_CARDDRAWN']._serialized_start=997
+  _globals['_CARDDRAWN']._serialized_end=1036
+  _globals['_PACKETTAKEN']._serialized_start=1038
+  _globals['_PACKETTAKEN']._serialized_end=1080
+  _globals['_PACKETPASSED']._serialized_start=1082
+  _globals['_PACKETPASSED']._serialized_end=1141
+  _globals['_TILEBOUGHT']._serialized_start=1143
+  _globals['_TILEBOUGHT']._serialized_end=1211
+  _globals['_DNATOKENSGAINED']._serialized_start=1213
+  _globals['_DNATOKENSGAINED']._serialized_end=1298
+  _globals['_DNATOKENSOWED']._serialized_start=1300
+  _globals['_DNATOKENSOWED']._serialized_end=1345
+  _globals['_DNATOKENSFORGONE']._serialized_start=1347
+  _globals['_DNATOKENSFORGONE']._serialized_end=1395
+  _globals['_TURNENDED']._serialized_start=1397
+  _globals['_TURNENDED']._serialized_end=1441
+  _globals['_SEATSCORE']._serialized_start=1443
+  _globals['_SEATSCORE']._serialized_end=1563
+  _globals['_ROUNDSCORED']._serialized_start=1565
+  _globals['_ROUNDSCORED']._serialized_end=1647
+  _globals['_GAMESCORED']._serialized_start=1649
+  _globals['_GAMESCORED']._serialized_end=1699
+  _globals['_EVENT']._serialized_start=1702
+  _globals['_EVENT']._serialized_end=2435
+  _globals['_CARD']._serialized_start=2437
+  _globals['_CARD']._serialized_end=2546
+  _globals['_TILE']._serialized_start=2549
+  _globals['_TILE']._serialized_end=2775
+  _globals['_DEBT']._serialized_start=2777
+  _globals['_DEBT']._serialized_end=2813
+  _globals['_PLAYERVIEW']._serialized_start=2816
+  _globals['_PLAYERVIEW']._serialized_end=3075
+  _globals['_VIEW']._serialized_start=3078
+  _globals['_VIEW']._serialized_end=3616
 # @@protoc_insertion_point(module_scope)

@@ -1,0 +1,1051 @@
+"""Cubosaurs: collect dinosaurs by taking packets of cards or passing them on.
+
+The game, as its rulebook tells it:
+
+- **Shape.** 2 to 5 players; 55 cards (7 species x 7 copies and 6 Eggs).
+  Each round uses 10 random cards per player; the rest stay out of play,
+  unseen. Each player starts the round with 4 face-up cards as a
+  collection; the other cards are the face-down deck. Collections and the
+  packet are public; the deck order and the cards out of play are secret
+  from everyone (but an admin).
+- **Turn.** The player to act is passed a packet of cards. With an empty
+  packet they first draw one card from the deck: that card is the packet.
+  They either take the packet into their collection, or pass it on to the
+  next player after adding one card of their collection whose kind is not
+  in the packet (grey and black raptors are different kinds; each Egg is
+  its own kind). A player who cannot add must take.
+- **Rounds.** A round ends when a card must be drawn and the deck is empty.
+  Every player scores the round; all cards return and a new round is dealt.
+  Round 1 starts with seat 0 passing to the left (seat + 1); every later
+  round starts with the lowest total so far (earliest seat on a tie) and
+  passes the other way. 2 rounds (3 with 2 players) unless the options say
+  otherwise; the highest total wins, ties share the win.
+- **Advanced mode** (an option): every card with the DNA symbol a player
+  receives (starting cards too) earns a DNA token from the supply of 40; what
+  the supply cannot pay comes from one other player of the receiver's
+  choice. Players + 1 DNA tiles are on offer each round; once per turn,
+  before or after the take or pass, a player may buy one by returning its
+  cost in tokens to the supply. Instant tiles act at once; end-of-round
+  tiles score at the end of the round. Between rounds all tiles return and
+  the offer is dealt afresh; tokens are kept, and at the end of the game
+  every unspent pair scores 1 point.
+
+This module reads top-down: the declared shape (options, scenario, commands,
+events, state, view), then the rules: set-up, legal actions, decide (a match
+over the command), the automatic steps that follow a decision (ending a
+turn, drawing, scoring a round), evolve, the end, and the views.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar, TypeVar
+
+from domain.chance import Rng
+from domain.cubosaurs.catalogue import (
+    CARD_COUNT,
+    CARDS,
+    DNA_TOKENS,
+    TILE_COUNT,
+    TILES,
+    Card,
+    Effect,
+    Kind,
+    Tile,
+)
+from domain.cubosaurs.scoring import SeatScore, score_round
+from domain.errors import InvalidCommand, RuleViolation
+from domain.rules import GameConfig, GameRules, Outcome, Viewer
+
+CARDS_PER_PLAYER = 10  # cards per player in a round's pool
+STARTING_CARDS = 4  # face-up cards that start each collection
+MAX_ROUNDS = 9
+
+T = TypeVar("T")
+
+
+def default_rounds(players: int) -> int:
+    """The rulebook's number of rounds: 3 with 2 players, else 2."""
+    return 3 if players == 2 else 2
+
+
+# -- options and scenario ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Options:
+    """Chosen at creation: the advanced (DNA) mode and the number of rounds
+    (0 for the rulebook's: 3 with 2 players, 2 otherwise)."""
+
+    advanced: bool = False
+    rounds: int = 0
+
+
+@dataclass(frozen=True)
+class CardList:
+    """A list of card ids (one seat's starting collection)."""
+
+    cards: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class RoundSetup:
+    """The fixed deal of one round: every seat's 4 starting cards, the deck
+    (top first, 6 cards per player) and the DNA tile order (the first
+    players + 1 are the offer; empty for a random order)."""
+
+    collections: tuple[CardList, ...] = ()
+    deck: tuple[int, ...] = ()
+    tiles: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Fixed deals (admin only), round 1 first; later rounds are random."""
+
+    rounds: tuple[RoundSetup, ...] = ()
+
+
+# -- commands ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TakePacket:
+    """Take the packet passed to you (or the card you drew) into your collection."""
+
+
+@dataclass(frozen=True)
+class PassPacket:
+    """Add ``card`` from your collection to the packet and pass it on."""
+
+    card: int
+
+
+@dataclass(frozen=True)
+class BuyTile:
+    """Advanced mode: buy DNA tile ``tile`` from the offer. ``card`` is the
+    target of a tile that needs one (a card of yours to remove, or another
+    player's card to take)."""
+
+    tile: int
+    card: int | None = None
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    """Advanced mode: end your turn after the take or pass without buying."""
+
+
+@dataclass(frozen=True)
+class ClaimDnaTokens:
+    """Advanced mode: take the DNA tokens you are owed, which the supply
+    could not pay, from seat ``from_seat``."""
+
+    from_seat: int
+
+
+Command = TakePacket | PassPacket | BuyTile | EndTurn | ClaimDnaTokens
+
+
+# -- events -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundDealt:
+    """A round was dealt. ``deck`` (top first) and ``out_of_play`` are secret:
+    a player or spectator sees them empty, with their sizes."""
+
+    round: int
+    first_seat: int
+    direction: int  # +1: each seat passes to seat + 1; -1: to seat - 1
+    collections: tuple[CardList, ...]
+    deck: tuple[int, ...]
+    deck_size: int
+    out_of_play: tuple[int, ...]
+    out_of_play_size: int
+    offer: tuple[int, ...]  # DNA tiles on offer (advanced mode)
+
+
+@dataclass(frozen=True)
+class CardDrawn:
+    """``seat``, passed an empty packet, drew ``card``: it is now the packet."""
+
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True)
+class PacketTaken:
+    """``seat`` took the packet ``cards`` into their collection."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PacketPassed:
+    """``seat`` added ``card`` to the packet and passed it to ``to_seat``."""
+
+    seat: int
+    card: int
+    to_seat: int
+
+
+@dataclass(frozen=True)
+class TileBought:
+    """``seat`` bought DNA tile ``tile``, returning its cost to the supply;
+    ``card`` is the target of its instant effect, if it has one."""
+
+    seat: int
+    tile: int
+    card: int | None = None
+
+
+@dataclass(frozen=True)
+class DnaTokensGained:
+    """``seat`` gained ``amount`` DNA tokens from the supply, or from
+    ``from_seat`` (settling what the supply owed them)."""
+
+    seat: int
+    amount: int
+    from_seat: int | None = None
+
+
+@dataclass(frozen=True)
+class DnaTokensOwed:
+    """The supply could not pay ``seat`` ``amount`` tokens: they choose
+    another player to take them from."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class DnaTokensForgone:
+    """Nobody else holds a DNA token, so ``seat`` goes without ``amount``."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """``seat``'s turn ended; ``next_seat`` is passed the packet."""
+
+    seat: int
+    next_seat: int
+
+
+@dataclass(frozen=True)
+class RoundScored:
+    """Round ``round`` ended and every seat scored it."""
+
+    round: int
+    scores: tuple[SeatScore, ...]
+
+
+@dataclass(frozen=True)
+class GameScored:
+    """The game ended: unspent DNA tokens scored 1 per pair, and the totals."""
+
+    token_points: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+Event = (
+    RoundDealt
+    | CardDrawn
+    | PacketTaken
+    | PacketPassed
+    | TileBought
+    | DnaTokensGained
+    | DnaTokensOwed
+    | DnaTokensForgone
+    | TurnEnded
+    | RoundScored
+    | GameScored
+)
+
+
+# -- state ------------------------------------------------------------------
+
+
+class Phase(enum.Enum):
+    """Where the turn is."""
+
+    SETUP = "setup"  # before the first deal
+    TURN = "turn"  # the seat to act must take or pass (and may buy)
+    ACTED = "acted"  # the seat took or passed and may still buy a tile
+    OVER = "over"  # the game is over
+
+
+@dataclass(frozen=True)
+class Debt:
+    """DNA tokens the supply could not pay ``seat``."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class SeatState:
+    """One player: collection, DNA tokens and tiles, scores so far."""
+
+    collection: tuple[int, ...] = ()
+    tokens: int = 0
+    tiles: tuple[int, ...] = ()  # DNA tiles bought this round
+    instant: int = 0  # points scored this round by instant tiles
+    scores: tuple[int, ...] = ()  # the total of every finished round
+
+
+@dataclass(frozen=True)
+class CubosaursState:
+    """The whole game, secrets included."""
+
+    players: int
+    advanced: bool
+    rounds: int
+    scenario: Scenario | None = None
+    round: int = 0
+    phase: Phase = Phase.SETUP
+    turn: int = 0
+    direction: int = 1
+    deck: tuple[int, ...] = ()  # top first; secret
+    out_of_play: tuple[int, ...] = ()  # this round's unused cards; secret
+    packet: tuple[int, ...] = ()
+    discarded: tuple[int, ...] = ()  # removed from the round by a DNA tile
+    seats: tuple[SeatState, ...] = ()
+    supply: int = DNA_TOKENS
+    offer: tuple[int, ...] = ()  # DNA tiles on offer
+    box: tuple[int, ...] = ()  # DNA tiles neither on offer nor bought
+    bought: bool = False  # the seat to act bought a tile this turn
+    debts: tuple[Debt, ...] = ()
+    token_points: tuple[int, ...] = ()  # set when the game ends
+
+
+# -- view -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """One player as everyone sees them."""
+
+    seat: int
+    collection: tuple[Card, ...]
+    dna_tokens: int
+    tiles: tuple[Tile, ...]  # DNA tiles bought this round
+    round_score: SeatScore  # what the current round would score now
+    scores: tuple[int, ...]  # the total of every finished round
+    token_points: int  # unspent DNA token pairs (once the game is over)
+    total: int  # finished rounds plus token points
+
+
+@dataclass(frozen=True)
+class View:
+    """The game as one viewer sees it. Only an admin sees ``deck`` (top
+    first) and ``out_of_play``; everyone else sees their sizes."""
+
+    round: int
+    rounds: int
+    advanced: bool
+    phase: Phase
+    turn: int
+    direction: int
+    packet: tuple[Card, ...]
+    players: tuple[PlayerView, ...]
+    deck_size: int
+    out_of_play_size: int
+    discarded: tuple[Card, ...]
+    offer: tuple[Tile, ...]
+    tiles_in_box: int
+    dna_supply: int
+    bought_this_turn: bool
+    debts: tuple[Debt, ...]
+    deck: tuple[int, ...]
+    out_of_play: tuple[int, ...]
+
+
+# -- helpers ----------------------------------------------------------------
+
+
+def _kinds(cards: Iterable[int]) -> set[Kind]:
+    return {CARDS[c].kind for c in cards}
+
+
+def _dna(cards: Iterable[int]) -> int:
+    return sum(1 for c in cards if CARDS[c].dna)
+
+
+def _without(items: tuple[int, ...], item: int) -> tuple[int, ...]:
+    index = items.index(item)
+    return items[:index] + items[index + 1 :]
+
+
+def _owner(state: CubosaursState, card: int) -> int | None:
+    for seat, s in enumerate(state.seats):
+        if card in s.collection:
+            return seat
+    return None
+
+
+def _replace(obj: T, **changes: object) -> T:
+    """A copy of the frozen dataclass ``obj`` with ``changes``: what
+    :func:`dataclasses.replace` does, without re-running ``__init__`` (evolve
+    is the hot path of every replay). ``obj`` itself is left untouched."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+def _total(seat: SeatState) -> int:
+    return sum(seat.scores)
+
+
+class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
+    """The rules of Cubosaurs."""
+
+    game_type: ClassVar[str] = "cubosaurs"
+    title: ClassVar[str] = "Cubosaurs"
+    rules_version: ClassVar[str] = "1"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 5
+    options_type: ClassVar[type] = Options
+    scenario_type: ClassVar[type] = Scenario
+    state_type: ClassVar[type] = CubosaursState
+    view_type: ClassVar[type] = View
+    command_types: ClassVar[tuple[type, ...]] = (
+        TakePacket,
+        PassPacket,
+        BuyTile,
+        EndTurn,
+        ClaimDnaTokens,
+    )
+    event_types: ClassVar[tuple[type, ...]] = (
+        RoundDealt,
+        CardDrawn,
+        PacketTaken,
+        PacketPassed,
+        TileBought,
+        DnaTokensGained,
+        DnaTokensOwed,
+        DnaTokensForgone,
+        TurnEnded,
+        RoundScored,
+        GameScored,
+    )
+
+    # -- set-up -------------------------------------------------------------
+
+    def validate_config(self, config: GameConfig[CubosaursState]) -> None:
+        options = config.options
+        if not isinstance(options, Options):
+            raise InvalidCommand(
+                "OPTIONS_INVALID", "Options are not Cubosaurs options."
+            )
+        if not 0 <= options.rounds <= MAX_ROUNDS:
+            raise InvalidCommand(
+                "ROUNDS_OUT_OF_RANGE",
+                f"Rounds must be 0 (the default) to {MAX_ROUNDS}, "
+                f"not {options.rounds}.",
+            )
+        scenario = config.scenario
+        if scenario is None:
+            return
+        if not isinstance(scenario, Scenario):
+            raise InvalidCommand("SCENARIO_INVALID", "Not a Cubosaurs scenario.")
+        rounds = options.rounds or default_rounds(config.players)
+        if len(scenario.rounds) > rounds:
+            raise InvalidCommand(
+                "SCENARIO_TOO_MANY_ROUNDS",
+                f"The scenario deals {len(scenario.rounds)} rounds of {rounds}.",
+            )
+        for number, setup in enumerate(scenario.rounds, start=1):
+            self._validate_setup(number, setup, config.players, options.advanced)
+
+    @staticmethod
+    def _validate_setup(
+        number: int, setup: RoundSetup, players: int, advanced: bool
+    ) -> None:
+        where = f"Scenario round {number}"
+        if len(setup.collections) != players or any(
+            len(c.cards) != STARTING_CARDS for c in setup.collections
+        ):
+            raise InvalidCommand(
+                "SCENARIO_COLLECTIONS_INVALID",
+                f"{where}: every seat needs {STARTING_CARDS} starting cards.",
+            )
+        deck_size = (CARDS_PER_PLAYER - STARTING_CARDS) * players
+        if len(setup.deck) != deck_size:
+            raise InvalidCommand(
+                "SCENARIO_DECK_INVALID", f"{where}: the deck needs {deck_size} cards."
+            )
+        cards = [c for cl in setup.collections for c in cl.cards] + list(setup.deck)
+        if len(set(cards)) != len(cards) or not all(0 <= c < CARD_COUNT for c in cards):
+            raise InvalidCommand(
+                "SCENARIO_CARDS_INVALID",
+                f"{where}: cards must be distinct ids 0 to {CARD_COUNT - 1}.",
+            )
+        if setup.tiles and (
+            not advanced or sorted(setup.tiles) != list(range(TILE_COUNT))
+        ):
+            raise InvalidCommand(
+                "SCENARIO_TILES_INVALID",
+                f"{where}: the tile order is every tile 0 to {TILE_COUNT - 1} once, "
+                "in advanced mode only.",
+            )
+
+    def initial_state(self, config: GameConfig[CubosaursState]) -> CubosaursState:
+        options: Options = config.options
+        return CubosaursState(
+            players=config.players,
+            advanced=options.advanced,
+            rounds=options.rounds or default_rounds(config.players),
+            scenario=config.scenario,
+            seats=tuple(SeatState() for _ in range(config.players)),
+        )
+
+    def start(self, state: CubosaursState, rng: Rng) -> list[Event]:
+        return self._continue(state, self._deal(state, rng, 1, 0, 1), rng)
+
+    def _deal(
+        self,
+        state: CubosaursState,
+        rng: Rng,
+        number: int,
+        first: int,
+        direction: int,
+    ) -> list[Event]:
+        """Deal round ``number`` (from the scenario if it fixes it) and pay
+        the DNA tokens of the starting cards, seat by seat in turn order."""
+        players = state.players
+        scripted = state.scenario.rounds if state.scenario else ()
+        setup = scripted[number - 1] if number <= len(scripted) else None
+        if setup is not None:
+            collections = setup.collections
+            deck = setup.deck
+        else:
+            pool = rng.shuffled(range(CARD_COUNT))[: CARDS_PER_PLAYER * players]
+            collections = tuple(
+                CardList(pool[STARTING_CARDS * s : STARTING_CARDS * (s + 1)])
+                for s in range(players)
+            )
+            deck = pool[STARTING_CARDS * players :]
+        used = {c for cl in collections for c in cl.cards} | set(deck)
+        out_of_play = tuple(c for c in range(CARD_COUNT) if c not in used)
+        offer: tuple[int, ...] = ()
+        if state.advanced:
+            order = (
+                setup.tiles
+                if setup is not None and setup.tiles
+                else rng.shuffled(range(TILE_COUNT))
+            )
+            offer = tuple(order[: players + 1])
+        events: list[Event] = [
+            RoundDealt(
+                round=number,
+                first_seat=first,
+                direction=direction,
+                collections=collections,
+                deck=tuple(deck),
+                deck_size=len(deck),
+                out_of_play=out_of_play,
+                out_of_play_size=len(out_of_play),
+                offer=offer,
+            )
+        ]
+        if state.advanced:
+            working = self.evolve(state, events[0])
+            for i in range(players):
+                seat = (first + i * direction) % players
+                paid = self._pay_dna(working, seat, collections[seat].cards)
+                working = self._fold(working, paid)
+                events += paid
+        return events
+
+    # -- legal actions ------------------------------------------------------
+
+    def active_seats(self, state: CubosaursState) -> frozenset[int]:
+        if state.phase in (Phase.SETUP, Phase.OVER):
+            return frozenset()
+        if state.debts:
+            return frozenset({state.debts[0].seat})
+        return frozenset({state.turn})
+
+    def legal_actions(self, state: CubosaursState, seat: int) -> list[Command]:
+        if seat not in self.active_seats(state):
+            return []
+        if state.debts:
+            return [ClaimDnaTokens(s) for s in self._token_holders(state, seat)]
+        actions: list[Command] = []
+        if state.phase is Phase.TURN:
+            actions.append(TakePacket())
+            in_packet = _kinds(state.packet)
+            actions += [
+                PassPacket(card)
+                for card in state.seats[seat].collection
+                if CARDS[card].kind not in in_packet
+            ]
+        else:
+            actions.append(EndTurn())
+        actions += self._purchases(state, seat)
+        return actions
+
+    def _purchases(self, state: CubosaursState, seat: int) -> list[Command]:
+        """Every tile purchase ``seat`` may make now, with every target."""
+        if not state.advanced or state.bought:
+            return []
+        tokens = state.seats[seat].tokens
+        out: list[Command] = []
+        for tile_id in state.offer:
+            tile = TILES[tile_id]
+            if tile.cost > tokens:
+                continue
+            match tile.effect:
+                case Effect.DISCARD_OWN_CARD:
+                    out += [BuyTile(tile_id, c) for c in state.seats[seat].collection]
+                case Effect.TAKE_CARD:
+                    out += [
+                        BuyTile(tile_id, c)
+                        for other, s in enumerate(state.seats)
+                        if other != seat
+                        for c in s.collection
+                    ]
+                case _:
+                    out.append(BuyTile(tile_id))
+        return out
+
+    @staticmethod
+    def _token_holders(state: CubosaursState, seat: int) -> list[int]:
+        return [
+            s for s, other in enumerate(state.seats) if s != seat and other.tokens > 0
+        ]
+
+    # -- decide -------------------------------------------------------------
+
+    def decide(
+        self, state: CubosaursState, seat: int, command: Command, rng: Rng
+    ) -> list[Event]:
+        if state.phase is Phase.OVER:
+            raise RuleViolation("GAME_OVER", "The game is over.")
+        if state.phase is Phase.SETUP:
+            raise RuleViolation("GAME_NOT_STARTED", "No round has been dealt yet.")
+        if not 0 <= seat < state.players:
+            raise InvalidCommand("SEAT_OUT_OF_RANGE", f"Seat {seat} does not exist.")
+        if state.debts and not isinstance(command, ClaimDnaTokens):
+            debtor = state.debts[0].seat
+            raise RuleViolation(
+                "DNA_TOKENS_OWED",
+                f"Seat {debtor} must first choose whom to take owed DNA tokens from.",
+            )
+        if not isinstance(command, ClaimDnaTokens) and seat != state.turn:
+            raise RuleViolation("NOT_YOUR_TURN", f"It is seat {state.turn}'s turn.")
+        events: list[Event]
+        match command:
+            case ClaimDnaTokens(from_seat=source):
+                events = self._claim(state, seat, source)
+            case TakePacket():
+                self._require_turn_phase(state)
+                events = [PacketTaken(seat, state.packet)]
+                events += self._pay_dna(state, seat, state.packet)
+            case PassPacket(card=card):
+                self._require_turn_phase(state)
+                events = [self._pass(state, seat, card)]
+            case BuyTile(tile=tile, card=card):
+                events = self._buy(state, seat, tile, card)
+            case EndTurn():
+                if state.phase is not Phase.ACTED:
+                    raise RuleViolation(
+                        "TAKE_OR_PASS_FIRST", "Take or pass the packet first."
+                    )
+                events = [self._end_turn(state)]
+            case _:
+                raise InvalidCommand(
+                    "UNKNOWN_COMMAND", f"{type(command).__name__} is not a command."
+                )
+        return self._continue(state, events, rng)
+
+    @staticmethod
+    def _require_turn_phase(state: CubosaursState) -> None:
+        if state.phase is not Phase.TURN:
+            raise RuleViolation(
+                "ALREADY_TOOK_OR_PASSED",
+                "You already took or passed this turn: buy a tile or end the turn.",
+            )
+
+    def _claim(self, state: CubosaursState, seat: int, source: int) -> list[Event]:
+        if not state.debts or state.debts[0].seat != seat:
+            raise RuleViolation("NO_DNA_TOKENS_OWED", "You are owed no DNA tokens.")
+        if not 0 <= source < state.players:
+            raise InvalidCommand("SEAT_OUT_OF_RANGE", f"Seat {source} does not exist.")
+        if source == seat:
+            raise RuleViolation(
+                "CANNOT_TAKE_FROM_YOURSELF", "Choose another player to take from."
+            )
+        available = state.seats[source].tokens
+        if available == 0:
+            raise RuleViolation(
+                "NO_DNA_TOKENS_TO_TAKE", f"Seat {source} holds no DNA token."
+            )
+        return [DnaTokensGained(seat, min(state.debts[0].amount, available), source)]
+
+    @staticmethod
+    def _pass(state: CubosaursState, seat: int, card: int) -> PacketPassed:
+        if not 0 <= card < CARD_COUNT:
+            raise InvalidCommand("CARD_OUT_OF_RANGE", f"There is no card {card}.")
+        if card not in state.seats[seat].collection:
+            raise RuleViolation(
+                "CARD_NOT_IN_COLLECTION", f"Card {card} is not in your collection."
+            )
+        if CARDS[card].kind in _kinds(state.packet):
+            raise RuleViolation(
+                "KIND_ALREADY_IN_PACKET",
+                f"The packet already holds a {CARDS[card].kind.name}.",
+            )
+        return PacketPassed(seat, card, (seat + state.direction) % state.players)
+
+    def _buy(
+        self, state: CubosaursState, seat: int, tile_id: int, card: int | None
+    ) -> list[Event]:
+        if not state.advanced:
+            raise RuleViolation(
+                "ADVANCED_MODE_ONLY", "DNA tiles are only in the advanced mode."
+            )
+        if not 0 <= tile_id < TILE_COUNT:
+            raise InvalidCommand("TILE_OUT_OF_RANGE", f"There is no tile {tile_id}.")
+        if card is not None and not 0 <= card < CARD_COUNT:
+            raise InvalidCommand("CARD_OUT_OF_RANGE", f"There is no card {card}.")
+        if state.bought:
+            raise RuleViolation(
+                "ALREADY_BOUGHT_THIS_TURN", "You may buy one DNA tile per turn."
+            )
+        if tile_id not in state.offer:
+            raise RuleViolation("TILE_NOT_ON_OFFER", f"Tile {tile_id} is not on offer.")
+        tile = TILES[tile_id]
+        if state.seats[seat].tokens < tile.cost:
+            raise RuleViolation(
+                "NOT_ENOUGH_DNA_TOKENS", f"{tile.name} costs {tile.cost} DNA tokens."
+            )
+        events: list[Event] = [TileBought(seat, tile_id, card)]
+        match tile.effect:
+            case Effect.DISCARD_OWN_CARD:
+                if card is None or card not in state.seats[seat].collection:
+                    raise RuleViolation(
+                        "TARGET_NOT_IN_COLLECTION",
+                        f"{tile.name} needs a card of your collection.",
+                    )
+            case Effect.TAKE_CARD:
+                owner = None if card is None else _owner(state, card)
+                if card is None or owner is None or owner == seat:
+                    raise RuleViolation(
+                        "TARGET_NOT_IN_OTHER_COLLECTION",
+                        f"{tile.name} needs a card of another player's collection.",
+                    )
+                after = self.evolve(state, events[0])
+                events += self._pay_dna(after, seat, (card,))
+            case _:
+                if card is not None:
+                    raise RuleViolation(
+                        "TILE_TAKES_NO_CARD", f"{tile.name} takes no target card."
+                    )
+        return events
+
+    @staticmethod
+    def _end_turn(state: CubosaursState) -> TurnEnded:
+        return TurnEnded(state.turn, (state.turn + state.direction) % state.players)
+
+    @staticmethod
+    def _pay_dna(state: CubosaursState, seat: int, cards: Iterable[int]) -> list[Event]:
+        """The DNA tokens ``seat`` earns for receiving ``cards`` (advanced
+        mode): from the supply, and what it lacks as a debt to settle."""
+        owed = _dna(cards) if state.advanced else 0
+        if owed == 0:
+            return []
+        paid = min(owed, state.supply)
+        events: list[Event] = []
+        if paid:
+            events.append(DnaTokensGained(seat, paid))
+        if owed > paid:
+            events.append(DnaTokensOwed(seat, owed - paid))
+        return events
+
+    # -- what follows on its own --------------------------------------------
+
+    def _continue(
+        self, state: CubosaursState, events: list[Event], rng: Rng
+    ) -> list[Event]:
+        """``events`` followed by every step that needs no decision: settling
+        a debt nobody can pay, ending a turn when no purchase is possible,
+        drawing for an empty packet, scoring and dealing rounds."""
+        events = list(events)
+        state = self._fold(state, events)
+        while True:
+            step = self._next_step(state, rng)
+            if not step:
+                return events
+            state = self._fold(state, step)
+            events += step
+
+    def _next_step(self, state: CubosaursState, rng: Rng) -> list[Event]:
+        if state.phase in (Phase.OVER, Phase.SETUP):
+            return []
+        if state.debts:
+            debt = state.debts[0]
+            if self._token_holders(state, debt.seat):
+                return []
+            return [DnaTokensForgone(debt.seat, debt.amount)]
+        if state.phase is Phase.ACTED:
+            if self._purchases(state, state.turn):
+                return []
+            return [self._end_turn(state)]
+        if state.packet:
+            return []
+        if state.deck:
+            return [CardDrawn(state.turn, state.deck[0])]
+        return self._end_round(state, rng)
+
+    def _end_round(self, state: CubosaursState, rng: Rng) -> list[Event]:
+        scores = score_round(
+            [s.collection for s in state.seats],
+            [s.tiles for s in state.seats],
+            [s.instant for s in state.seats],
+        )
+        scored = RoundScored(state.round, scores)
+        if state.round >= state.rounds:
+            token_points = tuple(
+                s.tokens // 2 if state.advanced else 0 for s in state.seats
+            )
+            totals = tuple(
+                _total(s) + score.total + points
+                for s, score, points in zip(
+                    state.seats, scores, token_points, strict=True
+                )
+            )
+            return [scored, GameScored(token_points, totals)]
+        after = self.evolve(state, scored)
+        first = min(range(state.players), key=lambda s: (_total(after.seats[s]), s))
+        return [
+            scored,
+            *self._deal(after, rng, state.round + 1, first, -state.direction),
+        ]
+
+    def _fold(self, state: CubosaursState, events: Iterable[Event]) -> CubosaursState:
+        for event in events:
+            state = self.evolve(state, event)
+        return state
+
+    # -- evolve -------------------------------------------------------------
+
+    def evolve(self, state: CubosaursState, event: Event) -> CubosaursState:
+        replace = _replace
+        match event:
+            case RoundDealt():
+                return replace(
+                    state,
+                    round=event.round,
+                    phase=Phase.TURN,
+                    turn=event.first_seat,
+                    direction=event.direction,
+                    deck=event.deck,
+                    out_of_play=event.out_of_play,
+                    packet=(),
+                    discarded=(),
+                    seats=tuple(
+                        replace(s, collection=cl.cards, tiles=(), instant=0)
+                        for s, cl in zip(state.seats, event.collections, strict=True)
+                    ),
+                    offer=event.offer,
+                    box=tuple(t for t in range(TILE_COUNT) if t not in event.offer)
+                    if state.advanced
+                    else (),
+                    bought=False,
+                    debts=(),
+                )
+            case CardDrawn(card=card):
+                return replace(state, deck=state.deck[1:], packet=(card,))
+            case PacketTaken(seat=seat, cards=cards):
+                return replace(
+                    self._change(
+                        state, seat, collection=self._cards(state, seat) + cards
+                    ),
+                    packet=(),
+                    phase=Phase.ACTED,
+                )
+            case PacketPassed(seat=seat, card=card):
+                return replace(
+                    self._change(
+                        state, seat, collection=_without(self._cards(state, seat), card)
+                    ),
+                    packet=(*state.packet, card),
+                    phase=Phase.ACTED,
+                )
+            case TileBought(seat=seat, tile=tile_id, card=card):
+                return self._bought(state, seat, TILES[tile_id], card)
+            case DnaTokensGained(seat=seat, amount=amount, from_seat=source):
+                if source is None:
+                    state = replace(state, supply=state.supply - amount)
+                else:
+                    state = self._change(
+                        state, source, tokens=state.seats[source].tokens - amount
+                    )
+                    state = replace(state, debts=state.debts[1:])
+                return self._change(
+                    state, seat, tokens=state.seats[seat].tokens + amount
+                )
+            case DnaTokensOwed(seat=seat, amount=amount):
+                return replace(state, debts=(*state.debts, Debt(seat, amount)))
+            case DnaTokensForgone():
+                return replace(state, debts=state.debts[1:])
+            case TurnEnded(next_seat=next_seat):
+                return replace(state, turn=next_seat, phase=Phase.TURN, bought=False)
+            case RoundScored(scores=scores):
+                return replace(
+                    state,
+                    seats=tuple(
+                        replace(s, scores=(*s.scores, score.total))
+                        for s, score in zip(state.seats, scores, strict=True)
+                    ),
+                )
+            case GameScored(token_points=token_points):
+                return replace(state, phase=Phase.OVER, token_points=token_points)
+            case _:
+                raise ValueError(f"not a Cubosaurs event: {event!r}")
+
+    @staticmethod
+    def _cards(state: CubosaursState, seat: int) -> tuple[int, ...]:
+        return state.seats[seat].collection
+
+    @staticmethod
+    def _change(
+        state: CubosaursState,
+        seat: int,
+        *,
+        collection: tuple[int, ...] | None = None,
+        tokens: int | None = None,
+        tiles: tuple[int, ...] | None = None,
+        instant: int | None = None,
+    ) -> CubosaursState:
+        old = state.seats[seat]
+        new = _replace(
+            old,
+            collection=old.collection if collection is None else collection,
+            tokens=old.tokens if tokens is None else tokens,
+            tiles=old.tiles if tiles is None else tiles,
+            instant=old.instant if instant is None else instant,
+        )
+        return _replace(
+            state, seats=(*state.seats[:seat], new, *state.seats[seat + 1 :])
+        )
+
+    def _bought(
+        self, state: CubosaursState, seat: int, tile: Tile, card: int | None
+    ) -> CubosaursState:
+        buyer = state.seats[seat]
+        state = self._change(
+            state,
+            seat,
+            tokens=buyer.tokens - tile.cost,
+            tiles=(*buyer.tiles, tile.id),
+        )
+        state = _replace(
+            state,
+            supply=state.supply + tile.cost,
+            offer=_without(state.offer, tile.id),
+            bought=True,
+        )
+        match tile.effect:
+            case Effect.GAIN_POINTS:
+                return self._change(
+                    state, seat, instant=state.seats[seat].instant + tile.points
+                )
+            case Effect.DISCARD_OWN_CARD if card is not None:
+                state = self._change(
+                    state, seat, collection=_without(self._cards(state, seat), card)
+                )
+                return _replace(state, discarded=(*state.discarded, card))
+            case Effect.TAKE_CARD if card is not None:
+                owner = _owner(state, card)
+                if owner is None:
+                    raise ValueError(f"card {card} is in no collection")
+                state = self._change(
+                    state, owner, collection=_without(self._cards(state, owner), card)
+                )
+                return self._change(
+                    state, seat, collection=(*self._cards(state, seat), card)
+                )
+            case _:
+                return state
+
+    # -- the end ------------------------------------------------------------
+
+    def is_terminal(self, state: CubosaursState) -> bool:
+        return state.phase is Phase.OVER
+
+    def outcome(self, state: CubosaursState) -> Outcome:
+        totals = self.totals(state)
+        best = max(totals)
+        winners = tuple(s for s, t in enumerate(totals) if t == best)
+        return Outcome(
+            winners, "highest_total" if len(winners) == 1 else "shared_highest_total"
+        )
+
+    @staticmethod
+    def totals(state: CubosaursState) -> tuple[int, ...]:
+        """Every seat's total: finished rounds plus (at the end) token points."""
+        points = state.token_points or (0,) * state.players
+        return tuple(_total(s) + p for s, p in zip(state.seats, points, strict=True))
+
+    # -- views --------------------------------------------------------------
+
+    def view(self, state: CubosaursState, viewer: Viewer) -> View:
+        admin = viewer.sees_everything
+        provisional = score_round(
+            [s.collection for s in state.seats],
+            [s.tiles for s in state.seats],
+            [s.instant for s in state.seats],
+        )
+        totals = self.totals(state)
+        points = state.token_points or (0,) * state.players
+        return View(
+            round=state.round,
+            rounds=state.rounds,
+            advanced=state.advanced,
+            phase=state.phase,
+            turn=state.turn,
+            direction=state.direction,
+            packet=tuple(CARDS[c] for c in state.packet),
+            players=tuple(
+                PlayerView(
+                    seat=seat,
+                    collection=tuple(CARDS[c] for c in s.collection),
+                    dna_tokens=s.tokens,
+                    tiles=tuple(TILES[t] for t in s.tiles),
+                    round_score=provisional[seat],
+                    scores=s.scores,
+                    token_points=points[seat],
+                    total=totals[seat],
+                )
+                for seat, s in enumerate(state.seats)
+            ),
+            deck_size=len(state.deck),
+            out_of_play_size=len(state.out_of_play),
+            discarded=tuple(CARDS[c] for c in state.discarded),
+            offer=tuple(TILES[t] for t in state.offer),
+            tiles_in_box=len(state.box),
+            dna_supply=state.supply,
+            bought_this_turn=state.bought,
+            debts=state.debts,
+            deck=state.deck if admin else (),
+            out_of_play=state.out_of_play if admin else (),
+        )
+
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        if isinstance(event, RoundDealt) and not viewer.sees_everything:
+            return dataclasses.replace(event, deck=(), out_of_play=())
+        return event
+
+
+RULES = CubosaursRules()

@@ -1,0 +1,80 @@
+"""Random play: on 1,000 seeds for every player count and both modes, cards,
+DNA tokens and DNA tiles are conserved at every step, every game ends, and
+its events replay to the same state (and, on a sample, re-decide to the same
+events and map onto the protos)."""
+
+from __future__ import annotations
+
+import pytest
+from strata.v1.games import cubosaurs_pb2
+
+from domain.cubosaurs import RULES
+from domain.cubosaurs.catalogue import CARD_COUNT, CARDS, DNA_TOKENS, TILE_COUNT
+from domain.cubosaurs.rules import CubosaursState, GameScored, Options, Phase
+from tests.gamekit import (
+    assert_maps_to_proto,
+    assert_replays,
+    assert_replays_deterministically,
+    play_random,
+)
+
+SEEDS = 1000
+SAMPLE_EVERY = 50
+ALL_CARDS = list(range(CARD_COUNT))
+ALL_TILES = list(range(TILE_COUNT))
+
+
+def check_invariants(state: CubosaursState) -> None:
+    """What must hold after every command."""
+    seats = state.seats
+    # Cards: every one of the 55 is in exactly one place.
+    places = [*state.deck, *state.out_of_play, *state.packet, *state.discarded]
+    for seat in seats:
+        places += seat.collection
+    assert sorted(places) == ALL_CARDS
+    assert len(state.out_of_play) == CARD_COUNT - 10 * state.players
+    # The packet never holds two cards of one kind.
+    kinds = [CARDS[c].kind for c in state.packet]
+    assert len(kinds) == len(set(kinds))
+    # DNA tokens: the supply and the players hold all 40 between them.
+    assert state.supply + sum(s.tokens for s in seats) == DNA_TOKENS
+    assert state.supply >= 0 and all(s.tokens >= 0 for s in seats)
+    # DNA tiles: on offer, bought this round, or in the box.
+    owned = [t for s in seats for t in s.tiles]
+    if state.advanced:
+        assert sorted([*state.offer, *state.box, *owned]) == ALL_TILES
+        assert len(state.offer) + len(owned) <= state.players + 1
+    else:
+        assert state.offer == state.box == () and not owned
+        assert state.supply == DNA_TOKENS and not state.debts
+    assert all(d.amount > 0 for d in state.debts)
+    # Rounds: scored once each, alternating directions.
+    finished = state.round if state.phase is Phase.OVER else state.round - 1
+    assert all(len(s.scores) == finished for s in seats)
+    assert state.direction == (1 if state.round % 2 else -1)
+    assert 1 <= state.round <= state.rounds
+    assert RULES.active_seats(state) or state.phase is Phase.OVER
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("advanced", [False, True], ids=["basic", "advanced"])
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_random_games_conserve_everything_end_and_replay(
+    players: int, advanced: bool
+) -> None:
+    options = Options(advanced=advanced)
+    for index in range(SEEDS):
+        seed = f"cubosaurs-{players}-{advanced}-{index}"
+        played = play_random(
+            RULES, players, seed, options, check_each_step=check_invariants
+        )
+        game = played.state.game
+        assert RULES.is_terminal(game)
+        assert all(len(s.scores) == game.rounds for s in game.seats)
+        assert played.state.outcome == RULES.outcome(game)
+        final = next(e for e in reversed(played.events) if isinstance(e, GameScored))
+        assert final.totals == RULES.totals(game)
+        assert_replays(RULES, played)
+        if index % SAMPLE_EVERY == 0:
+            assert_replays_deterministically(RULES, played, seed)
+            assert_maps_to_proto(RULES, cubosaurs_pb2, played)
