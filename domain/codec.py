@@ -14,6 +14,7 @@ import enum
 import functools
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, TypeVar, Union, get_args, get_origin
 
 T = TypeVar("T")
@@ -46,7 +47,7 @@ def _sort_key(value: Any) -> tuple[str, str]:
 
 def decode(tp: type[T], data: Any) -> T:
     """The value of type ``tp`` that ``data`` encodes."""
-    return typing.cast(T, _decode(tp, data))
+    return typing.cast(T, _decoder(typing.cast(Any, tp))(data))
 
 
 @functools.cache
@@ -59,85 +60,168 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
-def _decode(tp: Any, data: Any) -> Any:
+Decoder = Callable[[Any], Any]
+
+
+@functools.cache
+def _decoder(tp: Any) -> Decoder:
+    """A function decoding data of type ``tp``, built once per type."""
     if tp is Any or tp is object:
-        return data
+        return lambda data: data
     origin = get_origin(tp)
     if origin is Union or origin is types.UnionType:
         args = get_args(tp)
-        if data is None and type(None) in args:
-            return None
-        non_none = [a for a in args if a is not type(None)]
-        if len(non_none) == 1:
-            return _decode(non_none[0], data)
-        for arg in non_none:
-            try:
-                return _decode(arg, data)
-            except (CodecError, TypeError, ValueError, KeyError):
-                continue
-        raise CodecError(f"{data!r} fits none of {tp}")
+        optional = type(None) in args
+        choices = [_decoder(a) for a in args if a is not type(None)]
+        if len(choices) == 1:
+            (only,) = choices
+
+            def decode_optional(data: Any) -> Any:
+                return None if data is None and optional else only(data)
+
+            return decode_optional
+
+        def decode_union(data: Any) -> Any:
+            if data is None and optional:
+                return None
+            for choice in choices:
+                try:
+                    return choice(data)
+                except (CodecError, TypeError, ValueError, KeyError):
+                    continue
+            raise CodecError(f"{data!r} fits none of {tp}")
+
+        return decode_union
     if origin is tuple:
         args = get_args(tp)
-        _expect(data, list, tp)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], v) for v in data)
-        if len(args) != len(data):
-            raise CodecError(f"{tp} needs {len(args)} items, got {len(data)}")
-        return tuple(_decode(a, v) for a, v in zip(args, data, strict=True))
-    if origin is list:
-        _expect(data, list, tp)
-        (arg,) = get_args(tp)
-        return [_decode(arg, v) for v in data]
-    if origin is frozenset or origin is set:
-        _expect(data, list, tp)
-        (arg,) = get_args(tp)
-        return frozenset(_decode(arg, v) for v in data)
+            item = _decoder(args[0])
+
+            def decode_tuple(data: Any) -> Any:
+                _expect(data, list, tp)
+                return tuple([item(v) for v in data])
+
+            return decode_tuple
+        items = [_decoder(a) for a in args]
+
+        def decode_fixed_tuple(data: Any) -> Any:
+            _expect(data, list, tp)
+            if len(items) != len(data):
+                raise CodecError(f"{tp} needs {len(items)} items, got {len(data)}")
+            return tuple(d(v) for d, v in zip(items, data, strict=True))
+
+        return decode_fixed_tuple
+    if origin in (list, frozenset, set):
+        item = _decoder(get_args(tp)[0])
+        build: Callable[[list[Any]], Any] = list if origin is list else frozenset
+
+        def decode_collection(data: Any) -> Any:
+            _expect(data, list, tp)
+            return build([item(v) for v in data])
+
+        return decode_collection
     if origin is dict:
-        _expect(data, dict, tp)
         key_type, value_type = get_args(tp)
-        return {
-            (int(k) if key_type is int else _decode(key_type, k)): _decode(
-                value_type, v
-            )
-            for k, v in data.items()
-        }
+        key = int if key_type is int else _decoder(key_type)
+        value = _decoder(value_type)
+
+        def decode_dict(data: Any) -> Any:
+            _expect(data, dict, tp)
+            return {key(k): value(v) for k, v in data.items()}
+
+        return decode_dict
     if origin is typing.Literal:
-        if data not in get_args(tp):
-            raise CodecError(f"{data!r} is not one of {get_args(tp)}")
-        return data
+        allowed = get_args(tp)
+
+        def decode_literal(data: Any) -> Any:
+            if data not in allowed:
+                raise CodecError(f"{data!r} is not one of {allowed}")
+            return data
+
+        return decode_literal
     if isinstance(tp, type):
         if issubclass(tp, enum.Enum):
-            if not isinstance(data, str) or data not in tp.__members__:
-                raise CodecError(f"{data!r} is not a {tp.__name__}")
-            return tp[data]
+            members = tp.__members__
+
+            def decode_enum(data: Any) -> Any:
+                if not isinstance(data, str) or data not in members:
+                    raise CodecError(f"{data!r} is not a {tp.__name__}")
+                return members[data]
+
+            return decode_enum
         if dataclasses.is_dataclass(tp):
-            _expect(data, dict, tp)
-            hints = _hints(tp)
-            kwargs = {}
-            for f in _fields(tp):
-                if f.name in data:
-                    kwargs[f.name] = _decode(hints[f.name], data[f.name])
-                elif (
-                    f.default is dataclasses.MISSING
-                    and f.default_factory is dataclasses.MISSING
-                ):
-                    raise CodecError(f"{tp.__name__} needs field {f.name!r}")
-            return tp(**kwargs)
+            return _dataclass_decoder(tp)
         if tp is bool:
-            _expect(data, bool, tp)
-            return data
+
+            def decode_bool(data: Any) -> Any:
+                _expect(data, bool, tp)
+                return data
+
+            return decode_bool
         if tp is int:
-            if isinstance(data, bool) or not isinstance(data, int):
-                raise CodecError(f"{data!r} is not an int")
-            return data
+
+            def decode_int(data: Any) -> Any:
+                if isinstance(data, bool) or not isinstance(data, int):
+                    raise CodecError(f"{data!r} is not an int")
+                return data
+
+            return decode_int
         if tp is float:
-            if isinstance(data, bool) or not isinstance(data, int | float):
-                raise CodecError(f"{data!r} is not a number")
-            return float(data)
+
+            def decode_float(data: Any) -> Any:
+                if isinstance(data, bool) or not isinstance(data, int | float):
+                    raise CodecError(f"{data!r} is not a number")
+                return float(data)
+
+            return decode_float
         if tp is str:
-            _expect(data, str, tp)
-            return data
+
+            def decode_str(data: Any) -> Any:
+                _expect(data, str, tp)
+                return data
+
+            return decode_str
     raise CodecError(f"cannot decode type {tp!r}")
+
+
+def _dataclass_decoder(cls: type) -> Decoder:
+    hints = _hints(cls)
+    fields = [
+        (
+            f.name,
+            _LazyDecoder(hints[f.name]),
+            f.default is dataclasses.MISSING
+            and f.default_factory is dataclasses.MISSING,
+        )
+        for f in _fields(cls)
+    ]
+
+    def decode_dataclass(data: Any) -> Any:
+        _expect(data, dict, cls)
+        kwargs = {}
+        for name, decoder, required in fields:
+            if name in data:
+                kwargs[name] = decoder(data[name])
+            elif required:
+                raise CodecError(f"{cls.__name__} needs field {name!r}")
+        return cls(**kwargs)
+
+    return decode_dataclass
+
+
+class _LazyDecoder:
+    """A field's decoder, built on first use (types may refer to each other)."""
+
+    __slots__ = ("_decoder", "_tp")
+
+    def __init__(self, tp: Any) -> None:
+        self._tp = tp
+        self._decoder: Decoder | None = None
+
+    def __call__(self, data: Any) -> Any:
+        if self._decoder is None:
+            self._decoder = _decoder(self._tp)
+        return self._decoder(data)
 
 
 def _expect(data: Any, kind: type, tp: Any) -> None:

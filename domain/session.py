@@ -134,6 +134,15 @@ class SessionState(Generic[S]):
         return tuple(i for i, s in enumerate(self.seats) if s is None)
 
 
+def _replace(state: SessionState[S], **changes: Any) -> SessionState[S]:
+    """``dataclasses.replace`` without re-running ``__init__`` (folding calls
+    it for every event of every game, so it is worth being quick)."""
+    new = object.__new__(type(state))
+    new.__dict__.update(state.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
 class Session(Generic[S]):
     """Lifecycle decisions and folding for one game type."""
 
@@ -274,15 +283,16 @@ class Session(Generic[S]):
                 version=1,
             )
         version = state.version + 1
+        replace = _replace
         match event:
             case PlayerJoined(
                 seat=seat, player_name=name, token_hash=token_hash, bot=bot
             ):
                 seats = list(state.seats)
                 seats[seat] = SeatInfo(name, token_hash, bot)
-                return dataclasses.replace(state, seats=tuple(seats), version=version)
+                return replace(state, seats=tuple(seats), version=version)
             case GameStarted():
-                return dataclasses.replace(state, status=Status.ACTIVE, version=version)
+                return replace(state, status=Status.ACTIVE, version=version)
             case GameFinished(winners=winners, result=result):
                 return dataclasses.replace(
                     state,
@@ -294,7 +304,7 @@ class Session(Generic[S]):
                 raise ValueError("GameCreated can only be the first event")
             case _:
                 game = self.rules.evolve(state.game, event)
-                return dataclasses.replace(state, game=game, version=version)
+                return replace(state, game=game, version=version)
 
     # -- deciding -----------------------------------------------------------
 

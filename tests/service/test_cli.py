@@ -157,3 +157,43 @@ def test_the_same_seed_plays_the_same_game(sqlite_target, capsys):
                 event.pop(key, None)
         exports.append(events)
     assert exports[0] == exports[1]
+
+
+def test_hot_seat_play_in_the_terminal_reaches_the_end(
+    sqlite_target, capsys, monkeypatch
+):
+    answers = iter(["x", "99"] + ["0"] * 2000)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    code = cli.main(
+        [
+            "play",
+            "--game",
+            "dinosaurs_extinct",
+            "--players",
+            "2",
+            "--seed",
+            "tty",
+            "--target",
+            sqlite_target,
+        ]
+    )
+    assert code == 0
+    out = capsys.readouterr().out
+    assert "hot-seat game" in out and "choose one of the numbers" in out
+    assert "finished: reached_21st_century" in out
+
+
+def test_create_join_start_act_and_show_from_the_command_line(sqlite_target, capsys):
+    def run(*args: str) -> str:
+        assert cli.main([*args, "--target", sqlite_target]) == 0
+        return capsys.readouterr().out.strip()
+
+    game_id = run("create", "--game", "dinosaurs_extinct", "--players", "2")
+    ada = run("join", game_id, "--name", "Ada")
+    run("join", game_id, "--name", "Bob")
+    assert run("start", game_id, "--token", ada).startswith("version")
+    actions = run("actions", game_id, "--token", ada)
+    assert actions.startswith("[0] seat 0: RollDie")
+    assert "DieRolled" in run("act", game_id, "0", "--token", ada)
+    shown = run("show", game_id, "--token", ada)
+    assert "seat 0: Ada (you)" in shown
