@@ -186,7 +186,8 @@ def test_hot_seat_play_in_the_terminal_reaches_the_end(
 def test_create_join_start_act_and_show_from_the_command_line(sqlite_target, capsys):
     def run(*args: str) -> str:
         assert cli.main([*args, "--target", sqlite_target]) == 0
-        return capsys.readouterr().out.strip()
+        out: str = capsys.readouterr().out
+        return out.strip()
 
     game_id = run("create", "--game", "dinosaurs_extinct", "--players", "2")
     ada = run("join", game_id, "--name", "Ada")
