@@ -14,8 +14,9 @@ def _load() -> None:
     if _GAMES:
         return
     from domain.dinosaurs_extinct import RULES as dinosaurs_extinct
+    from domain.escaping_extinction import RULES as escaping_extinction
 
-    for rules in (dinosaurs_extinct,):
+    for rules in (dinosaurs_extinct, escaping_extinction):
         _GAMES[rules.game_type] = rules
 
 

@@ -1,0 +1,33 @@
+"""Random play over many seeds: conservation, termination, replay."""
+
+from __future__ import annotations
+
+import pytest
+
+from domain.escaping_extinction import RULES
+from strata.v1.games import escaping_extinction_pb2
+from tests.gamekit import (
+    assert_maps_to_proto,
+    assert_replays,
+    assert_replays_deterministically,
+    play_random,
+)
+from tests.games.escaping_extinction.helpers import check_invariants
+
+SEEDS = 100
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4])
+def test_random_games_conserve_everything_end_and_replay(players: int) -> None:
+    results: dict[str, int] = {}
+    for n in range(SEEDS):
+        seed = f"random-{players}-{n}"
+        played = play_random(RULES, players, seed, check_each_step=check_invariants)
+        assert RULES.is_terminal(played.state.game)
+        assert_replays(RULES, played)
+        if n % 50 == 0:
+            assert_replays_deterministically(RULES, played, seed)
+            assert_maps_to_proto(RULES, escaping_extinction_pb2, played)
+        result = played.state.game.result
+        results[result] = results.get(result, 0) + 1
+    assert sum(results.values()) == SEEDS
