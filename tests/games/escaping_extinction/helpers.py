@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from domain.escaping_extinction import RULES
@@ -13,7 +14,6 @@ from domain.escaping_extinction.model import (
     Event,
     ExplorationCardKept,
     Item,
-    ItemGiven,
     RocketDocketCardRevealed,
     Scenario,
     State,
@@ -54,7 +54,7 @@ def setup(
     meteor: tuple[str, ...] = METEOR,
     docket: tuple[str, ...] = DOCKET,
     exploration: tuple[str, ...] = EXPLORATION,
-) -> list[Event]:
+) -> list[Any]:
     """The set-up events of a stacked table; Terry's turn in round 1."""
     return [
         WorldSetUp(layout, meteor, docket, exploration),
@@ -63,18 +63,20 @@ def setup(
     ]
 
 
-def move(dino: Dino, position: int, origin: int = 0) -> list[Event]:
+def move(dino: Dino, position: int, origin: int = 0) -> list[Any]:
     """Put ``dino`` on ``position`` (revealing the tile, no cost)."""
     return [DinoTravelled(dino, origin, position, TravelMode.WALK, 0)]
 
 
-def reveal(position: int, token: bool = True, layout: tuple[str, ...] = LAYOUT) -> Event:
+def reveal(
+    position: int, token: bool = True, layout: tuple[str, ...] = LAYOUT
+) -> Event:
     tile = layout[position - 1]
     has_resource = CONTENT.tiles[tile].resource is not None
     return TileRevealed(position, tile, token and has_resource)
 
 
-def turn_of(dino: Dino, round_: int = 1) -> list[Event]:
+def turn_of(dino: Dino, round_: int = 1) -> list[Any]:
     return [TurnEnded(TERRY), TurnBegan(dino, round_)]
 
 
@@ -87,13 +89,13 @@ def hand(dino: Dino, card: str) -> Event:
 
 
 def table(
-    events: list[Event], players: int = 1, scenario: Scenario | None = None
+    events: Sequence[Any], players: int = 1, scenario: Scenario | None = None
 ) -> State:
     state: State = given(RULES, players, events, scenario=scenario)
     return state
 
 
-def give_from_supply(dino: Dino, item: Item, n: int = 1) -> list[Event]:
+def give_from_supply(dino: Dino, item: Item, n: int = 1) -> list[Any]:
     """Events that put ``n`` of ``item`` into ``dino``'s card from the Supply
     (through another Dino, so conservation holds)."""
     from domain.escaping_extinction.model import ResourceGained
@@ -106,7 +108,7 @@ def dino(state: State, d: Dino) -> Any:
     return state.dinos[list(Dino).index(d)]
 
 
-# -- invariants ------------------------------------------------------------------
+# -- invariants ---------------------------------------------------------------------
 
 
 def check_invariants(state: State) -> None:
@@ -123,9 +125,10 @@ def check_invariants(state: State) -> None:
             on_tiles[resource] += 1
     total = CONTENT.supply
     dinos = state.dinos
-    assert supply.food + on_tiles[Resource.FOOD] + sum(d.food for d in dinos) == total[
-        "food"
-    ]
+    assert (
+        supply.food + on_tiles[Resource.FOOD] + sum(d.food for d in dinos)
+        == total["food"]
+    )
     assert (
         supply.wood
         + on_tiles[Resource.WOOD]
@@ -133,9 +136,10 @@ def check_invariants(state: State) -> None:
         + state.launchpad_wood
         == total["wood"]
     )
-    assert supply.vines + on_tiles[Resource.VINE] + sum(d.vines for d in dinos) == total[
-        "vines"
-    ]
+    assert (
+        supply.vines + on_tiles[Resource.VINE] + sum(d.vines for d in dinos)
+        == total["vines"]
+    )
     assert (
         supply.rocket_parts + sum(d.rocket_part for d in dinos) + state.launchpad_parts
         == total["rocket_parts"]
@@ -154,9 +158,9 @@ def check_invariants(state: State) -> None:
     assert sorted((*state.meteor_deck, *state.meteor_drawn)) == sorted(
         CONTENT.meteor_order
     )
-    assert sorted((*state.docket_deck, *state.docket_open, *state.docket_done)) == sorted(
-        CONTENT.docket_order
-    )
+    assert sorted(
+        (*state.docket_deck, *state.docket_open, *state.docket_done)
+    ) == sorted(CONTENT.docket_order)
     for d in dinos:
         card = CONTENT.dinos[d.dino]
         assert 0 <= d.health <= card.health

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from strata.v1.games import escaping_extinction_pb2
 
 from domain.escaping_extinction import RULES
-from strata.v1.games import escaping_extinction_pb2
 from tests.gamekit import (
     assert_maps_to_proto,
     assert_replays,
