@@ -108,7 +108,7 @@ def dino(state: State, d: Dino) -> Any:
     return state.dinos[list(Dino).index(d)]
 
 
-# -- invariants ---------------------------------------------------------------------
+# -- invariants ---
 
 
 def check_invariants(state: State) -> None:

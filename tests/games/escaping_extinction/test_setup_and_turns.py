@@ -60,7 +60,7 @@ from tests.games.escaping_extinction.helpers import (
     top,
 )
 
-# -- set-up -------------------------------------------------------------------------
+# -- set-up ---
 
 
 def test_setup_lays_the_eighteen_tiles_face_down_around_the_oasis() -> None:
@@ -127,7 +127,7 @@ def test_a_scenario_whose_layout_is_not_a_full_order_is_refused() -> None:
         RULES.validate_config(config)
 
 
-# -- who controls which Dino --------------------------------------------------------
+# -- who controls which Dino ---
 
 
 @pytest.mark.parametrize(
@@ -170,7 +170,7 @@ def test_only_the_seat_of_the_dino_whose_turn_it_is_is_active() -> None:
     assert RULES.active_seats(state) == {0}
 
 
-# -- turns and rounds ---------------------------------------------------------------
+# -- turns and rounds ---
 
 
 def test_a_turn_has_two_actions_then_only_free_moves_and_ending_it() -> None:
@@ -266,7 +266,7 @@ def test_a_heatwave_costs_every_dino_one_food() -> None:
     ]
 
 
-# -- earthquakes --------------------------------------------------------------------
+# -- earthquakes ---
 
 
 def _quake_table(**extra: object) -> list[Any]:
@@ -328,7 +328,7 @@ def test_an_earthquake_never_moves_the_meteor_behind_the_start() -> None:
     assert MeteorMoved(0, 0) in new
 
 
-# -- the end ------------------------------------------------------------------------
+# -- the end ---
 
 
 def _launch_ready(wood: int) -> list[Any]:

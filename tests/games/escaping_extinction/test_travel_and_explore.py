@@ -80,7 +80,7 @@ def food(n: int, d=TERRY) -> list[Any]:
     return [ResourceReturned(d, Resource.FOOD) for _ in range(4 - n)]
 
 
-# -- Travel -------------------------------------------------------------------------
+# -- Travel ---
 
 
 def test_travel_to_a_face_down_tile_spends_food_and_reveals_it_with_its_resource() -> (
@@ -228,7 +228,7 @@ def test_the_secret_cave_onto_the_volcano_deals_its_damage() -> None:
     )
 
 
-# -- Explore ------------------------------------------------------------------------
+# -- Explore ---
 
 
 def _rex_on(position: int, **setup_args: Any) -> list[Any]:
@@ -349,7 +349,7 @@ def test_a_card_gain_that_does_not_fit_can_be_left_in_the_supply() -> None:
     ]
 
 
-# -- Resupply and the Rocket Docket -------------------------------------------------
+# -- Resupply and the Rocket Docket ---
 
 
 def test_resupply_refills_food_unloads_wood_and_part_and_reveals_the_next_card() -> (
