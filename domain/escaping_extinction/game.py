@@ -32,7 +32,7 @@ the next Dino, drawing the Meteor card. ``evolve`` is the pure fold.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any, ClassVar, TypeVar
 
 from domain.chance import Rng
@@ -721,6 +721,16 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     def _check_rule(self, state: State, command: Command) -> None:
         """The rule-specific half of :meth:`_check` (turn and seat already fine)."""
         d = dino_of(state, command.dino)
+        if isinstance(command, CollectRocketPart | PlayCard | GiveCard):
+            catalogue: Collection[str] = (
+                CONTENT.docket
+                if isinstance(command, CollectRocketPart)
+                else CONTENT.exploration
+            )
+            if command.card not in catalogue:
+                raise InvalidCommand(
+                    "UNKNOWN_CARD", f"There is no card {command.card!r}."
+                )
         if isinstance(command, (*_ACTIONS, PlayCard)) and d.health == 0:
             raise RuleViolation(
                 "DINO_INJURED", f"{_name(d.dino)} is Injured and cannot act."

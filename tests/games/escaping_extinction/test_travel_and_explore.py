@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from domain.errors import RuleViolation
+from domain.errors import InvalidCommand, RuleViolation
 from domain.escaping_extinction import RULES
 from domain.escaping_extinction.content import DieColour
 from domain.escaping_extinction.model import (
@@ -481,3 +481,15 @@ def test_the_fifth_part_flips_every_face_up_card_and_no_more_are_revealed() -> N
     assert RocketDocketClosed((DOCKET[4],)) in new
     after = table([*events, *new])
     assert after.docket_open == () and after.supply.rocket_parts == 0
+
+
+def test_a_card_id_that_does_not_exist_is_a_malformed_command() -> None:
+    with pytest.raises(InvalidCommand) as err:
+        when(RULES, table(setup()), 0, CollectRocketPart(TERRY, "warp_drive"))
+    assert err.value.reason == "UNKNOWN_CARD"
+
+
+def test_a_position_off_the_map_is_a_malformed_command() -> None:
+    with pytest.raises(InvalidCommand) as err:
+        when(RULES, table(setup()), 0, Travel(TERRY, 19, WALK))
+    assert err.value.reason == "POSITION_OUT_OF_RANGE"
