@@ -232,279 +232,6 @@ def _name(dino: Dino) -> str:
     return CONTENT.dinos[dino].name
 
 
-# -- evolve: the pure fold -----------------------------------------------------
-
-_T = TypeVar("_T")
-
-
-def _replace(obj: _T, **changes: Any) -> _T:
-    """``dataclasses.replace`` without re-running ``__init__`` (the fold is the
-    hot path of replay; these dataclasses have no ``__post_init__``)."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
-    return new
-
-
-def _with_dino(state: State, dino: Dino, **changes: Any) -> State:
-    i = DINOS.index(dino)
-    dinos = list(state.dinos)
-    dinos[i] = _replace(dinos[i], **changes)
-    return _replace(state, dinos=tuple(dinos))
-
-
-def _with_place(state: State, position: int, **changes: Any) -> State:
-    places = list(state.places)
-    places[position] = _replace(places[position], **changes)
-    return _replace(state, places=tuple(places))
-
-
-_RESOURCE_FIELD = {Resource.FOOD: "food", Resource.WOOD: "wood", Resource.VINE: "vines"}
-
-
-def _add(state: State, dino: Dino, resource: Resource, n: int) -> State:
-    """Move ``n`` of ``resource`` from the Supply to ``dino`` (negative: back)."""
-    field = _RESOURCE_FIELD[resource]
-    d = dino_of(state, dino)
-    state = _with_dino(state, dino, **{field: getattr(d, field) + n})
-    supply = _replace(state.supply, **{field: getattr(state.supply, field) - n})
-    return _replace(state, supply=supply)
-
-
-def _supply_add(state: State, resource: Resource, n: int) -> State:
-    field = _RESOURCE_FIELD[resource]
-    supply = _replace(state.supply, **{field: getattr(state.supply, field) + n})
-    return _replace(state, supply=supply)
-
-
-def _remove(items: tuple[str, ...], item: str) -> tuple[str, ...]:
-    i = items.index(item)
-    return items[:i] + items[i + 1 :]
-
-
-def evolve(state: State, event: Event) -> State:
-    """The state after ``event``."""
-    state = _apply(state, event)
-    if not state.result and _escaped(state):
-        state = _replace(state, result=ESCAPED)
-    return state
-
-
-def _escaped(state: State) -> bool:
-    return (
-        state.launchpad_parts >= CONTENT.launch_parts
-        and state.launchpad_wood >= CONTENT.launch_wood
-        and all(d.position == OASIS for d in state.dinos)
-    )
-
-
-def _apply(state: State, event: Event) -> State:
-    r = _replace
-    match event:
-        case WorldSetUp(layout, meteor_deck, docket_deck, exploration_deck):
-            places = (
-                state.places[0],
-                *tuple(Place(tile, False, False, False, False) for tile in layout),
-            )
-            return r(
-                state,
-                places=places,
-                meteor_deck=meteor_deck,
-                docket_deck=docket_deck,
-                exploration_deck=exploration_deck,
-            )
-        case RocketDocketCardRevealed(card):
-            return r(
-                state,
-                docket_deck=_remove(state.docket_deck, card),
-                docket_open=(*state.docket_open, card),
-            )
-        case TurnBegan(dino, round_):
-            return r(
-                state,
-                current=DINOS.index(dino),
-                round=round_,
-                turn_open=True,
-                actions_left=CONTENT.actions_per_turn,
-                redraw_used=False,
-                waiting_to_heal=dino_of(state, dino).health == 0,
-            )
-        case ActionTaken():
-            return r(state, actions_left=state.actions_left - 1)
-        case DieRolled():
-            return r(state, dice_used=state.dice_used + 1)
-        case DinoTravelled(dino, _, destination, _, food_spent):
-            state = _add(state, dino, Resource.FOOD, -food_spent)
-            return _with_dino(state, dino, position=destination)
-        case TarpitHeld(dino, food_spent):
-            return _add(state, dino, Resource.FOOD, -food_spent)
-        case DinoReturnedToOasis(dino, _):
-            return _with_dino(state, dino, position=OASIS)
-        case TileRevealed(position, tile, token_placed):
-            state = _with_place(
-                state, position, tile=tile, revealed=True, token=token_placed
-            )
-            resource = CONTENT.tile(tile).resource
-            if token_placed and resource is not None:
-                state = _supply_add(state, resource, -1)
-            return state
-        case DinoDamaged(dino, _, health):
-            return _with_dino(state, dino, health=health)
-        case DinoHealed(dino, _, health):
-            state = _with_dino(state, dino, health=health)
-            if state.waiting_to_heal and current_dino(state).health > 0:
-                state = r(state, waiting_to_heal=False)
-            return state
-        case VineSpent(dino):
-            return _add(state, dino, Resource.VINE, -1)
-        case ResourceTaken(dino, resource):
-            position = dino_of(state, dino).position
-            state = _with_place(state, position, token=False)
-            state = _supply_add(state, resource, 1)
-            return _add(state, dino, resource, 1)
-        case ResourceGained(dino, resource):
-            return _add(state, dino, resource, 1)
-        case ResourceReturned(dino, resource):
-            return _add(state, dino, resource, -1)
-        case TokenReturned(position):
-            resource = CONTENT.tile(state.places[position].tile).resource
-            state = _with_place(state, position, token=False)
-            return state if resource is None else _supply_add(state, resource, 1)
-        case RoomNeeded(dino, resource, from_tile, from_supply, draw_after):
-            pending = Pending(
-                PendingKind.MAKE_ROOM,
-                dino,
-                resource=resource,
-                from_tile=from_tile,
-                from_supply=from_supply,
-                draw_after=draw_after,
-            )
-            return r(state, pending=pending)
-        case RoomMade(dino, discarded):
-            return r(_add(state, dino, discarded, -1), pending=None)
-        case ResourceLeft():
-            if (
-                state.pending is not None
-                and state.pending.kind is PendingKind.MAKE_ROOM
-            ):
-                return r(state, pending=None)
-            return state
-        case ExplorationCardDrawn(_, card):
-            return r(state, exploration_deck=_remove(state.exploration_deck, card))
-        case RedrawOffered(dino, card):
-            return r(state, pending=Pending(PendingKind.REDRAW, dino, card=card))
-        case RedrawDeclined():
-            return r(state, pending=None)
-        case ExplorationCardRedrawn(_, card):
-            return r(
-                state,
-                pending=None,
-                redraw_used=True,
-                exploration_discard=(*state.exploration_discard, card),
-            )
-        case ExplorationCardDiscarded(card):
-            return r(state, exploration_discard=(*state.exploration_discard, card))
-        case ExplorationCardKept(dino, card):
-            held = dino_of(state, dino).held_cards
-            return _with_dino(state, dino, held_cards=(*held, card))
-        case ExplorationCardPlayed(dino, card, _):
-            held = dino_of(state, dino).held_cards
-            state = _with_dino(state, dino, held_cards=_remove(held, card))
-            return r(state, exploration_discard=(*state.exploration_discard, card))
-        case ExplorationDeckReshuffled(order):
-            return r(
-                state,
-                exploration_deck=(*state.exploration_deck, *order),
-                exploration_discard=(),
-                reshuffles_used=state.reshuffles_used + 1,
-            )
-        case ExtraActionGained():
-            return r(state, actions_left=state.actions_left + 1)
-        case LavaFlowPlaced(position):
-            state = _with_place(state, position, lava=True)
-            supply = r(state.supply, lava_flows=state.supply.lava_flows - 1)
-            return r(state, supply=supply)
-        case SecretCavePlacementOffered(dino):
-            return r(state, pending=Pending(PendingKind.SECRET_CAVES, dino))
-        case SecretCavesPlaced(first, second):
-            places = tuple(
-                r(p, cave=i in (first, second)) for i, p in enumerate(state.places)
-            )
-            return r(state, places=places, pending=None)
-        case SecretCavesLeft():
-            return r(state, pending=None)
-        case Resupplied(dino, food, wood, rocket_part):
-            state = _add(state, dino, Resource.FOOD, food)
-            d = dino_of(state, dino)
-            state = _with_dino(
-                state,
-                dino,
-                wood=d.wood - wood,
-                rocket_part=d.rocket_part and not rocket_part,
-            )
-            return r(
-                state,
-                launchpad_wood=state.launchpad_wood + wood,
-                launchpad_parts=state.launchpad_parts + int(rocket_part),
-            )
-        case RocketPartCollected(dino, card):
-            state = _with_dino(state, dino, rocket_part=True)
-            supply = r(state.supply, rocket_parts=state.supply.rocket_parts - 1)
-            return r(
-                state,
-                supply=supply,
-                docket_open=_remove(state.docket_open, card),
-                docket_done=(*state.docket_done, card),
-            )
-        case RocketDocketClosed(cards):
-            return r(
-                state,
-                docket_open=tuple(c for c in state.docket_open if c not in cards),
-                docket_done=(*state.docket_done, *cards),
-            )
-        case ItemGiven(dino, recipient, item):
-            if item is Item.ROCKET_PART:
-                state = _with_dino(state, dino, rocket_part=False)
-                return _with_dino(state, recipient, rocket_part=True)
-            resource = Resource[item.name]
-            return _add(_add(state, dino, resource, -1), recipient, resource, 1)
-        case CardGiven(dino, recipient, card):
-            state = _with_dino(
-                state, dino, held_cards=_remove(dino_of(state, dino).held_cards, card)
-            )
-            held = dino_of(state, recipient).held_cards
-            return _with_dino(state, recipient, held_cards=(*held, card))
-        case TurnEnded():
-            return r(state, turn_open=False, actions_left=0, waiting_to_heal=False)
-        case MeteorCardDrawn(card):
-            return r(
-                state,
-                meteor_deck=_remove(state.meteor_deck, card),
-                meteor_drawn=(*state.meteor_drawn, card),
-            )
-        case MeteorMoved(_, destination):
-            state = r(state, meteor=destination)
-            if destination >= CONTENT.track_length and not state.result:
-                state = r(state, result=METEOR_HIT_EARTH)
-            return state
-        case EarthquakeStruck(positions, layout):
-            for position, tile in zip(positions, layout, strict=True):
-                old = state.places[position]
-                resource = CONTENT.tile(old.tile).resource
-                if old.token and resource is not None:
-                    state = _supply_add(state, resource, 1)
-                if old.lava:
-                    supply = r(state.supply, lava_flows=state.supply.lava_flows + 1)
-                    state = r(state, supply=supply)
-                state = _with_place(
-                    state, position, tile=tile, revealed=False, token=False, lava=False
-                )
-            return r(state, earthquakes_used=state.earthquakes_used + 1)
-        case MeteorDeckRanOut():
-            return state if state.result else r(state, result=METEOR_DECK_EMPTY)
-    raise TypeError(f"not an Escaping Extinction event: {event!r}")
-
-
 # -- the scratch table decide plays on ------------------------------------------
 
 
@@ -685,6 +412,92 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             TurnBegan(DINOS[0], 1),
         )
         return table.events
+
+    # -- who may do what -------------------------------------------------------
+
+    def active_seats(self, state: State) -> frozenset[int]:
+        if state.result or not state.turn_open:
+            return frozenset()
+        return frozenset(state.control[state.current].seats)
+
+    def legal_actions(self, state: State, seat: int) -> list[Command]:
+        if seat not in self.active_seats(state):
+            return []
+        # The candidates are all for the Dino whose turn it is, decisions
+        # only while one is pending: the rule-specific checks remain.
+        legal: list[Command] = []
+        for command in self._candidates(state):
+            try:
+                self._check_rule(state, command)
+            except (RuleViolation, InvalidCommand):
+                continue
+            legal.append(command)
+        return legal
+
+    def _candidates(self, state: State) -> list[Command]:
+        d = current_dino(state)
+        dino = d.dino
+        pending = state.pending
+        if pending is not None:
+            if pending.kind is PendingKind.MAKE_ROOM:
+                return [
+                    MakeRoom(dino, Resource.WOOD),
+                    MakeRoom(dino, Resource.VINE),
+                    LeaveResource(dino),
+                ]
+            if pending.kind is PendingKind.REDRAW:
+                return [KeepCard(dino), RedrawCard(dino)]
+            return [
+                *(PlaceSecretCave(dino, p) for p in range(1, CONTENT.positions)),
+                LeaveSecretCaves(dino),
+            ]
+        # Cheap filters first; _check has the last word on each candidate.
+        out: list[Command] = []
+        here = state.places[d.position]
+        can_act = d.health > 0 and state.actions_left > 0
+        if can_act:
+            in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
+            for p in sorted(CONTENT.neighbours[d.position]):
+                out.append(Travel(dino, p, TravelMode.WALK))
+                if in_tarpit:
+                    out.append(Travel(dino, p, TravelMode.PUSH))
+            if here.cave:
+                out.extend(Travel(dino, p, TravelMode.CAVE) for p in caves(state))
+            out.append(Explore(dino, False))
+            if dino is Dino.LONG_NECK and here.token:
+                out.append(Explore(dino, True))
+            if d.position == OASIS:
+                out.append(Resupply(dino))
+            out.extend(
+                CollectRocketPart(dino, c)
+                for c in state.docket_open
+                if CONTENT.docket[c].tile == here.tile
+            )
+            if dino is Dino.SARA:
+                out.append(HealTeammates(dino))
+        if d.vines:
+            out.extend(
+                HealWithVines(dino, o.dino)
+                for o in state.dinos
+                if o.position == d.position
+            )
+        for other in state.dinos:
+            if other.dino is dino or other.position != d.position:
+                continue
+            for item in Item:
+                if _has_item(d, item):
+                    out.append(GiveItem(dino, other.dino, item))
+                if _has_item(other, item):
+                    out.append(GiveItem(other.dino, dino, item))
+            out.extend(GiveCard(dino, other.dino, c) for c in d.held_cards)
+            out.extend(GiveCard(other.dino, dino, c) for c in other.held_cards)
+        for card in d.held_cards:
+            if CONTENT.exploration[card].effect is CardEffect.HEALING_HERBS:
+                out.extend(PlayCard(dino, card, o) for o in DINOS)
+            else:
+                out.append(PlayCard(dino, card, dino))
+        out.append(EndTurn(dino))
+        return out
 
     # -- checking a command ----------------------------------------------------
 
@@ -1280,92 +1093,6 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             return Outcome(tuple(range(state.players)), ESCAPED)
         return Outcome((), state.result)
 
-    # -- who may do what -------------------------------------------------------
-
-    def active_seats(self, state: State) -> frozenset[int]:
-        if state.result or not state.turn_open:
-            return frozenset()
-        return frozenset(state.control[state.current].seats)
-
-    def legal_actions(self, state: State, seat: int) -> list[Command]:
-        if seat not in self.active_seats(state):
-            return []
-        # The candidates are all for the Dino whose turn it is, decisions
-        # only while one is pending: the rule-specific checks remain.
-        legal: list[Command] = []
-        for command in self._candidates(state):
-            try:
-                self._check_rule(state, command)
-            except (RuleViolation, InvalidCommand):
-                continue
-            legal.append(command)
-        return legal
-
-    def _candidates(self, state: State) -> list[Command]:
-        d = current_dino(state)
-        dino = d.dino
-        pending = state.pending
-        if pending is not None:
-            if pending.kind is PendingKind.MAKE_ROOM:
-                return [
-                    MakeRoom(dino, Resource.WOOD),
-                    MakeRoom(dino, Resource.VINE),
-                    LeaveResource(dino),
-                ]
-            if pending.kind is PendingKind.REDRAW:
-                return [KeepCard(dino), RedrawCard(dino)]
-            return [
-                *(PlaceSecretCave(dino, p) for p in range(1, CONTENT.positions)),
-                LeaveSecretCaves(dino),
-            ]
-        # Cheap filters first; _check has the last word on each candidate.
-        out: list[Command] = []
-        here = state.places[d.position]
-        can_act = d.health > 0 and state.actions_left > 0
-        if can_act:
-            in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
-            for p in sorted(CONTENT.neighbours[d.position]):
-                out.append(Travel(dino, p, TravelMode.WALK))
-                if in_tarpit:
-                    out.append(Travel(dino, p, TravelMode.PUSH))
-            if here.cave:
-                out.extend(Travel(dino, p, TravelMode.CAVE) for p in caves(state))
-            out.append(Explore(dino, False))
-            if dino is Dino.LONG_NECK and here.token:
-                out.append(Explore(dino, True))
-            if d.position == OASIS:
-                out.append(Resupply(dino))
-            out.extend(
-                CollectRocketPart(dino, c)
-                for c in state.docket_open
-                if CONTENT.docket[c].tile == here.tile
-            )
-            if dino is Dino.SARA:
-                out.append(HealTeammates(dino))
-        if d.vines:
-            out.extend(
-                HealWithVines(dino, o.dino)
-                for o in state.dinos
-                if o.position == d.position
-            )
-        for other in state.dinos:
-            if other.dino is dino or other.position != d.position:
-                continue
-            for item in Item:
-                if _has_item(d, item):
-                    out.append(GiveItem(dino, other.dino, item))
-                if _has_item(other, item):
-                    out.append(GiveItem(other.dino, dino, item))
-            out.extend(GiveCard(dino, other.dino, c) for c in d.held_cards)
-            out.extend(GiveCard(other.dino, dino, c) for c in other.held_cards)
-        for card in d.held_cards:
-            if CONTENT.exploration[card].effect is CardEffect.HEALING_HERBS:
-                out.extend(PlayCard(dino, card, o) for o in DINOS)
-            else:
-                out.append(PlayCard(dino, card, dino))
-        out.append(EndTurn(dino))
-        return out
-
     # -- what a viewer sees ------------------------------------------------------
 
     def view(self, state: State, viewer: Viewer) -> View:
@@ -1434,6 +1161,279 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             for s in c.seats:
                 names.setdefault(s, []).append(CONTENT.dinos[c.dino].name)
         return {s: ", ".join(n) for s, n in names.items()}
+
+
+# -- evolve: the pure fold -----------------------------------------------------
+
+_T = TypeVar("_T")
+
+
+def _replace(obj: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` without re-running ``__init__`` (the fold is the
+    hot path of replay; these dataclasses have no ``__post_init__``)."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+def _with_dino(state: State, dino: Dino, **changes: Any) -> State:
+    i = DINOS.index(dino)
+    dinos = list(state.dinos)
+    dinos[i] = _replace(dinos[i], **changes)
+    return _replace(state, dinos=tuple(dinos))
+
+
+def _with_place(state: State, position: int, **changes: Any) -> State:
+    places = list(state.places)
+    places[position] = _replace(places[position], **changes)
+    return _replace(state, places=tuple(places))
+
+
+_RESOURCE_FIELD = {Resource.FOOD: "food", Resource.WOOD: "wood", Resource.VINE: "vines"}
+
+
+def _add(state: State, dino: Dino, resource: Resource, n: int) -> State:
+    """Move ``n`` of ``resource`` from the Supply to ``dino`` (negative: back)."""
+    field = _RESOURCE_FIELD[resource]
+    d = dino_of(state, dino)
+    state = _with_dino(state, dino, **{field: getattr(d, field) + n})
+    supply = _replace(state.supply, **{field: getattr(state.supply, field) - n})
+    return _replace(state, supply=supply)
+
+
+def _supply_add(state: State, resource: Resource, n: int) -> State:
+    field = _RESOURCE_FIELD[resource]
+    supply = _replace(state.supply, **{field: getattr(state.supply, field) + n})
+    return _replace(state, supply=supply)
+
+
+def _remove(items: tuple[str, ...], item: str) -> tuple[str, ...]:
+    i = items.index(item)
+    return items[:i] + items[i + 1 :]
+
+
+def evolve(state: State, event: Event) -> State:
+    """The state after ``event``."""
+    state = _apply(state, event)
+    if not state.result and _escaped(state):
+        state = _replace(state, result=ESCAPED)
+    return state
+
+
+def _escaped(state: State) -> bool:
+    return (
+        state.launchpad_parts >= CONTENT.launch_parts
+        and state.launchpad_wood >= CONTENT.launch_wood
+        and all(d.position == OASIS for d in state.dinos)
+    )
+
+
+def _apply(state: State, event: Event) -> State:
+    r = _replace
+    match event:
+        case WorldSetUp(layout, meteor_deck, docket_deck, exploration_deck):
+            places = (
+                state.places[0],
+                *tuple(Place(tile, False, False, False, False) for tile in layout),
+            )
+            return r(
+                state,
+                places=places,
+                meteor_deck=meteor_deck,
+                docket_deck=docket_deck,
+                exploration_deck=exploration_deck,
+            )
+        case RocketDocketCardRevealed(card):
+            return r(
+                state,
+                docket_deck=_remove(state.docket_deck, card),
+                docket_open=(*state.docket_open, card),
+            )
+        case TurnBegan(dino, round_):
+            return r(
+                state,
+                current=DINOS.index(dino),
+                round=round_,
+                turn_open=True,
+                actions_left=CONTENT.actions_per_turn,
+                redraw_used=False,
+                waiting_to_heal=dino_of(state, dino).health == 0,
+            )
+        case ActionTaken():
+            return r(state, actions_left=state.actions_left - 1)
+        case DieRolled():
+            return r(state, dice_used=state.dice_used + 1)
+        case DinoTravelled(dino, _, destination, _, food_spent):
+            state = _add(state, dino, Resource.FOOD, -food_spent)
+            return _with_dino(state, dino, position=destination)
+        case TarpitHeld(dino, food_spent):
+            return _add(state, dino, Resource.FOOD, -food_spent)
+        case DinoReturnedToOasis(dino, _):
+            return _with_dino(state, dino, position=OASIS)
+        case TileRevealed(position, tile, token_placed):
+            state = _with_place(
+                state, position, tile=tile, revealed=True, token=token_placed
+            )
+            resource = CONTENT.tile(tile).resource
+            if token_placed and resource is not None:
+                state = _supply_add(state, resource, -1)
+            return state
+        case DinoDamaged(dino, _, health):
+            return _with_dino(state, dino, health=health)
+        case DinoHealed(dino, _, health):
+            state = _with_dino(state, dino, health=health)
+            if state.waiting_to_heal and current_dino(state).health > 0:
+                state = r(state, waiting_to_heal=False)
+            return state
+        case VineSpent(dino):
+            return _add(state, dino, Resource.VINE, -1)
+        case ResourceTaken(dino, resource):
+            position = dino_of(state, dino).position
+            state = _with_place(state, position, token=False)
+            state = _supply_add(state, resource, 1)
+            return _add(state, dino, resource, 1)
+        case ResourceGained(dino, resource):
+            return _add(state, dino, resource, 1)
+        case ResourceReturned(dino, resource):
+            return _add(state, dino, resource, -1)
+        case TokenReturned(position):
+            resource = CONTENT.tile(state.places[position].tile).resource
+            state = _with_place(state, position, token=False)
+            return state if resource is None else _supply_add(state, resource, 1)
+        case RoomNeeded(dino, resource, from_tile, from_supply, draw_after):
+            pending = Pending(
+                PendingKind.MAKE_ROOM,
+                dino,
+                resource=resource,
+                from_tile=from_tile,
+                from_supply=from_supply,
+                draw_after=draw_after,
+            )
+            return r(state, pending=pending)
+        case RoomMade(dino, discarded):
+            return r(_add(state, dino, discarded, -1), pending=None)
+        case ResourceLeft():
+            if (
+                state.pending is not None
+                and state.pending.kind is PendingKind.MAKE_ROOM
+            ):
+                return r(state, pending=None)
+            return state
+        case ExplorationCardDrawn(_, card):
+            return r(state, exploration_deck=_remove(state.exploration_deck, card))
+        case RedrawOffered(dino, card):
+            return r(state, pending=Pending(PendingKind.REDRAW, dino, card=card))
+        case RedrawDeclined():
+            return r(state, pending=None)
+        case ExplorationCardRedrawn(_, card):
+            return r(
+                state,
+                pending=None,
+                redraw_used=True,
+                exploration_discard=(*state.exploration_discard, card),
+            )
+        case ExplorationCardDiscarded(card):
+            return r(state, exploration_discard=(*state.exploration_discard, card))
+        case ExplorationCardKept(dino, card):
+            held = dino_of(state, dino).held_cards
+            return _with_dino(state, dino, held_cards=(*held, card))
+        case ExplorationCardPlayed(dino, card, _):
+            held = dino_of(state, dino).held_cards
+            state = _with_dino(state, dino, held_cards=_remove(held, card))
+            return r(state, exploration_discard=(*state.exploration_discard, card))
+        case ExplorationDeckReshuffled(order):
+            return r(
+                state,
+                exploration_deck=(*state.exploration_deck, *order),
+                exploration_discard=(),
+                reshuffles_used=state.reshuffles_used + 1,
+            )
+        case ExtraActionGained():
+            return r(state, actions_left=state.actions_left + 1)
+        case LavaFlowPlaced(position):
+            state = _with_place(state, position, lava=True)
+            supply = r(state.supply, lava_flows=state.supply.lava_flows - 1)
+            return r(state, supply=supply)
+        case SecretCavePlacementOffered(dino):
+            return r(state, pending=Pending(PendingKind.SECRET_CAVES, dino))
+        case SecretCavesPlaced(first, second):
+            places = tuple(
+                r(p, cave=i in (first, second)) for i, p in enumerate(state.places)
+            )
+            return r(state, places=places, pending=None)
+        case SecretCavesLeft():
+            return r(state, pending=None)
+        case Resupplied(dino, food, wood, rocket_part):
+            state = _add(state, dino, Resource.FOOD, food)
+            d = dino_of(state, dino)
+            state = _with_dino(
+                state,
+                dino,
+                wood=d.wood - wood,
+                rocket_part=d.rocket_part and not rocket_part,
+            )
+            return r(
+                state,
+                launchpad_wood=state.launchpad_wood + wood,
+                launchpad_parts=state.launchpad_parts + int(rocket_part),
+            )
+        case RocketPartCollected(dino, card):
+            state = _with_dino(state, dino, rocket_part=True)
+            supply = r(state.supply, rocket_parts=state.supply.rocket_parts - 1)
+            return r(
+                state,
+                supply=supply,
+                docket_open=_remove(state.docket_open, card),
+                docket_done=(*state.docket_done, card),
+            )
+        case RocketDocketClosed(cards):
+            return r(
+                state,
+                docket_open=tuple(c for c in state.docket_open if c not in cards),
+                docket_done=(*state.docket_done, *cards),
+            )
+        case ItemGiven(dino, recipient, item):
+            if item is Item.ROCKET_PART:
+                state = _with_dino(state, dino, rocket_part=False)
+                return _with_dino(state, recipient, rocket_part=True)
+            resource = Resource[item.name]
+            return _add(_add(state, dino, resource, -1), recipient, resource, 1)
+        case CardGiven(dino, recipient, card):
+            state = _with_dino(
+                state, dino, held_cards=_remove(dino_of(state, dino).held_cards, card)
+            )
+            held = dino_of(state, recipient).held_cards
+            return _with_dino(state, recipient, held_cards=(*held, card))
+        case TurnEnded():
+            return r(state, turn_open=False, actions_left=0, waiting_to_heal=False)
+        case MeteorCardDrawn(card):
+            return r(
+                state,
+                meteor_deck=_remove(state.meteor_deck, card),
+                meteor_drawn=(*state.meteor_drawn, card),
+            )
+        case MeteorMoved(_, destination):
+            state = r(state, meteor=destination)
+            if destination >= CONTENT.track_length and not state.result:
+                state = r(state, result=METEOR_HIT_EARTH)
+            return state
+        case EarthquakeStruck(positions, layout):
+            for position, tile in zip(positions, layout, strict=True):
+                old = state.places[position]
+                resource = CONTENT.tile(old.tile).resource
+                if old.token and resource is not None:
+                    state = _supply_add(state, resource, 1)
+                if old.lava:
+                    supply = r(state.supply, lava_flows=state.supply.lava_flows + 1)
+                    state = r(state, supply=supply)
+                state = _with_place(
+                    state, position, tile=tile, revealed=False, token=False, lava=False
+                )
+            return r(state, earthquakes_used=state.earthquakes_used + 1)
+        case MeteorDeckRanOut():
+            return state if state.result else r(state, result=METEOR_DECK_EMPTY)
+    raise TypeError(f"not an Escaping Extinction event: {event!r}")
 
 
 RULES = EscapingExtinctionRules()
