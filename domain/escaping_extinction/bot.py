@@ -166,7 +166,9 @@ class _Plan:
             and view.launchpad_wood >= CONTENT.launch_wood
         )
         if ready:
-            return self.go_to({0}) if me.position != 0 else None
+            if me.position != 0:
+                return self.go_to({0})
+            return self.rescue(self.distances({0}))
         # Wood a face-up card asks for is carried to it, not unloaded.
         paying = me.wood > 0 and not me.rocket_part and self.docket_wood() > 0
         if me.position == 0:
@@ -187,13 +189,8 @@ class _Plan:
             or me.food <= home[me.position] + self.tarpit_extra()
         ):
             return self.go_to({0})
-        rescue = {d.position for d in self.stranded()}
-        if rescue and not me.rocket_part:
-            reach = self.distances(rescue)[me.position]
-            if me.food >= reach + home[me.position] + 2:
-                command = self.go_to(rescue)
-                if command is not None:
-                    return command
+        if not me.rocket_part and (command := self.rescue(home)):
+            return command
         if self.me.dino is Dino.SARA:
             hurt = any(d.position == me.position and d.health <= 3 for d in view.dinos)
             if hurt and (command := self.pick(HealTeammates(me.dino))):
@@ -217,6 +214,16 @@ class _Plan:
                 return command
         if me.health >= 4 and (command := self.pick(Explore(me.dino))):
             return command
+        return None
+
+    def rescue(self, home: dict[int, int]) -> Command | None:
+        """Walk Food to a stranded teammate (given once on its tile)."""
+        stranded = {d.position for d in self.stranded()}
+        if not stranded:
+            return None
+        reach = self.distances(stranded)[self.me.position]
+        if self.me.food >= reach + home[self.me.position] + 2:
+            return self.go_to(stranded)
         return None
 
     def tarpit_extra(self) -> int:
@@ -270,7 +277,13 @@ class _Plan:
             if d.dino is not me.dino and d.position != 0
             for n in CONTENT.neighbours[d.position]
         }
-        return [parts, supplies, hidden - near_others, hidden, wood]
+        if not view.rocket_docket_open and not view.rocket_docket_cards_left:
+            return [wood, hidden]
+        if view.launchpad_parts + sum(d.rocket_part for d in view.dinos) >= (
+            CONTENT.launch_parts
+        ):
+            return [wood, hidden]
+        return [parts, supplies, wood, hidden - near_others, hidden]
 
     def docket_wood(self) -> int:
         return max(

@@ -69,6 +69,7 @@ class CardEffect(enum.Enum):
     HEAL = "heal"
     LOSE_FOOD = "lose_food"
     RETURN_TO_OASIS = "return_to_oasis"
+    REVEAL_ROCKET_DOCKET = "reveal_rocket_docket"
     TRAIL_MIX = "trail_mix"
     HEALING_HERBS = "healing_herbs"
     BURST_OF_ENERGY = "burst_of_energy"

@@ -971,6 +971,9 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             case CardEffect.RETURN_TO_OASIS:
                 if d.position != OASIS:
                     t.emit(DinoReturnedToOasis(dino, d.position))
+            case CardEffect.REVEAL_ROCKET_DOCKET:
+                if t.state.supply.rocket_parts > 0 and t.state.docket_deck:
+                    t.emit(RocketDocketCardRevealed(t.state.docket_deck[0]))
             case CardEffect.LAVA_FLOW:
                 if (
                     t.state.supply.lava_flows > 0

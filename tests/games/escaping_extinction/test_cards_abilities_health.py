@@ -45,6 +45,8 @@ from domain.escaping_extinction.model import (
     ResourceGained,
     ResourceReturned,
     ResourceTaken,
+    Resupplied,
+    RocketDocketCardRevealed,
     RocketPartCollected,
     RollPurpose,
     Scenario,
@@ -438,3 +440,21 @@ def test_a_trade_respects_the_one_rocket_part_and_full_energy_limits() -> None:
     with pytest.raises(RuleViolation) as err:
         when(RULES, table(setup()), 0, GiveItem(REX, TERRY, Item.FOOD))
     assert err.value.reason == "NO_ROOM"
+
+
+def test_dr_raptors_memo_reveals_another_rocket_docket_card() -> None:
+    events = on(REX, 16, "dr_raptors_memo_1")
+    new = when(RULES, table(events), 0, Explore(REX))
+    assert new[-1] == RocketDocketCardRevealed(DOCKET[1])
+    # Several cards are now face up: each is a way to a Rocket Part.
+    assert table([*events, *new]).docket_open == (DOCKET[0], DOCKET[1])
+
+
+def test_dr_raptors_memo_reveals_nothing_once_five_parts_are_collected() -> None:
+    events = on(REX, 16, "dr_raptors_memo_1")
+    for n, card in enumerate(DOCKET[:5]):
+        if n:
+            events.append(RocketDocketCardRevealed(card))
+        events += [RocketPartCollected(SARA, card), Resupplied(SARA, 0, 0, True)]
+    new = when(RULES, table(events), 0, Explore(REX))
+    assert new[-1] == ExplorationCardDiscarded("dr_raptors_memo_1")
