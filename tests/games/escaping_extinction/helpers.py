@@ -14,6 +14,7 @@ from domain.escaping_extinction.model import (
     Event,
     ExplorationCardKept,
     Item,
+    Options,
     RocketDocketCardRevealed,
     Scenario,
     State,
@@ -89,9 +90,12 @@ def hand(dino: Dino, card: str) -> Event:
 
 
 def table(
-    events: Sequence[Any], players: int = 1, scenario: Scenario | None = None
+    events: Sequence[Any],
+    players: int = 1,
+    scenario: Scenario | None = None,
+    options: Options | None = None,
 ) -> State:
-    state: State = given(RULES, players, events, scenario=scenario)
+    state: State = given(RULES, players, events, options=options, scenario=scenario)
     return state
 
 

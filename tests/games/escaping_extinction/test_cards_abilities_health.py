@@ -458,3 +458,17 @@ def test_dr_raptors_memo_reveals_nothing_once_five_parts_are_collected() -> None
         events += [RocketPartCollected(SARA, card), Resupplied(SARA, 0, 0, True)]
     new = when(RULES, table(events), 0, Explore(REX))
     assert new[-1] == ExplorationCardDiscarded("dr_raptors_memo_1")
+
+
+def test_sara_cannot_heal_while_injured() -> None:
+    events = [*setup(), ResourceGained(SARA, Resource.VINE), injure(SARA)]
+    events += [DinoDamaged(REX, 2, 4), TurnEnded(TERRY), TurnBegan(SARA, 1)]
+    with pytest.raises(RuleViolation) as err:
+        when(RULES, table(events), 0, HealTeammates(SARA))
+    assert err.value.reason == "DINO_INJURED"
+
+
+def test_pushing_out_of_the_tarpit_is_allowed_with_plenty_of_food() -> None:
+    events = [*setup(), reveal(1), *move(TERRY, 1)]
+    assert dino(table(events), TERRY).food == 4
+    assert Travel(TERRY, 0, TravelMode.PUSH) in RULES.legal_actions(table(events), 0)

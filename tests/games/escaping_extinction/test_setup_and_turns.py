@@ -397,3 +397,21 @@ def test_resupply_is_refused_when_there_is_nothing_to_do() -> None:
     with pytest.raises(RuleViolation) as err:
         when(RULES, table(setup()), 0, Resupply(TERRY))
     assert err.value.reason == "NOTHING_TO_RESUPPLY"
+
+
+def test_injured_dinos_on_the_oasis_count_for_the_win() -> None:
+    events = [*_launch_ready(8), injure(SARA)]
+    state = table(events, players=4)
+    new = when(RULES, state, 0, Travel(TERRY, 0, TravelMode.WALK))
+    assert RULES.outcome(table([*events, *new], players=4)).result == "escaped"
+
+
+def test_with_three_players_sharing_long_neck_any_seat_may_move_it() -> None:
+    state = table(
+        [*setup(), TurnEnded(TERRY), TurnBegan(LONG_NECK, 1)],
+        players=3,
+        options=Options(shared_fourth_dino=True),
+    )
+    assert RULES.active_seats(state) == {0, 1, 2}
+    for seat in (0, 1, 2):
+        assert when(RULES, state, seat, Travel(LONG_NECK, 3, TravelMode.WALK))
