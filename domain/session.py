@@ -299,13 +299,17 @@ class Session(Generic[S]):
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
         """An event as ``viewer`` may see it (lifecycle events are public but
-        for the token hash, which only an admin sees)."""
+        for the token hash, the seed and the scenario, which only an admin
+        sees: the seed would let anyone re-draw every shuffle, the scenario
+        spells the draws out)."""
         if isinstance(event, PlayerJoined):
             if viewer.sees_everything:
                 return event
             return dataclasses.replace(event, token_hash="")
         if isinstance(event, GameCreated):
-            return event
+            if viewer.sees_everything:
+                return event
+            return dataclasses.replace(event, seed="", scenario=None)
         if isinstance(event, LIFECYCLE_EVENTS):
             return event
         return self.rules.redact(event, viewer)

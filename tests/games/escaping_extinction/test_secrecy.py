@@ -96,3 +96,16 @@ def test_a_tile_is_named_in_an_event_only_when_it_is_revealed() -> None:
     state = played.state.game
     for e in revealed:
         assert e.tile in {p.tile for p in state.places}
+
+
+def test_the_seed_and_scenario_of_a_game_reach_only_an_admin() -> None:
+    from domain.escaping_extinction.model import Scenario
+    from domain.session import GameCreated, Session
+
+    session = Session(RULES)
+    created = session.create(2, "secret-seed", scenario=Scenario(die_faces=(3,)))
+    for viewer in VIEWERS:
+        shown = session.redact(created, viewer)
+        assert isinstance(shown, GameCreated)
+        assert shown.seed == "" and shown.scenario is None
+    assert session.redact(created, Viewer.admin()) == created
