@@ -493,3 +493,13 @@ def test_a_position_off_the_map_is_a_malformed_command() -> None:
     with pytest.raises(InvalidCommand) as err:
         when(RULES, table(setup()), 0, Travel(TERRY, 19, WALK))
     assert err.value.reason == "POSITION_OUT_OF_RANGE"
+
+
+def test_the_secret_cave_onto_a_lava_flow_deals_its_damage() -> None:
+    events = [*setup(), reveal(3), *move(TERRY, 3), reveal(17), LavaFlowPlaced(17)]
+    events.append(SecretCavesPlaced(3, 17))
+    assert when(RULES, table(events), 0, Travel(TERRY, 17, CAVE)) == [
+        ActionTaken(TERRY, ActionKind.TRAVEL),
+        DinoTravelled(TERRY, 3, 17, CAVE, 0),
+        DinoDamaged(TERRY, 1, 5),
+    ]
