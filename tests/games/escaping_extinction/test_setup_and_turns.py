@@ -415,3 +415,21 @@ def test_with_three_players_sharing_long_neck_any_seat_may_move_it() -> None:
     assert RULES.active_seats(state) == {0, 1, 2}
     for seat in (0, 1, 2):
         assert when(RULES, state, seat, Travel(LONG_NECK, 3, TravelMode.WALK))
+
+
+def test_a_scenario_maps_to_its_protobuf_message_and_back() -> None:
+    from strata.v1.games import escaping_extinction_pb2
+
+    from domain.escaping_extinction.model import CardOrder
+    from service import protomap
+
+    scenario = Scenario(
+        layout=LAYOUT,
+        meteor_deck=METEOR,
+        rocket_docket_deck=DOCKET,
+        die_faces=(3, 6, 1),
+        earthquake_orders=(TileOrder(LAYOUT[:3]),),
+        exploration_reshuffles=(CardOrder(("thorn_bush_1",)),),
+    )
+    message = protomap.to_proto(scenario, escaping_extinction_pb2.Scenario())
+    assert protomap.from_proto(message, Scenario) == scenario
