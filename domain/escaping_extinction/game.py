@@ -1233,8 +1233,71 @@ def _escaped(state: State) -> bool:
 
 
 def _apply(state: State, event: Event) -> State:
+    # A turn's everyday events come first: the match tries cases in order.
     r = _replace
     match event:
+        case TurnBegan(dino, round_):
+            return r(
+                state,
+                current=DINOS.index(dino),
+                round=round_,
+                turn_open=True,
+                actions_left=CONTENT.actions_per_turn,
+                redraw_used=False,
+                waiting_to_heal=dino_of(state, dino).health == 0,
+            )
+        case ActionTaken():
+            return r(state, actions_left=state.actions_left - 1)
+        case TurnEnded():
+            return r(state, turn_open=False, actions_left=0, waiting_to_heal=False)
+        case DinoTravelled(dino, _, destination, _, food_spent):
+            state = _add(state, dino, Resource.FOOD, -food_spent)
+            return _with_dino(state, dino, position=destination)
+        case TileRevealed(position, tile, token_placed):
+            state = _with_place(
+                state, position, tile=tile, revealed=True, token=token_placed
+            )
+            resource = CONTENT.tile(tile).resource
+            if token_placed and resource is not None:
+                state = _supply_add(state, resource, -1)
+            return state
+        case ExplorationCardDrawn(_, card):
+            return r(state, exploration_deck=_remove(state.exploration_deck, card))
+        case ExplorationCardDiscarded(card):
+            return r(state, exploration_discard=(*state.exploration_discard, card))
+        case ItemGiven(dino, recipient, item):
+            if item is Item.ROCKET_PART:
+                state = _with_dino(state, dino, rocket_part=False)
+                return _with_dino(state, recipient, rocket_part=True)
+            resource = Resource[item.name]
+            return _add(_add(state, dino, resource, -1), recipient, resource, 1)
+        case ResourceGained(dino, resource):
+            return _add(state, dino, resource, 1)
+        case ResourceTaken(dino, resource):
+            position = dino_of(state, dino).position
+            state = _with_place(state, position, token=False)
+            state = _supply_add(state, resource, 1)
+            return _add(state, dino, resource, 1)
+        case ResourceReturned(dino, resource):
+            return _add(state, dino, resource, -1)
+        case MeteorCardDrawn(card):
+            return r(
+                state,
+                meteor_deck=_remove(state.meteor_deck, card),
+                meteor_drawn=(*state.meteor_drawn, card),
+            )
+        case MeteorMoved(_, destination):
+            state = r(state, meteor=destination)
+            if destination >= CONTENT.track_length and not state.result:
+                state = r(state, result=METEOR_HIT_EARTH)
+            return state
+        case DinoDamaged(dino, _, health):
+            return _with_dino(state, dino, health=health)
+        case DinoHealed(dino, _, health):
+            state = _with_dino(state, dino, health=health)
+            if state.waiting_to_heal and current_dino(state).health > 0:
+                state = r(state, waiting_to_heal=False)
+            return state
         case WorldSetUp(layout, meteor_deck, docket_deck, exploration_deck):
             places = (
                 state.places[0],
@@ -1253,53 +1316,14 @@ def _apply(state: State, event: Event) -> State:
                 docket_deck=_remove(state.docket_deck, card),
                 docket_open=(*state.docket_open, card),
             )
-        case TurnBegan(dino, round_):
-            return r(
-                state,
-                current=DINOS.index(dino),
-                round=round_,
-                turn_open=True,
-                actions_left=CONTENT.actions_per_turn,
-                redraw_used=False,
-                waiting_to_heal=dino_of(state, dino).health == 0,
-            )
-        case ActionTaken():
-            return r(state, actions_left=state.actions_left - 1)
         case DieRolled():
             return r(state, dice_used=state.dice_used + 1)
-        case DinoTravelled(dino, _, destination, _, food_spent):
-            state = _add(state, dino, Resource.FOOD, -food_spent)
-            return _with_dino(state, dino, position=destination)
         case TarpitHeld(dino, food_spent):
             return _add(state, dino, Resource.FOOD, -food_spent)
         case DinoReturnedToOasis(dino, _):
             return _with_dino(state, dino, position=OASIS)
-        case TileRevealed(position, tile, token_placed):
-            state = _with_place(
-                state, position, tile=tile, revealed=True, token=token_placed
-            )
-            resource = CONTENT.tile(tile).resource
-            if token_placed and resource is not None:
-                state = _supply_add(state, resource, -1)
-            return state
-        case DinoDamaged(dino, _, health):
-            return _with_dino(state, dino, health=health)
-        case DinoHealed(dino, _, health):
-            state = _with_dino(state, dino, health=health)
-            if state.waiting_to_heal and current_dino(state).health > 0:
-                state = r(state, waiting_to_heal=False)
-            return state
         case VineSpent(dino):
             return _add(state, dino, Resource.VINE, -1)
-        case ResourceTaken(dino, resource):
-            position = dino_of(state, dino).position
-            state = _with_place(state, position, token=False)
-            state = _supply_add(state, resource, 1)
-            return _add(state, dino, resource, 1)
-        case ResourceGained(dino, resource):
-            return _add(state, dino, resource, 1)
-        case ResourceReturned(dino, resource):
-            return _add(state, dino, resource, -1)
         case TokenReturned(position):
             resource = CONTENT.tile(state.places[position].tile).resource
             state = _with_place(state, position, token=False)
@@ -1323,8 +1347,6 @@ def _apply(state: State, event: Event) -> State:
             ):
                 return r(state, pending=None)
             return state
-        case ExplorationCardDrawn(_, card):
-            return r(state, exploration_deck=_remove(state.exploration_deck, card))
         case RedrawOffered(dino, card):
             return r(state, pending=Pending(PendingKind.REDRAW, dino, card=card))
         case RedrawDeclined():
@@ -1336,8 +1358,6 @@ def _apply(state: State, event: Event) -> State:
                 redraw_used=True,
                 exploration_discard=(*state.exploration_discard, card),
             )
-        case ExplorationCardDiscarded(card):
-            return r(state, exploration_discard=(*state.exploration_discard, card))
         case ExplorationCardKept(dino, card):
             held = dino_of(state, dino).held_cards
             return _with_dino(state, dino, held_cards=(*held, card))
@@ -1396,31 +1416,12 @@ def _apply(state: State, event: Event) -> State:
                 docket_open=tuple(c for c in state.docket_open if c not in cards),
                 docket_done=(*state.docket_done, *cards),
             )
-        case ItemGiven(dino, recipient, item):
-            if item is Item.ROCKET_PART:
-                state = _with_dino(state, dino, rocket_part=False)
-                return _with_dino(state, recipient, rocket_part=True)
-            resource = Resource[item.name]
-            return _add(_add(state, dino, resource, -1), recipient, resource, 1)
         case CardGiven(dino, recipient, card):
             state = _with_dino(
                 state, dino, held_cards=_remove(dino_of(state, dino).held_cards, card)
             )
             held = dino_of(state, recipient).held_cards
             return _with_dino(state, recipient, held_cards=(*held, card))
-        case TurnEnded():
-            return r(state, turn_open=False, actions_left=0, waiting_to_heal=False)
-        case MeteorCardDrawn(card):
-            return r(
-                state,
-                meteor_deck=_remove(state.meteor_deck, card),
-                meteor_drawn=(*state.meteor_drawn, card),
-            )
-        case MeteorMoved(_, destination):
-            state = r(state, meteor=destination)
-            if destination >= CONTENT.track_length and not state.result:
-                state = r(state, result=METEOR_HIT_EARTH)
-            return state
         case EarthquakeStruck(positions, layout):
             for position, tile in zip(positions, layout, strict=True):
                 old = state.places[position]
