@@ -130,6 +130,8 @@ from domain.escaping_extinction.model import (
 from domain.rules import GameConfig, GameRules, Outcome, Viewer
 
 DINOS: tuple[Dino, ...] = tuple(Dino)
+_TURN_INDEX = {d: i for i, d in enumerate(DINOS)}
+_RESOURCE_FIELD = {Resource.FOOD: "food", Resource.WOOD: "wood", Resource.VINE: "vines"}
 OASIS = 0
 ESCAPED = "escaped"
 METEOR_HIT_EARTH = "meteor_hit_earth"
@@ -137,6 +139,9 @@ METEOR_DECK_EMPTY = "meteor_deck_empty"
 
 _ACTIONS = (Travel, Explore, Resupply, CollectRocketPart, HealTeammates)
 _TRADES = (GiveItem, GiveCard)
+_NOT_WHILE_INJURED = (*_ACTIONS, PlayCard)
+_NAMING_CARDS = (CollectRocketPart, PlayCard, GiveCard)
+_SORTED_NEIGHBOURS = tuple(tuple(sorted(n)) for n in CONTENT.neighbours)
 _DECISIONS: dict[PendingKind, tuple[type, ...]] = {
     PendingKind.MAKE_ROOM: (MakeRoom, LeaveResource),
     PendingKind.REDRAW: (KeepCard, RedrawCard),
@@ -167,14 +172,14 @@ def dino_control(players: int, shared_fourth_dino: bool) -> tuple[DinoControl, .
 
 
 def controls(state: State, seat: int, dino: Dino) -> bool:
-    return seat in state.control[DINOS.index(dino)].seats
+    return seat in state.control[_TURN_INDEX[dino]].seats
 
 
 # -- small readings of the state ----------------------------------------------
 
 
 def dino_of(state: State, dino: Dino) -> DinoState:
-    return state.dinos[DINOS.index(dino)]
+    return state.dinos[_TURN_INDEX[dino]]
 
 
 def current_dino(state: State) -> DinoState:
@@ -201,17 +206,11 @@ def max_health(dino: Dino) -> int:
 
 
 def holds(d: DinoState, resource: Resource) -> int:
-    return {Resource.FOOD: d.food, Resource.WOOD: d.wood, Resource.VINE: d.vines}[
-        resource
-    ]
+    return int(getattr(d, _RESOURCE_FIELD[resource]))
 
 
 def in_supply(supply: Supply, resource: Resource) -> int:
-    return {
-        Resource.FOOD: supply.food,
-        Resource.WOOD: supply.wood,
-        Resource.VINE: supply.vines,
-    }[resource]
+    return int(getattr(supply, _RESOURCE_FIELD[resource]))
 
 
 def _has_item(d: DinoState, item: Item) -> bool:
@@ -457,7 +456,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         can_act = d.health > 0 and state.actions_left > 0
         if can_act:
             in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
-            for p in sorted(CONTENT.neighbours[d.position]):
+            for p in _SORTED_NEIGHBOURS[d.position]:
                 out.append(Travel(dino, p, TravelMode.WALK))
                 if in_tarpit:
                     out.append(Travel(dino, p, TravelMode.PUSH))
@@ -534,7 +533,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     def _check_rule(self, state: State, command: Command) -> None:
         """The rule-specific half of :meth:`_check` (turn and seat already fine)."""
         d = dino_of(state, command.dino)
-        if isinstance(command, CollectRocketPart | PlayCard | GiveCard):
+        if isinstance(command, _NAMING_CARDS):
             catalogue: Collection[str] = (
                 CONTENT.docket
                 if isinstance(command, CollectRocketPart)
@@ -544,7 +543,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                 raise InvalidCommand(
                     "UNKNOWN_CARD", f"There is no card {command.card!r}."
                 )
-        if isinstance(command, (*_ACTIONS, PlayCard)) and d.health == 0:
+        if isinstance(command, _NOT_WHILE_INJURED) and d.health == 0:
             raise RuleViolation(
                 "DINO_INJURED", f"{_name(d.dino)} is Injured and cannot act."
             )
@@ -1181,7 +1180,7 @@ def _replace(obj: _T, **changes: Any) -> _T:
 
 
 def _with_dino(state: State, dino: Dino, **changes: Any) -> State:
-    i = DINOS.index(dino)
+    i = _TURN_INDEX[dino]
     dinos = list(state.dinos)
     dinos[i] = _replace(dinos[i], **changes)
     return _replace(state, dinos=tuple(dinos))
@@ -1191,9 +1190,6 @@ def _with_place(state: State, position: int, **changes: Any) -> State:
     places = list(state.places)
     places[position] = _replace(places[position], **changes)
     return _replace(state, places=tuple(places))
-
-
-_RESOURCE_FIELD = {Resource.FOOD: "food", Resource.WOOD: "wood", Resource.VINE: "vines"}
 
 
 def _add(state: State, dino: Dino, resource: Resource, n: int) -> State:
@@ -1239,7 +1235,7 @@ def _apply(state: State, event: Event) -> State:
         case TurnBegan(dino, round_):
             return r(
                 state,
-                current=DINOS.index(dino),
+                current=_TURN_INDEX[dino],
                 round=round_,
                 turn_open=True,
                 actions_left=CONTENT.actions_per_turn,
