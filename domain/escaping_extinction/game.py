@@ -24,10 +24,13 @@ Read top-down, like the rulebook:
    on the Oasis wins for everyone; the Meteor reaching Earth, or a Meteor
    card needed from an empty deck, loses for everyone.
 
-``decide`` checks a command against the rules (one ``_check`` shared with
-``legal_actions``), then plays it out on a scratch table that applies every
-event as it is emitted, and settles the table: ending a turn, passing to
-the next Dino, drawing the Meteor card. ``evolve`` is the pure fold.
+The module follows that order: set-up, who may act (``legal_actions``
+lists candidates and keeps those the rule checks accept), the checks
+(``_check``: seat, turn, pending decision, then ``_check_rule``), ``decide``
+(a ``match`` over the command, played out on a scratch table that applies
+every event as it is emitted, then settled: ending a turn, passing to the
+next Dino, drawing the Meteor card), the end, views and redaction, and
+last ``evolve``, the pure fold.
 """
 
 from __future__ import annotations
