@@ -11,14 +11,11 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from domain.escaping_extinction.content import (
-    DieColour,
-    Dino,
-    Resource,
-    Terrain,
-)
-
-__all__ = ["DieColour", "Dino", "Resource", "Terrain"]
+# The enums of the printed content appear in messages too: re-exported.
+from domain.escaping_extinction.content import DieColour as DieColour
+from domain.escaping_extinction.content import Dino as Dino
+from domain.escaping_extinction.content import Resource as Resource
+from domain.escaping_extinction.content import Terrain as Terrain
 
 
 class Item(enum.Enum):
