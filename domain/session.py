@@ -298,10 +298,9 @@ class Session(Generic[S]):
         return self.rules.active_seats(state.game)
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
-        """An event as ``viewer`` may see it (lifecycle events are public but
-        for the token hash, the seed and the scenario, which only an admin
-        sees: the seed would let anyone re-draw every shuffle, the scenario
-        spells the draws out)."""
+        """An event as ``viewer`` may see it. Lifecycle events are public but
+        for the token hashes, the seed and the scenario, which only an admin
+        sees."""
         if isinstance(event, PlayerJoined):
             if viewer.sees_everything:
                 return event
@@ -309,6 +308,7 @@ class Session(Generic[S]):
         if isinstance(event, GameCreated):
             if viewer.sees_everything:
                 return event
+            # The seed and the scenario foretell every draw: admin only.
             return dataclasses.replace(event, seed="", scenario=None)
         if isinstance(event, LIFECYCLE_EVENTS):
             return event
