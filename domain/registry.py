@@ -15,9 +15,15 @@ def _load() -> None:
         return
     from domain.cubosaurs import RULES as cubosaurs
     from domain.dinosaurs_extinct import RULES as dinosaurs_extinct
+    from domain.escaping_extinction import RULES as escaping_extinction
     from domain.happy_little_dinosaurs import RULES as happy_little_dinosaurs
 
-    for rules in (cubosaurs, dinosaurs_extinct, happy_little_dinosaurs):
+    for rules in (
+        cubosaurs,
+        dinosaurs_extinct,
+        escaping_extinction,
+        happy_little_dinosaurs,
+    ):
         _GAMES[rules.game_type] = rules
 
 

@@ -85,8 +85,9 @@ def to_proto(value: Any, message: Message) -> Message:
         if f.name not in fields:
             raise MappingError(f"{descriptor.full_name} has no field {f.name!r}")
         _set_field(message, fields[f.name], getattr(value, f.name))
-    if not dataclasses.fields(value):
-        message.SetInParent()
+    # Mark the message present even when every field holds its default (an
+    # empty event in a oneof, an optional message of defaults).
+    message.SetInParent()
     return message
 
 

@@ -1,0 +1,1442 @@
+"""Escaping Extinction: the cooperative race to build Dr Raptor's Rocket.
+
+Read top-down, like the rulebook:
+
+1. Shape. 1-4 players share the four Dinos (Terry, Rex, Sara, Long Neck,
+   always taking their turns in that order): four players one each, three
+   players one each and the fourth to seat 0 (or to all of them, an
+   option), two players two each, one player all four. Chance: the face-down
+   World, three shuffled decks and a six-sided die. Nobody knows a
+   face-down tile or a deck order; everything else is open.
+2. Set-up. The 18 terrain tiles lie face down around the Oasis (a radius-2
+   hex map); the Meteor deck is shuffled the special way (three piles with
+   one Earthquake each, the 5-card pile on top); the first Rocket Docket
+   card is revealed; every Dino starts full of Food on the Oasis.
+3. A turn. Up to two actions - Travel, Explore, Resupply, Collect a Rocket
+   Part (what a face-up Rocket Docket card asks) and Sara's Heal Teammates -
+   plus, for no action, trading with a Dino on the same tile, healing with
+   Vines and playing held Exploration cards. A Dino reduced to 0 Health is
+   Injured: its turn ends at once and it acts again only once healed.
+4. A round is every Dino's turn, then one Meteor card: the Meteor moves
+   (an Earthquake moves it back and reshuffles every unoccupied tile but
+   the Oasis), and some cards carry a hazard.
+5. The end. 5 Rocket Parts and 8 Wood on the Launchpad with all four Dinos
+   on the Oasis wins for everyone; the Meteor reaching Earth, or a Meteor
+   card needed from an empty deck, loses for everyone.
+
+The module follows that order: set-up, who may act (``legal_actions``
+lists candidates and keeps those the rule checks accept), the checks
+(``_check``: seat, turn, pending decision, then ``_check_rule``), ``decide``
+(a ``match`` over the command, played out on a scratch table that applies
+every event as it is emitted, then settled: ending a turn, passing to the
+next Dino, drawing the Meteor card), the end, views and redaction, and
+last ``evolve``, the pure fold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any, ClassVar, TypeVar
+
+from domain.chance import Rng
+from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
+from domain.escaping_extinction.content import (
+    CONTENT,
+    CardEffect,
+    DieColour,
+    DieFace,
+    Dino,
+    MeteorHazard,
+    Resource,
+    Terrain,
+)
+from domain.escaping_extinction.model import (
+    COMMAND_TYPES,
+    EVENT_TYPES,
+    ActionKind,
+    ActionTaken,
+    CardGiven,
+    CollectRocketPart,
+    Command,
+    DieRolled,
+    DinoControl,
+    DinoDamaged,
+    DinoHealed,
+    DinoReturnedToOasis,
+    DinoState,
+    DinoTravelled,
+    EarthquakeStruck,
+    EndTurn,
+    Event,
+    ExplorationCardDiscarded,
+    ExplorationCardDrawn,
+    ExplorationCardKept,
+    ExplorationCardPlayed,
+    ExplorationCardRedrawn,
+    ExplorationDeckReshuffled,
+    Explore,
+    ExtraActionGained,
+    GiveCard,
+    GiveItem,
+    HealTeammates,
+    HealWithVines,
+    Item,
+    ItemGiven,
+    KeepCard,
+    LavaFlowPlaced,
+    LeaveResource,
+    LeaveSecretCaves,
+    MakeRoom,
+    MeteorCardDrawn,
+    MeteorDeckRanOut,
+    MeteorMoved,
+    Options,
+    Pending,
+    PendingKind,
+    Place,
+    PlaceSecretCave,
+    PlaceView,
+    PlayCard,
+    RedrawCard,
+    RedrawDeclined,
+    RedrawOffered,
+    ResourceGained,
+    ResourceLeft,
+    ResourceReturned,
+    ResourceTaken,
+    Resupplied,
+    Resupply,
+    RocketDocketCardRevealed,
+    RocketDocketClosed,
+    RocketPartCollected,
+    RollPurpose,
+    RoomMade,
+    RoomNeeded,
+    Scenario,
+    SecretCavePlacementOffered,
+    SecretCavesLeft,
+    SecretCavesPlaced,
+    Source,
+    State,
+    Supply,
+    TarpitHeld,
+    TileRevealed,
+    TokenReturned,
+    Travel,
+    TravelMode,
+    TurnBegan,
+    TurnEnded,
+    View,
+    VineSpent,
+    WorldSetUp,
+)
+from domain.rules import GameConfig, GameRules, Outcome, Viewer
+
+DINOS: tuple[Dino, ...] = tuple(Dino)
+_TURN_INDEX = {d: i for i, d in enumerate(DINOS)}
+_RESOURCE_FIELD = {Resource.FOOD: "food", Resource.WOOD: "wood", Resource.VINE: "vines"}
+OASIS = 0
+ESCAPED = "escaped"
+METEOR_HIT_EARTH = "meteor_hit_earth"
+METEOR_DECK_EMPTY = "meteor_deck_empty"
+
+_ACTIONS = (Travel, Explore, Resupply, CollectRocketPart, HealTeammates)
+_TRADES = (GiveItem, GiveCard)
+_NOT_WHILE_INJURED = (*_ACTIONS, PlayCard)
+_NAMING_CARDS = (CollectRocketPart, PlayCard, GiveCard)
+_SORTED_NEIGHBOURS = tuple(tuple(sorted(n)) for n in CONTENT.neighbours)
+_DECISIONS: dict[PendingKind, tuple[type, ...]] = {
+    PendingKind.MAKE_ROOM: (MakeRoom, LeaveResource),
+    PendingKind.REDRAW: (KeepCard, RedrawCard),
+    PendingKind.SECRET_CAVES: (PlaceSecretCave, LeaveSecretCaves),
+}
+_ALL_DECISIONS = tuple(t for ts in _DECISIONS.values() for t in ts)
+_GAIN_RESOURCE = {
+    CardEffect.GAIN_FOOD: Resource.FOOD,
+    CardEffect.GAIN_WOOD: Resource.WOOD,
+    CardEffect.GAIN_VINE: Resource.VINE,
+}
+
+
+# -- who controls which Dino ---------------------------------------------------
+
+
+def dino_control(players: int, shared_fourth_dino: bool) -> tuple[DinoControl, ...]:
+    """The rulebook's table: which seats control each Dino."""
+    if players == 4:
+        seats: list[tuple[int, ...]] = [(0,), (1,), (2,), (3,)]
+    elif players == 3:
+        seats = [(0,), (1,), (2,), (0, 1, 2) if shared_fourth_dino else (0,)]
+    elif players == 2:
+        seats = [(0,), (0,), (1,), (1,)]
+    else:
+        seats = [(0,)] * 4
+    return tuple(DinoControl(d, s) for d, s in zip(DINOS, seats, strict=True))
+
+
+def controls(state: State, seat: int, dino: Dino) -> bool:
+    return seat in state.control[_TURN_INDEX[dino]].seats
+
+
+# -- small readings of the state ----------------------------------------------
+
+
+def dino_of(state: State, dino: Dino) -> DinoState:
+    return state.dinos[_TURN_INDEX[dino]]
+
+
+def current_dino(state: State) -> DinoState:
+    return state.dinos[state.current]
+
+
+def terrain_at(state: State, position: int) -> Terrain | None:
+    place = state.places[position]
+    if not place.tile:
+        return None
+    return CONTENT.tile(place.tile).terrain
+
+
+def satchel_room(d: DinoState) -> int:
+    return CONTENT.dinos[d.dino].satchel - d.wood - d.vines
+
+
+def food_room(d: DinoState) -> int:
+    return CONTENT.dinos[d.dino].energy - d.food
+
+
+def max_health(dino: Dino) -> int:
+    return CONTENT.dinos[dino].health
+
+
+def holds(d: DinoState, resource: Resource) -> int:
+    return int(getattr(d, _RESOURCE_FIELD[resource]))
+
+
+def in_supply(supply: Supply, resource: Resource) -> int:
+    return int(getattr(supply, _RESOURCE_FIELD[resource]))
+
+
+def _has_item(d: DinoState, item: Item) -> bool:
+    if item is Item.ROCKET_PART:
+        return d.rocket_part
+    return holds(d, Resource[item.name]) > 0
+
+
+def parts_collected(state: State) -> int:
+    return CONTENT.supply["rocket_parts"] - state.supply.rocket_parts
+
+
+def caves(state: State) -> tuple[int, ...]:
+    return tuple(i for i, p in enumerate(state.places) if p.cave)
+
+
+def _name(dino: Dino) -> str:
+    return CONTENT.dinos[dino].name
+
+
+# -- the scratch table decide plays on ------------------------------------------
+
+
+class _Table:
+    """The state as events are emitted, and the chance ``decide`` may draw."""
+
+    def __init__(self, state: State, rng: Rng) -> None:
+        self.state = state
+        self.events: list[Event] = []
+        self.rng = rng
+
+    def emit(self, *events: Event) -> None:
+        for event in events:
+            self.events.append(event)
+            self.state = evolve(self.state, event)
+
+    @property
+    def over(self) -> bool:
+        return bool(self.state.result)
+
+    def dino(self, dino: Dino) -> DinoState:
+        return dino_of(self.state, dino)
+
+    def roll(self, dino: Dino, purpose: RollPurpose) -> DieFace:
+        scenario = self.state.scenario
+        used = self.state.dice_used
+        if scenario is not None and used < len(scenario.die_faces):
+            face = scenario.die_faces[used]
+        else:
+            face = self.rng.roll(len(CONTENT.die))
+        die = CONTENT.die[face]
+        self.emit(DieRolled(dino, purpose, face, die.number, die.colour))
+        return die
+
+    def damage(self, dino: Dino, amount: int) -> None:
+        health = self.dino(dino).health
+        amount = min(amount, health)
+        if amount > 0:
+            self.emit(DinoDamaged(dino, amount, health - amount))
+
+    def heal(self, dino: Dino, amount: int) -> None:
+        health = self.dino(dino).health
+        amount = min(amount, max_health(dino) - health)
+        if amount > 0:
+            self.emit(DinoHealed(dino, amount, health + amount))
+
+
+def _fixed_order(
+    items: Sequence[str], priority: Sequence[str], rng: Rng
+) -> tuple[str, ...]:
+    """``items`` in the order ``priority`` lists them, the rest shuffled after."""
+    rank = {x: i for i, x in enumerate(priority)}
+    listed = sorted((x for x in items if x in rank), key=rank.__getitem__)
+    rest = rng.shuffled([x for x in items if x not in rank])
+    return (*listed, *rest)
+
+
+def meteor_shuffle(rng: Rng) -> tuple[str, ...]:
+    """The special shuffle: Earthquakes aside, shuffle the rest, split into
+    piles (the 5-card pile on top), shuffle one Earthquake into each pile,
+    stack the piles."""
+    quakes = [
+        c
+        for c in CONTENT.meteor_order
+        if CONTENT.meteor[c].hazard is MeteorHazard.EARTHQUAKE
+    ]
+    rest = list(rng.shuffled([c for c in CONTENT.meteor_order if c not in quakes]))
+    quakes = list(rng.shuffled(quakes))
+    deck: list[str] = []
+    for size, quake in zip(CONTENT.piles, quakes, strict=True):
+        pile, rest = rest[:size], rest[size:]
+        deck.extend(rng.shuffled([*pile, quake]))
+    return tuple(deck)
+
+
+# -- the rules -------------------------------------------------------------------
+
+
+class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
+    """Escaping Extinction: Based on a True Story."""
+
+    game_type: ClassVar[str] = "escaping_extinction"
+    title: ClassVar[str] = "Escaping Extinction"
+    rules_version: ClassVar[str] = "1"
+    min_players: ClassVar[int] = 1
+    max_players: ClassVar[int] = 4
+    options_type: ClassVar[type] = Options
+    scenario_type: ClassVar[type] = Scenario
+    state_type: ClassVar[type] = State
+    view_type: ClassVar[type] = View
+    command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
+    event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
+
+    # -- configuration and set-up -------------------------------------------
+
+    def validate_config(self, config: GameConfig[State]) -> None:
+        scenario = config.scenario
+        if scenario is None:
+            return
+
+        def permutation(given: Sequence[Any], of: Sequence[Any], what: str) -> None:
+            if given and sorted(given) != sorted(of):
+                raise InvalidCommand(
+                    "SCENARIO_INVALID", f"The scenario's {what} is not a full order."
+                )
+
+        def subset(given: Sequence[str], of: Sequence[str], what: str) -> None:
+            if len(set(given)) != len(given) or not set(given) <= set(of):
+                raise InvalidCommand(
+                    "SCENARIO_INVALID", f"The scenario's {what} names unknown ids."
+                )
+
+        permutation(scenario.layout, CONTENT.tile_order, "layout")
+        permutation(scenario.meteor_deck, CONTENT.meteor_order, "Meteor deck")
+        permutation(
+            scenario.rocket_docket_deck, CONTENT.docket_order, "Rocket Docket deck"
+        )
+        permutation(
+            scenario.exploration_deck, CONTENT.exploration_order, "Exploration deck"
+        )
+        if any(face not in CONTENT.die for face in scenario.die_faces):
+            raise InvalidCommand(
+                "SCENARIO_INVALID", "The scenario's die faces must be 1 to 6."
+            )
+        for order in scenario.earthquake_orders:
+            subset(order.tiles, CONTENT.tile_order, "Earthquake order")
+        for cards in scenario.exploration_reshuffles:
+            subset(cards.cards, CONTENT.exploration_order, "Exploration reshuffle")
+
+    def initial_state(self, config: GameConfig[State]) -> State:
+        options: Options = config.options
+        dinos = tuple(
+            DinoState(d, OASIS, CONTENT.dinos[d].energy, 0, 0, False, max_health(d), ())
+            for d in DINOS
+        )
+        s = CONTENT.supply
+        supply = Supply(
+            food=s["food"] - sum(d.food for d in dinos),
+            wood=s["wood"],
+            vines=s["vines"],
+            rocket_parts=s["rocket_parts"],
+            lava_flows=s["lava_flows"],
+        )
+        oasis = Place(CONTENT.oasis.id, True, False, False, False)
+        blank = Place("", False, False, False, False)
+        return State(
+            players=config.players,
+            control=dino_control(config.players, options.shared_fourth_dino),
+            scenario=config.scenario,
+            places=(oasis,) + (blank,) * (CONTENT.positions - 1),
+            dinos=dinos,
+            supply=supply,
+            launchpad_wood=0,
+            launchpad_parts=0,
+            meteor=0,
+            meteor_deck=(),
+            meteor_drawn=(),
+            docket_deck=(),
+            docket_open=(),
+            docket_done=(),
+            exploration_deck=(),
+            exploration_discard=(),
+        )
+
+    def start(self, state: State, rng: Rng) -> list[Event]:
+        scenario = state.scenario or Scenario()
+        table = _Table(state, rng)
+        docket = scenario.rocket_docket_deck or rng.shuffled(CONTENT.docket_order)
+        table.emit(
+            WorldSetUp(
+                layout=scenario.layout or rng.shuffled(CONTENT.tile_order),
+                meteor_deck=scenario.meteor_deck or meteor_shuffle(rng),
+                rocket_docket_deck=docket,
+                exploration_deck=scenario.exploration_deck
+                or rng.shuffled(CONTENT.exploration_order),
+            ),
+            RocketDocketCardRevealed(docket[0]),
+            TurnBegan(DINOS[0], 1),
+        )
+        return table.events
+
+    # -- who may do what -------------------------------------------------------
+
+    def active_seats(self, state: State) -> frozenset[int]:
+        if state.result or not state.turn_open:
+            return frozenset()
+        return frozenset(state.control[state.current].seats)
+
+    def legal_actions(self, state: State, seat: int) -> list[Command]:
+        if seat not in self.active_seats(state):
+            return []
+        # The candidates are all for the Dino whose turn it is, decisions
+        # only while one is pending: the rule-specific checks remain.
+        legal: list[Command] = []
+        for command in self._candidates(state):
+            try:
+                self._check_rule(state, command)
+            except (RuleViolation, InvalidCommand):
+                continue
+            legal.append(command)
+        return legal
+
+    def _candidates(self, state: State) -> list[Command]:
+        d = current_dino(state)
+        dino = d.dino
+        pending = state.pending
+        if pending is not None:
+            if pending.kind is PendingKind.MAKE_ROOM:
+                return [
+                    MakeRoom(dino, Resource.WOOD),
+                    MakeRoom(dino, Resource.VINE),
+                    LeaveResource(dino),
+                ]
+            if pending.kind is PendingKind.REDRAW:
+                return [KeepCard(dino), RedrawCard(dino)]
+            return [
+                *(PlaceSecretCave(dino, p) for p in range(1, CONTENT.positions)),
+                LeaveSecretCaves(dino),
+            ]
+        # Cheap filters first; _check has the last word on each candidate.
+        out: list[Command] = []
+        here = state.places[d.position]
+        can_act = d.health > 0 and state.actions_left > 0
+        if can_act:
+            in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
+            for p in _SORTED_NEIGHBOURS[d.position]:
+                out.append(Travel(dino, p, TravelMode.WALK))
+                if in_tarpit:
+                    out.append(Travel(dino, p, TravelMode.PUSH))
+            if here.cave:
+                out.extend(Travel(dino, p, TravelMode.CAVE) for p in caves(state))
+            out.append(Explore(dino, False))
+            if dino is Dino.LONG_NECK and here.token:
+                out.append(Explore(dino, True))
+            if d.position == OASIS:
+                out.append(Resupply(dino))
+            out.extend(
+                CollectRocketPart(dino, c)
+                for c in state.docket_open
+                if CONTENT.docket[c].tile == here.tile
+            )
+            if dino is Dino.SARA:
+                out.append(HealTeammates(dino))
+        if d.vines:
+            out.extend(
+                HealWithVines(dino, o.dino)
+                for o in state.dinos
+                if o.position == d.position
+            )
+        for other in state.dinos:
+            if other.dino is dino or other.position != d.position:
+                continue
+            for item in Item:
+                if _has_item(d, item):
+                    out.append(GiveItem(dino, other.dino, item))
+                if _has_item(other, item):
+                    out.append(GiveItem(other.dino, dino, item))
+            out.extend(GiveCard(dino, other.dino, c) for c in d.held_cards)
+            out.extend(GiveCard(other.dino, dino, c) for c in other.held_cards)
+        for card in d.held_cards:
+            if CONTENT.exploration[card].effect is CardEffect.HEALING_HERBS:
+                out.extend(PlayCard(dino, card, o) for o in DINOS)
+            else:
+                out.append(PlayCard(dino, card, dino))
+        out.append(EndTurn(dino))
+        return out
+
+    # -- checking a command ----------------------------------------------------
+
+    def _check(self, state: State, seat: int, command: Command) -> None:
+        """Raise the reason ``command`` from ``seat`` is refused now, if any."""
+        if state.result:
+            raise RuleViolation("GAME_OVER", "The game is over.")
+        if not isinstance(command, COMMAND_TYPES):
+            raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not a command.")
+        cur = current_dino(state)
+        acting = cur.dino if isinstance(command, _TRADES) else command.dino
+        if not controls(state, seat, acting):
+            raise NotYourSeat(
+                "NOT_YOUR_DINO", f"Seat {seat} does not control {_name(acting)}."
+            )
+        if not state.turn_open or (
+            command.dino is not cur.dino and not isinstance(command, _TRADES)
+        ):
+            raise RuleViolation(
+                "NOT_THIS_DINOS_TURN", f"It is {_name(cur.dino)}'s turn."
+            )
+        pending = state.pending
+        if pending is not None:
+            if not isinstance(command, _DECISIONS[pending.kind]):
+                raise RuleViolation(
+                    "DECISION_PENDING",
+                    f"{_name(pending.dino)} must first decide "
+                    f"({pending.kind.value.replace('_', ' ')}).",
+                )
+        elif isinstance(command, _ALL_DECISIONS):
+            raise RuleViolation("NO_DECISION_PENDING", "There is nothing to decide.")
+        self._check_rule(state, command)
+
+    def _check_rule(self, state: State, command: Command) -> None:
+        """The rule-specific half of :meth:`_check` (turn and seat already fine)."""
+        d = dino_of(state, command.dino)
+        if isinstance(command, _NAMING_CARDS):
+            catalogue: Collection[str] = (
+                CONTENT.docket
+                if isinstance(command, CollectRocketPart)
+                else CONTENT.exploration
+            )
+            if command.card not in catalogue:
+                raise InvalidCommand(
+                    "UNKNOWN_CARD", f"There is no card {command.card!r}."
+                )
+        if isinstance(command, _NOT_WHILE_INJURED) and d.health == 0:
+            raise RuleViolation(
+                "DINO_INJURED", f"{_name(d.dino)} is Injured and cannot act."
+            )
+        if isinstance(command, _ACTIONS) and state.actions_left <= 0:
+            raise RuleViolation("NO_ACTIONS_LEFT", "This turn has no action left.")
+        match command:
+            case Travel():
+                self._check_travel(state, d, command)
+            case Explore(gamble=gamble):
+                here = terrain_at(state, d.position)
+                if here is Terrain.OASIS:
+                    raise RuleViolation(
+                        "CANNOT_EXPLORE_OASIS", "The Oasis cannot be Explored."
+                    )
+                if here is Terrain.VOLCANO:
+                    raise RuleViolation(
+                        "CANNOT_EXPLORE_VOLCANO", "The Volcano cannot be Explored."
+                    )
+                if gamble and d.dino is not Dino.LONG_NECK:
+                    raise RuleViolation(
+                        "NOT_LONG_NECK", "Only Long Neck rolls double or nothing."
+                    )
+                if gamble and not state.places[d.position].token:
+                    raise RuleViolation(
+                        "NO_RESOURCE_TO_GAMBLE",
+                        "There is no resource here to roll for.",
+                    )
+            case Resupply():
+                if d.position != OASIS:
+                    raise RuleViolation("NOT_ON_OASIS", "Resupply only on the Oasis.")
+                refill = food_room(d) > 0 and state.supply.food > 0
+                if not (refill or d.wood or d.rocket_part):
+                    raise RuleViolation(
+                        "NOTHING_TO_RESUPPLY",
+                        f"{_name(d.dino)} has no Food to refill and nothing to unload.",
+                    )
+            case CollectRocketPart(card=card):
+                if card not in state.docket_open:
+                    raise RuleViolation(
+                        "CARD_NOT_FACE_UP",
+                        f"{card} is not a face-up Rocket Docket card.",
+                    )
+                docket = CONTENT.docket[card]
+                if d.rocket_part:
+                    raise RuleViolation(
+                        "ALREADY_HOLDS_ROCKET_PART",
+                        f"{_name(d.dino)} already carries a Rocket Part.",
+                    )
+                if state.places[d.position].tile != docket.tile:
+                    raise RuleViolation(
+                        "NOT_ON_THAT_TILE",
+                        f"{docket.name} is found on {CONTENT.tile(docket.tile).name}.",
+                    )
+                if (
+                    d.food < docket.food
+                    or d.wood < docket.wood
+                    or d.vines < docket.vines
+                ):
+                    raise RuleViolation(
+                        "CANNOT_PAY",
+                        f"{_name(d.dino)} cannot pay what {docket.name} asks.",
+                    )
+            case HealTeammates():
+                if d.dino is not Dino.SARA:
+                    raise RuleViolation("NOT_SARA", "Only Sara can heal her teammates.")
+                if not any(
+                    o.position == d.position and o.health < max_health(o.dino)
+                    for o in state.dinos
+                ):
+                    raise RuleViolation("NOBODY_TO_HEAL", "Nobody here needs healing.")
+            case HealWithVines(target=target):
+                t = dino_of(state, target)
+                if d.vines == 0:
+                    raise RuleViolation("NO_VINES", f"{_name(d.dino)} has no Vines.")
+                if d.health == 0 and target is not d.dino:
+                    raise RuleViolation(
+                        "INJURED_HEALS_ONLY_ITSELF",
+                        "An Injured Dino can only heal itself.",
+                    )
+                if t.position != d.position:
+                    raise RuleViolation(
+                        "NOT_ON_YOUR_TILE", f"{_name(target)} is not on this tile."
+                    )
+                if t.health >= max_health(target):
+                    raise RuleViolation(
+                        "FULL_HEALTH", f"{_name(target)} is at full Health."
+                    )
+            case GiveItem(dino=giver, recipient=recipient, item=item):
+                g, rec = self._check_trade(state, giver, recipient)
+                if item is Item.ROCKET_PART:
+                    has, room = g.rocket_part, not rec.rocket_part
+                elif item is Item.FOOD:
+                    has, room = g.food > 0, food_room(rec) > 0
+                else:
+                    res = Resource[item.name]
+                    has, room = holds(g, res) > 0, satchel_room(rec) > 0
+                if not has:
+                    raise RuleViolation(
+                        "NOTHING_TO_GIVE", f"{_name(giver)} has no {item.value}."
+                    )
+                if not room:
+                    raise RuleViolation(
+                        "NO_ROOM", f"{_name(recipient)} has no room for {item.value}."
+                    )
+            case GiveCard(dino=giver, recipient=recipient, card=card):
+                g, _ = self._check_trade(state, giver, recipient)
+                if card not in g.held_cards:
+                    raise RuleViolation(
+                        "CARD_NOT_HELD", f"{_name(giver)} does not hold {card}."
+                    )
+            case PlayCard(card=card, target=target):
+                if card not in d.held_cards:
+                    raise RuleViolation(
+                        "CARD_NOT_HELD", f"{_name(d.dino)} does not hold {card}."
+                    )
+                effect = CONTENT.exploration[card].effect
+                if effect is CardEffect.HEALING_HERBS:
+                    t = dino_of(state, target)
+                    if t.position != d.position:
+                        raise RuleViolation(
+                            "NOT_ON_YOUR_TILE", f"{_name(target)} is not on this tile."
+                        )
+                    if t.health >= max_health(target):
+                        raise RuleViolation(
+                            "FULL_HEALTH", f"{_name(target)} is at full Health."
+                        )
+                elif target is not d.dino:
+                    raise InvalidCommand(
+                        "TARGET_NOT_ALLOWED", "Only Healing Herbs targets another Dino."
+                    )
+                if effect is CardEffect.TRAIL_MIX and not (
+                    food_room(d) > 0 and state.supply.food > 0
+                ):
+                    raise RuleViolation(
+                        "NO_ROOM", f"{_name(d.dino)} has no room for Food."
+                    )
+            case MakeRoom(discard=discard):
+                if discard is Resource.FOOD:
+                    raise InvalidCommand(
+                        "NOT_IN_SATCHEL", "Only Wood and Vines are in the Satchel."
+                    )
+                if holds(d, discard) == 0:
+                    raise RuleViolation(
+                        "NOTHING_TO_DISCARD", f"{_name(d.dino)} has no {discard.value}."
+                    )
+            case PlaceSecretCave(position=position):
+                if not 0 <= position < CONTENT.positions:
+                    raise InvalidCommand(
+                        "POSITION_OUT_OF_RANGE", f"There is no position {position}."
+                    )
+                if position == OASIS:
+                    raise RuleViolation(
+                        "CAVE_NOT_ON_OASIS", "A Secret Cave cannot go on the Oasis."
+                    )
+                if position == d.position:
+                    raise RuleViolation(
+                        "SAME_TILE", "The two Secret Caves need two different tiles."
+                    )
+            case LeaveSecretCaves():
+                if not caves(state):
+                    raise RuleViolation(
+                        "NO_CAVES_TO_LEAVE", "The Secret Caves are not placed yet."
+                    )
+            case LeaveResource() | KeepCard() | RedrawCard() | EndTurn():
+                pass
+
+    def _check_travel(self, state: State, d: DinoState, command: Travel) -> None:
+        destination = command.destination
+        if not 0 <= destination < CONTENT.positions:
+            raise InvalidCommand(
+                "POSITION_OUT_OF_RANGE", f"There is no position {destination}."
+            )
+        in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
+        if command.mode is TravelMode.CAVE:
+            here = caves(state)
+            if d.position not in here:
+                raise RuleViolation("NO_SECRET_CAVE", "There is no Secret Cave here.")
+            if destination == d.position or destination not in here:
+                raise RuleViolation(
+                    "NOT_THE_OTHER_CAVE",
+                    "The Secret Cave leads to the other Cave only.",
+                )
+            cost = CONTENT.tarpit_cave_food if in_tarpit else 0
+        else:
+            if destination not in CONTENT.neighbours[d.position]:
+                raise RuleViolation(
+                    "NOT_ADJACENT", f"Position {destination} is not adjacent."
+                )
+            if command.mode is TravelMode.PUSH:
+                if not in_tarpit:
+                    raise RuleViolation(
+                        "NOT_IN_TARPIT", "Only a Dino in the Tarpit pushes out."
+                    )
+                cost = CONTENT.tarpit_push_food
+            else:
+                cost = CONTENT.tarpit_walk_food if in_tarpit else 1
+        if d.food < cost:
+            raise RuleViolation(
+                "NOT_ENOUGH_FOOD", f"{_name(d.dino)} needs {cost} Food to travel."
+            )
+
+    def _check_trade(
+        self, state: State, giver: Dino, recipient: Dino
+    ) -> tuple[DinoState, DinoState]:
+        if giver is recipient:
+            raise InvalidCommand("SAME_DINO", "A Dino cannot trade with itself.")
+        cur = current_dino(state).dino
+        if cur not in (giver, recipient):
+            raise RuleViolation(
+                "NOT_PART_OF_TRADE",
+                f"Trades on {_name(cur)}'s turn involve {_name(cur)}.",
+            )
+        g, rec = dino_of(state, giver), dino_of(state, recipient)
+        if g.position != rec.position:
+            raise RuleViolation(
+                "NOT_ON_YOUR_TILE", "Only Dinos on the same tile can trade."
+            )
+        if g.health == 0 and rec.health == 0:
+            raise RuleViolation("BOTH_INJURED", "Two Injured Dinos cannot trade.")
+        return g, rec
+
+    # -- deciding ----------------------------------------------------------------
+
+    def decide(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> list[Event]:
+        self._check(state, seat, command)
+        t = _Table(state, rng)
+        dino = command.dino
+        match command:
+            case Travel():
+                self._travel(t, command)
+            case Explore(gamble=gamble):
+                self._explore(t, dino, gamble)
+            case Resupply():
+                self._resupply(t, dino)
+            case CollectRocketPart(card=card):
+                self._collect(t, dino, card)
+            case HealTeammates():
+                t.emit(ActionTaken(dino, ActionKind.HEAL_TEAMMATES))
+                here = t.dino(dino).position
+                for other in DINOS:
+                    if t.dino(other).position == here:
+                        t.heal(other, CONTENT.sara_heal)
+            case HealWithVines(target=target):
+                t.emit(VineSpent(dino))
+                t.heal(target, 1)
+            case GiveItem(recipient=recipient, item=item):
+                t.emit(ItemGiven(dino, recipient, item))
+            case GiveCard(recipient=recipient, card=card):
+                t.emit(CardGiven(dino, recipient, card))
+            case PlayCard(card=card, target=target):
+                self._play(t, dino, card, target)
+            case MakeRoom(discard=discard):
+                self._resolve_room(t, discard)
+            case LeaveResource():
+                self._resolve_room(t, None)
+            case KeepCard():
+                card = self._pending(t).card
+                t.emit(RedrawDeclined(dino, card))
+                self._follow(t, dino, card)
+            case RedrawCard():
+                t.emit(ExplorationCardRedrawn(dino, self._pending(t).card))
+                self._draw(t, dino)
+            case PlaceSecretCave(position=position):
+                t.emit(SecretCavesPlaced(t.dino(dino).position, position))
+            case LeaveSecretCaves():
+                t.emit(SecretCavesLeft(dino))
+            case EndTurn():
+                t.emit(TurnEnded(dino))
+        self._settle(t)
+        return t.events
+
+    @staticmethod
+    def _pending(t: _Table) -> Pending:
+        pending = t.state.pending
+        if pending is None:  # _check guarantees one
+            raise RuleViolation("NO_DECISION_PENDING", "There is nothing to decide.")
+        return pending
+
+    # Travel: Food, revealing, the Tarpit, the Volcano, Lava Flows, Caves.
+
+    def _travel(self, t: _Table, command: Travel) -> None:
+        dino, destination, mode = command.dino, command.destination, command.mode
+        origin = t.dino(dino).position
+        in_tarpit = terrain_at(t.state, origin) is Terrain.TARPIT
+        t.emit(ActionTaken(dino, ActionKind.TRAVEL))
+        if mode is TravelMode.PUSH:
+            cost = CONTENT.tarpit_push_food
+            if t.roll(dino, RollPurpose.TARPIT).number != CONTENT.tarpit_push_needs:
+                t.emit(TarpitHeld(dino, cost))
+                return
+        elif mode is TravelMode.CAVE:
+            cost = CONTENT.tarpit_cave_food if in_tarpit else 0
+        else:
+            cost = CONTENT.tarpit_walk_food if in_tarpit else 1
+        t.emit(DinoTravelled(dino, origin, destination, mode, cost))
+        self._arrive(t, dino, destination)
+
+    def _arrive(self, t: _Table, dino: Dino, position: int) -> None:
+        place = t.state.places[position]
+        tile = CONTENT.tile(place.tile)
+        if not place.revealed:
+            resource = tile.resource
+            token = resource is not None and in_supply(t.state.supply, resource) > 0
+            t.emit(TileRevealed(position, place.tile, token))
+        if tile.terrain is Terrain.VOLCANO:
+            t.damage(dino, t.roll(dino, RollPurpose.VOLCANO).number)
+        if place.lava:
+            t.damage(dino, CONTENT.lava_damage)
+
+    # Explore: the tile's resource, then an Exploration card.
+
+    def _explore(self, t: _Table, dino: Dino, gamble: bool) -> None:
+        t.emit(ActionTaken(dino, ActionKind.EXPLORE))
+        position = t.dino(dino).position
+        place = t.state.places[position]
+        resource = CONTENT.tile(place.tile).resource
+        if not place.token or resource is None:
+            self._draw(t, dino)
+            return
+        extra = 0
+        if gamble:
+            if t.roll(dino, RollPurpose.DOUBLE_OR_NOTHING).colour is DieColour.RED:
+                t.emit(TokenReturned(position))
+                self._draw(t, dino)
+                return
+            extra = 1
+        self._gain(t, dino, resource, 1, extra, draw_after=True)
+
+    def _gain(
+        self,
+        t: _Table,
+        dino: Dino,
+        resource: Resource,
+        from_tile: int,
+        from_supply: int,
+        draw_after: bool,
+    ) -> None:
+        """Take resources one by one; stop at the first that does not fit the
+        Satchel, for its owner to decide (Food that does not fit is left)."""
+        while from_tile + from_supply > 0:
+            source = Source.TILE if from_tile else Source.SUPPLY
+            if source is Source.SUPPLY and in_supply(t.state.supply, resource) == 0:
+                from_supply = 0
+                continue
+            d = t.dino(dino)
+            fits = (
+                food_room(d) > 0 if resource is Resource.FOOD else satchel_room(d) > 0
+            )
+            if fits:
+                t.emit(
+                    ResourceTaken(dino, resource)
+                    if source is Source.TILE
+                    else ResourceGained(dino, resource)
+                )
+            elif resource is Resource.FOOD:
+                t.emit(ResourceLeft(dino, resource, source))
+            else:
+                t.emit(RoomNeeded(dino, resource, from_tile, from_supply, draw_after))
+                return
+            if source is Source.TILE:
+                from_tile -= 1
+            else:
+                from_supply -= 1
+        if draw_after:
+            self._draw(t, dino)
+
+    def _resolve_room(self, t: _Table, discard: Resource | None) -> None:
+        pending = self._pending(t)
+        dino, resource = pending.dino, pending.resource
+        if resource is None:  # a MAKE_ROOM decision always names it
+            raise RuleViolation("NO_DECISION_PENDING", "There is nothing to decide.")
+        source = Source.TILE if pending.from_tile else Source.SUPPLY
+        if discard is None:
+            t.emit(ResourceLeft(dino, resource, source))
+        else:
+            t.emit(RoomMade(dino, discard))
+            if source is Source.TILE:
+                t.emit(ResourceTaken(dino, resource))
+            else:
+                t.emit(ResourceGained(dino, resource))
+        from_tile = pending.from_tile - (source is Source.TILE)
+        from_supply = pending.from_supply - (source is Source.SUPPLY)
+        self._gain(t, dino, resource, from_tile, from_supply, pending.draw_after)
+
+    def _draw(self, t: _Table, dino: Dino) -> None:
+        if not t.state.exploration_deck:
+            discard = t.state.exploration_discard
+            if not discard:
+                return
+            scenario = t.state.scenario
+            n = t.state.reshuffles_used
+            priority: Sequence[str] = ()
+            if scenario is not None and n < len(scenario.exploration_reshuffles):
+                priority = scenario.exploration_reshuffles[n].cards
+            t.emit(ExplorationDeckReshuffled(_fixed_order(discard, priority, t.rng)))
+        card = t.state.exploration_deck[0]
+        t.emit(ExplorationCardDrawn(dino, card))
+        if dino is Dino.TERRY and not t.state.redraw_used:
+            t.emit(RedrawOffered(dino, card))
+            return
+        self._follow(t, dino, card)
+
+    def _follow(self, t: _Table, dino: Dino, card_id: str) -> None:
+        """Do what a drawn Exploration card says."""
+        card = CONTENT.exploration[card_id]
+        if card.keep:
+            t.emit(ExplorationCardKept(dino, card_id))
+            return
+        t.emit(ExplorationCardDiscarded(card_id))
+        d = t.dino(dino)
+        match card.effect:
+            case CardEffect.GAIN_FOOD | CardEffect.GAIN_WOOD | CardEffect.GAIN_VINE:
+                resource = _GAIN_RESOURCE[card.effect]
+                self._gain(t, dino, resource, 0, card.amount, draw_after=False)
+            case CardEffect.DAMAGE:
+                t.damage(dino, card.amount)
+            case CardEffect.HEAL:
+                t.heal(dino, card.amount)
+            case CardEffect.LOSE_FOOD:
+                for _ in range(min(card.amount, d.food)):
+                    t.emit(ResourceReturned(dino, Resource.FOOD))
+            case CardEffect.RETURN_TO_OASIS:
+                if d.position != OASIS:
+                    t.emit(DinoReturnedToOasis(dino, d.position))
+            case CardEffect.REVEAL_ROCKET_DOCKET:
+                if t.state.supply.rocket_parts > 0 and t.state.docket_deck:
+                    t.emit(RocketDocketCardRevealed(t.state.docket_deck[0]))
+            case CardEffect.LAVA_FLOW:
+                if (
+                    t.state.supply.lava_flows > 0
+                    and not t.state.places[d.position].lava
+                ):
+                    t.emit(LavaFlowPlaced(d.position))
+            case CardEffect.SECRET_CAVES:
+                t.emit(SecretCavePlacementOffered(dino))
+            case _:
+                raise ValueError(f"{card.effect} is a card kept for later")
+
+    def _play(self, t: _Table, dino: Dino, card_id: str, target: Dino) -> None:
+        card = CONTENT.exploration[card_id]
+        t.emit(ExplorationCardPlayed(dino, card_id, target))
+        match card.effect:
+            case CardEffect.TRAIL_MIX:
+                self._gain(t, dino, Resource.FOOD, 0, card.amount, draw_after=False)
+            case CardEffect.HEALING_HERBS:
+                t.heal(target, card.amount)
+            case CardEffect.BURST_OF_ENERGY:
+                t.emit(ExtraActionGained(dino))
+            case _:
+                raise ValueError(f"{card.effect} is not a card kept for later")
+
+    # Resupply and the Rocket Docket.
+
+    def _resupply(self, t: _Table, dino: Dino) -> None:
+        t.emit(ActionTaken(dino, ActionKind.RESUPPLY))
+        d = t.dino(dino)
+        food = min(food_room(d), t.state.supply.food)
+        t.emit(Resupplied(dino, food, d.wood, d.rocket_part))
+        if d.rocket_part and t.state.supply.rocket_parts > 0 and t.state.docket_deck:
+            t.emit(RocketDocketCardRevealed(t.state.docket_deck[0]))
+
+    def _collect(self, t: _Table, dino: Dino, card_id: str) -> None:
+        card = CONTENT.docket[card_id]
+        t.emit(ActionTaken(dino, ActionKind.COLLECT_ROCKET_PART))
+        for resource, n in (
+            (Resource.FOOD, card.food),
+            (Resource.WOOD, card.wood),
+            (Resource.VINE, card.vines),
+        ):
+            for _ in range(n):
+                t.emit(ResourceReturned(dino, resource))
+        t.emit(RocketPartCollected(dino, card_id))
+        if t.state.supply.rocket_parts == 0 and t.state.docket_open:
+            t.emit(RocketDocketClosed(t.state.docket_open))
+        t.damage(dino, card.damage)
+
+    # Ending turns and rounds.
+
+    def _settle(self, t: _Table) -> None:
+        """End a turn the rules end, then pass to the next Dino, drawing the
+        Meteor card after the last, until a Dino can act or the game ends."""
+        state = t.state
+        cur = current_dino(state)
+        if (
+            not t.over
+            and state.turn_open
+            and state.pending is None
+            and cur.health == 0
+            and not state.waiting_to_heal
+        ):
+            t.emit(TurnEnded(cur.dino))
+        while not t.over and not t.state.turn_open:
+            following = t.state.current + 1
+            round_ = t.state.round
+            if following == len(DINOS):
+                self._meteor(t)
+                if t.over:
+                    return
+                following, round_ = 0, round_ + 1
+            dino = DINOS[following]
+            t.emit(TurnBegan(dino, round_))
+            d = t.dino(dino)
+            if d.health == 0 and d.vines == 0:
+                t.emit(TurnEnded(dino))
+
+    def _meteor(self, t: _Table) -> None:
+        if not t.state.meteor_deck:
+            t.emit(MeteorDeckRanOut())
+            return
+        card_id = t.state.meteor_deck[0]
+        card = CONTENT.meteor[card_id]
+        t.emit(MeteorCardDrawn(card_id))
+        meteor = t.state.meteor
+        if card.hazard is MeteorHazard.EARTHQUAKE:
+            self._earthquake(t)
+        destination = min(CONTENT.track_length, max(0, meteor + card.advance))
+        t.emit(MeteorMoved(meteor, destination))
+        if t.over:
+            return
+        for d in t.state.dinos:
+            if card.hazard is MeteorHazard.ASH_RAIN and d.position != OASIS:
+                t.damage(d.dino, 1)
+            if card.hazard is MeteorHazard.HEATWAVE and d.food > 0:
+                t.emit(ResourceReturned(d.dino, Resource.FOOD))
+
+    def _earthquake(self, t: _Table) -> None:
+        occupied = {d.position for d in t.state.dinos}
+        positions = tuple(p for p in range(1, CONTENT.positions) if p not in occupied)
+        tiles = [t.state.places[p].tile for p in positions]
+        scenario = t.state.scenario
+        n = t.state.earthquakes_used
+        priority: Sequence[str] = ()
+        if scenario is not None and n < len(scenario.earthquake_orders):
+            priority = scenario.earthquake_orders[n].tiles
+        t.emit(EarthquakeStruck(positions, _fixed_order(tiles, priority, t.rng)))
+
+    # -- the end ---------------------------------------------------------------
+
+    def evolve(self, state: State, event: Event) -> State:
+        return evolve(state, event)
+
+    def is_terminal(self, state: State) -> bool:
+        return bool(state.result)
+
+    def outcome(self, state: State) -> Outcome:
+        if state.result == ESCAPED:
+            return Outcome(tuple(range(state.players)), ESCAPED)
+        return Outcome((), state.result)
+
+    # -- what a viewer sees ------------------------------------------------------
+
+    def view(self, state: State, viewer: Viewer) -> View:
+        see_all = viewer.sees_everything
+        places = []
+        for i, p in enumerate(state.places):
+            q, r = CONTENT.coords[i]
+            shown = p.revealed or (see_all and bool(p.tile))
+            tile = CONTENT.tile(p.tile) if shown else None
+            places.append(
+                PlaceView(
+                    position=i,
+                    q=q,
+                    r=r,
+                    tile=p.tile if shown else "",
+                    terrain=tile.terrain if tile else None,
+                    revealed=p.revealed,
+                    token=tile.resource if tile and p.token else None,
+                    lava=p.lava,
+                    cave=p.cave,
+                )
+            )
+        return View(
+            round=state.round,
+            current_dino=current_dino(state).dino,
+            turn_open=state.turn_open,
+            actions_left=state.actions_left,
+            your_dinos=tuple(
+                c.dino for c in state.control if any(viewer.plays(s) for s in c.seats)
+            ),
+            control=state.control,
+            places=tuple(places),
+            dinos=state.dinos,
+            supply=state.supply,
+            launchpad_wood=state.launchpad_wood,
+            launchpad_parts=state.launchpad_parts,
+            meteor=state.meteor,
+            meteor_track_length=CONTENT.track_length,
+            meteor_cards_left=len(state.meteor_deck),
+            meteor_drawn=state.meteor_drawn,
+            rocket_docket_cards_left=len(state.docket_deck),
+            rocket_docket_open=state.docket_open,
+            rocket_docket_done=state.docket_done,
+            exploration_cards_left=len(state.exploration_deck),
+            exploration_discard=state.exploration_discard,
+            redraw_used=state.redraw_used,
+            pending=state.pending,
+            result=state.result,
+        )
+
+    def redact(self, event: Event, viewer: Viewer) -> Event:
+        if viewer.sees_everything:
+            return event
+        match event:
+            case WorldSetUp():
+                return WorldSetUp((), (), (), ())
+            case EarthquakeStruck(positions, _):
+                return EarthquakeStruck(positions, ())
+            case ExplorationDeckReshuffled():
+                return ExplorationDeckReshuffled(())
+        return event
+
+    def characters(self, state: State) -> dict[int, str]:
+        names: dict[int, list[str]] = {}
+        for c in state.control:
+            for s in c.seats:
+                names.setdefault(s, []).append(CONTENT.dinos[c.dino].name)
+        return {s: ", ".join(n) for s, n in names.items()}
+
+
+# -- evolve: the pure fold -----------------------------------------------------
+
+_T = TypeVar("_T")
+
+
+def _replace(obj: _T, **changes: Any) -> _T:
+    """``dataclasses.replace`` without re-running ``__init__`` (the fold is the
+    hot path of replay; these dataclasses have no ``__post_init__``)."""
+    new = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    new.__dict__.update(changes)
+    return new
+
+
+def _with_dino(state: State, dino: Dino, **changes: Any) -> State:
+    i = _TURN_INDEX[dino]
+    dinos = list(state.dinos)
+    dinos[i] = _replace(dinos[i], **changes)
+    return _replace(state, dinos=tuple(dinos))
+
+
+def _with_place(state: State, position: int, **changes: Any) -> State:
+    places = list(state.places)
+    places[position] = _replace(places[position], **changes)
+    return _replace(state, places=tuple(places))
+
+
+def _add(state: State, dino: Dino, resource: Resource, n: int) -> State:
+    """Move ``n`` of ``resource`` from the Supply to ``dino`` (negative: back)."""
+    field = _RESOURCE_FIELD[resource]
+    d = dino_of(state, dino)
+    state = _with_dino(state, dino, **{field: getattr(d, field) + n})
+    supply = _replace(state.supply, **{field: getattr(state.supply, field) - n})
+    return _replace(state, supply=supply)
+
+
+def _supply_add(state: State, resource: Resource, n: int) -> State:
+    field = _RESOURCE_FIELD[resource]
+    supply = _replace(state.supply, **{field: getattr(state.supply, field) + n})
+    return _replace(state, supply=supply)
+
+
+def _remove(items: tuple[str, ...], item: str) -> tuple[str, ...]:
+    i = items.index(item)
+    return items[:i] + items[i + 1 :]
+
+
+def evolve(state: State, event: Event) -> State:
+    """The state after ``event``."""
+    state = _apply(state, event)
+    if not state.result and _escaped(state):
+        state = _replace(state, result=ESCAPED)
+    return state
+
+
+def _escaped(state: State) -> bool:
+    return (
+        state.launchpad_parts >= CONTENT.launch_parts
+        and state.launchpad_wood >= CONTENT.launch_wood
+        and all(d.position == OASIS for d in state.dinos)
+    )
+
+
+def _apply(state: State, event: Event) -> State:
+    # A turn's everyday events come first: the match tries cases in order.
+    r = _replace
+    match event:
+        case TurnBegan(dino, round_):
+            return r(
+                state,
+                current=_TURN_INDEX[dino],
+                round=round_,
+                turn_open=True,
+                actions_left=CONTENT.actions_per_turn,
+                redraw_used=False,
+                waiting_to_heal=dino_of(state, dino).health == 0,
+            )
+        case ActionTaken():
+            return r(state, actions_left=state.actions_left - 1)
+        case TurnEnded():
+            return r(state, turn_open=False, actions_left=0, waiting_to_heal=False)
+        case DinoTravelled(dino, _, destination, _, food_spent):
+            state = _add(state, dino, Resource.FOOD, -food_spent)
+            return _with_dino(state, dino, position=destination)
+        case TileRevealed(position, tile, token_placed):
+            state = _with_place(
+                state, position, tile=tile, revealed=True, token=token_placed
+            )
+            resource = CONTENT.tile(tile).resource
+            if token_placed and resource is not None:
+                state = _supply_add(state, resource, -1)
+            return state
+        case ExplorationCardDrawn(_, card):
+            return r(state, exploration_deck=_remove(state.exploration_deck, card))
+        case ExplorationCardDiscarded(card):
+            return r(state, exploration_discard=(*state.exploration_discard, card))
+        case ItemGiven(dino, recipient, item):
+            if item is Item.ROCKET_PART:
+                state = _with_dino(state, dino, rocket_part=False)
+                return _with_dino(state, recipient, rocket_part=True)
+            resource = Resource[item.name]
+            return _add(_add(state, dino, resource, -1), recipient, resource, 1)
+        case ResourceGained(dino, resource):
+            return _add(state, dino, resource, 1)
+        case ResourceTaken(dino, resource):
+            position = dino_of(state, dino).position
+            state = _with_place(state, position, token=False)
+            state = _supply_add(state, resource, 1)
+            return _add(state, dino, resource, 1)
+        case ResourceReturned(dino, resource):
+            return _add(state, dino, resource, -1)
+        case MeteorCardDrawn(card):
+            return r(
+                state,
+                meteor_deck=_remove(state.meteor_deck, card),
+                meteor_drawn=(*state.meteor_drawn, card),
+            )
+        case MeteorMoved(_, destination):
+            state = r(state, meteor=destination)
+            if destination >= CONTENT.track_length and not state.result:
+                state = r(state, result=METEOR_HIT_EARTH)
+            return state
+        case DinoDamaged(dino, _, health):
+            return _with_dino(state, dino, health=health)
+        case DinoHealed(dino, _, health):
+            state = _with_dino(state, dino, health=health)
+            if state.waiting_to_heal and current_dino(state).health > 0:
+                state = r(state, waiting_to_heal=False)
+            return state
+        case WorldSetUp(layout, meteor_deck, docket_deck, exploration_deck):
+            places = (
+                state.places[0],
+                *tuple(Place(tile, False, False, False, False) for tile in layout),
+            )
+            return r(
+                state,
+                places=places,
+                meteor_deck=meteor_deck,
+                docket_deck=docket_deck,
+                exploration_deck=exploration_deck,
+            )
+        case RocketDocketCardRevealed(card):
+            return r(
+                state,
+                docket_deck=_remove(state.docket_deck, card),
+                docket_open=(*state.docket_open, card),
+            )
+        case DieRolled():
+            return r(state, dice_used=state.dice_used + 1)
+        case TarpitHeld(dino, food_spent):
+            return _add(state, dino, Resource.FOOD, -food_spent)
+        case DinoReturnedToOasis(dino, _):
+            return _with_dino(state, dino, position=OASIS)
+        case VineSpent(dino):
+            return _add(state, dino, Resource.VINE, -1)
+        case TokenReturned(position):
+            resource = CONTENT.tile(state.places[position].tile).resource
+            state = _with_place(state, position, token=False)
+            return state if resource is None else _supply_add(state, resource, 1)
+        case RoomNeeded(dino, resource, from_tile, from_supply, draw_after):
+            pending = Pending(
+                PendingKind.MAKE_ROOM,
+                dino,
+                resource=resource,
+                from_tile=from_tile,
+                from_supply=from_supply,
+                draw_after=draw_after,
+            )
+            return r(state, pending=pending)
+        case RoomMade(dino, discarded):
+            return r(_add(state, dino, discarded, -1), pending=None)
+        case ResourceLeft():
+            if (
+                state.pending is not None
+                and state.pending.kind is PendingKind.MAKE_ROOM
+            ):
+                return r(state, pending=None)
+            return state
+        case RedrawOffered(dino, card):
+            return r(state, pending=Pending(PendingKind.REDRAW, dino, card=card))
+        case RedrawDeclined():
+            return r(state, pending=None)
+        case ExplorationCardRedrawn(_, card):
+            return r(
+                state,
+                pending=None,
+                redraw_used=True,
+                exploration_discard=(*state.exploration_discard, card),
+            )
+        case ExplorationCardKept(dino, card):
+            held = dino_of(state, dino).held_cards
+            return _with_dino(state, dino, held_cards=(*held, card))
+        case ExplorationCardPlayed(dino, card, _):
+            held = dino_of(state, dino).held_cards
+            state = _with_dino(state, dino, held_cards=_remove(held, card))
+            return r(state, exploration_discard=(*state.exploration_discard, card))
+        case ExplorationDeckReshuffled(order):
+            return r(
+                state,
+                exploration_deck=(*state.exploration_deck, *order),
+                exploration_discard=(),
+                reshuffles_used=state.reshuffles_used + 1,
+            )
+        case ExtraActionGained():
+            return r(state, actions_left=state.actions_left + 1)
+        case LavaFlowPlaced(position):
+            state = _with_place(state, position, lava=True)
+            supply = r(state.supply, lava_flows=state.supply.lava_flows - 1)
+            return r(state, supply=supply)
+        case SecretCavePlacementOffered(dino):
+            return r(state, pending=Pending(PendingKind.SECRET_CAVES, dino))
+        case SecretCavesPlaced(first, second):
+            places = tuple(
+                r(p, cave=i in (first, second)) for i, p in enumerate(state.places)
+            )
+            return r(state, places=places, pending=None)
+        case SecretCavesLeft():
+            return r(state, pending=None)
+        case Resupplied(dino, food, wood, rocket_part):
+            state = _add(state, dino, Resource.FOOD, food)
+            d = dino_of(state, dino)
+            state = _with_dino(
+                state,
+                dino,
+                wood=d.wood - wood,
+                rocket_part=d.rocket_part and not rocket_part,
+            )
+            return r(
+                state,
+                launchpad_wood=state.launchpad_wood + wood,
+                launchpad_parts=state.launchpad_parts + int(rocket_part),
+            )
+        case RocketPartCollected(dino, card):
+            state = _with_dino(state, dino, rocket_part=True)
+            supply = r(state.supply, rocket_parts=state.supply.rocket_parts - 1)
+            return r(
+                state,
+                supply=supply,
+                docket_open=_remove(state.docket_open, card),
+                docket_done=(*state.docket_done, card),
+            )
+        case RocketDocketClosed(cards):
+            return r(
+                state,
+                docket_open=tuple(c for c in state.docket_open if c not in cards),
+                docket_done=(*state.docket_done, *cards),
+            )
+        case CardGiven(dino, recipient, card):
+            state = _with_dino(
+                state, dino, held_cards=_remove(dino_of(state, dino).held_cards, card)
+            )
+            held = dino_of(state, recipient).held_cards
+            return _with_dino(state, recipient, held_cards=(*held, card))
+        case EarthquakeStruck(positions, layout):
+            for position, tile in zip(positions, layout, strict=True):
+                old = state.places[position]
+                resource = CONTENT.tile(old.tile).resource
+                if old.token and resource is not None:
+                    state = _supply_add(state, resource, 1)
+                if old.lava:
+                    supply = r(state.supply, lava_flows=state.supply.lava_flows + 1)
+                    state = r(state, supply=supply)
+                state = _with_place(
+                    state, position, tile=tile, revealed=False, token=False, lava=False
+                )
+            return r(state, earthquakes_used=state.earthquakes_used + 1)
+        case MeteorDeckRanOut():
+            return state if state.result else r(state, result=METEOR_DECK_EMPTY)
+    raise TypeError(f"not an Escaping Extinction event: {event!r}")
+
+
+RULES = EscapingExtinctionRules()

@@ -1,0 +1,178 @@
+"""Stacked tables for Escaping Extinction's rules tests, and its invariants."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from domain.escaping_extinction import RULES
+from domain.escaping_extinction.content import CONTENT, Dino, Resource
+from domain.escaping_extinction.model import (
+    DinoDamaged,
+    DinoTravelled,
+    Event,
+    ExplorationCardKept,
+    Item,
+    Options,
+    RocketDocketCardRevealed,
+    Scenario,
+    State,
+    TileRevealed,
+    TravelMode,
+    TurnBegan,
+    TurnEnded,
+    WorldSetUp,
+)
+from tests.gamekit import given
+
+TERRY, REX, SARA, LONG_NECK = Dino.TERRY, Dino.REX, Dino.SARA, Dino.LONG_NECK
+
+# The default stacked layout: position i + 1 holds the i-th tile of the data.
+LAYOUT: tuple[str, ...] = CONTENT.tile_order
+POS: dict[str, int] = {tile: i + 1 for i, tile in enumerate(LAYOUT)}
+METEOR: tuple[str, ...] = CONTENT.meteor_order
+DOCKET: tuple[str, ...] = CONTENT.docket_order
+EXPLORATION: tuple[str, ...] = CONTENT.exploration_order
+
+
+def layout_with(**placed: int) -> tuple[str, ...]:
+    """The default layout with some tiles moved to chosen positions."""
+    layout = list(LAYOUT)
+    for tile, position in placed.items():
+        old = layout.index(tile)
+        layout[old], layout[position - 1] = layout[position - 1], layout[old]
+    return tuple(layout)
+
+
+def top(*cards: str, deck: tuple[str, ...] = EXPLORATION) -> tuple[str, ...]:
+    """``deck`` with ``cards`` on top, in that order."""
+    return (*cards, *(c for c in deck if c not in cards))
+
+
+def setup(
+    layout: tuple[str, ...] = LAYOUT,
+    meteor: tuple[str, ...] = METEOR,
+    docket: tuple[str, ...] = DOCKET,
+    exploration: tuple[str, ...] = EXPLORATION,
+) -> list[Any]:
+    """The set-up events of a stacked table; Terry's turn in round 1."""
+    return [
+        WorldSetUp(layout, meteor, docket, exploration),
+        RocketDocketCardRevealed(docket[0]),
+        TurnBegan(TERRY, 1),
+    ]
+
+
+def move(dino: Dino, position: int, origin: int = 0) -> list[Any]:
+    """Put ``dino`` on ``position`` (revealing the tile, no cost)."""
+    return [DinoTravelled(dino, origin, position, TravelMode.WALK, 0)]
+
+
+def reveal(
+    position: int, token: bool = True, layout: tuple[str, ...] = LAYOUT
+) -> Event:
+    tile = layout[position - 1]
+    has_resource = CONTENT.tiles[tile].resource is not None
+    return TileRevealed(position, tile, token and has_resource)
+
+
+def turn_of(dino: Dino, round_: int = 1) -> list[Any]:
+    return [TurnEnded(TERRY), TurnBegan(dino, round_)]
+
+
+def injure(dino: Dino, health: int = 6) -> Event:
+    return DinoDamaged(dino, health, 0)
+
+
+def hand(dino: Dino, card: str) -> Event:
+    return ExplorationCardKept(dino, card)
+
+
+def table(
+    events: Sequence[Any],
+    players: int = 1,
+    scenario: Scenario | None = None,
+    options: Options | None = None,
+) -> State:
+    state: State = given(RULES, players, events, options=options, scenario=scenario)
+    return state
+
+
+def give_from_supply(dino: Dino, item: Item, n: int = 1) -> list[Any]:
+    """Events that put ``n`` of ``item`` into ``dino``'s card from the Supply
+    (through another Dino, so conservation holds)."""
+    from domain.escaping_extinction.model import ResourceGained
+
+    resource = Resource[item.name]
+    return [ResourceGained(dino, resource) for _ in range(n)]
+
+
+def dino(state: State, d: Dino) -> Any:
+    return state.dinos[list(Dino).index(d)]
+
+
+# -- invariants ---
+
+
+def check_invariants(state: State) -> None:
+    """Tokens and cards are conserved; everything stays within its limits."""
+    if not state.meteor_deck and not state.meteor_drawn:
+        return  # before set-up
+    supply = state.supply
+    on_tiles: Counter[Resource] = Counter()
+    for place in state.places:
+        if place.token:
+            assert place.revealed, place
+            resource = CONTENT.tile(place.tile).resource
+            assert resource is not None, place
+            on_tiles[resource] += 1
+    total = CONTENT.supply
+    dinos = state.dinos
+    assert (
+        supply.food + on_tiles[Resource.FOOD] + sum(d.food for d in dinos)
+        == total["food"]
+    )
+    assert (
+        supply.wood
+        + on_tiles[Resource.WOOD]
+        + sum(d.wood for d in dinos)
+        + state.launchpad_wood
+        == total["wood"]
+    )
+    assert (
+        supply.vines + on_tiles[Resource.VINE] + sum(d.vines for d in dinos)
+        == total["vines"]
+    )
+    assert (
+        supply.rocket_parts + sum(d.rocket_part for d in dinos) + state.launchpad_parts
+        == total["rocket_parts"]
+    )
+    assert supply.lava_flows + sum(p.lava for p in state.places) == total["lava_flows"]
+    assert min(supply.food, supply.wood, supply.vines, supply.rocket_parts) >= 0
+    assert sum(p.cave for p in state.places) in (0, 2)
+    assert not state.places[0].cave
+    assert sorted(p.tile for p in state.places[1:]) == sorted(CONTENT.tile_order)
+    held = [c for d in dinos for c in d.held_cards]
+    floating = (
+        [state.pending.card] if state.pending is not None and state.pending.card else []
+    )
+    cards = [*state.exploration_deck, *state.exploration_discard, *held, *floating]
+    assert sorted(cards) == sorted(CONTENT.exploration_order)
+    assert sorted((*state.meteor_deck, *state.meteor_drawn)) == sorted(
+        CONTENT.meteor_order
+    )
+    assert sorted(
+        (*state.docket_deck, *state.docket_open, *state.docket_done)
+    ) == sorted(CONTENT.docket_order)
+    for d in dinos:
+        card = CONTENT.dinos[d.dino]
+        assert 0 <= d.health <= card.health
+        assert 0 <= d.food <= card.energy
+        assert 0 <= d.wood + d.vines <= card.satchel
+        assert min(d.wood, d.vines) >= 0
+        assert state.places[d.position].revealed
+    assert 0 <= state.meteor <= CONTENT.track_length
+    if not state.result:
+        assert state.turn_open
+    assert state.result in ("", "escaped", "meteor_hit_earth", "meteor_deck_empty")
