@@ -198,3 +198,30 @@ def test_create_join_start_act_and_show_from_the_command_line(sqlite_target, cap
     assert "DieRolled" in run("act", game_id, "0", "--token", ada)
     shown = run("show", game_id, "--token", ada)
     assert "seat 0: Ada (you)" in shown
+
+
+def test_autoplay_plays_cubosaurs_in_advanced_mode(sqlite_target, capsys):
+    code = cli.main(
+        [
+            "autoplay",
+            "--game",
+            "cubosaurs",
+            "--players",
+            "3",
+            "--seed",
+            "dna",
+            "--advanced",
+            "--target",
+            sqlite_target,
+        ]
+    )
+    assert code == 0
+    summary = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert summary["outcome"]
+    assert cli.main(["events", summary["game_id"], "--target", sqlite_target]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert events[0]["gameCreated"]["options"]["cubosaurs"]["advanced"] is True
+    assert any(
+        "tileBought" in json.dumps(e) or "dnaTokensGained" in json.dumps(e)
+        for e in events
+    )
