@@ -6,6 +6,8 @@ import dataclasses
 import os
 from pathlib import Path
 
+from service.limits import LimitSettings
+
 DEFAULT_PORT = 50051
 
 
@@ -26,7 +28,9 @@ class Config:
     - ``STRATA_WORKERS``: threads serving requests (default 32);
     - ``STRATA_LOG_LEVEL``: ``debug``, ``info`` (default), ``warning``;
     - ``STRATA_INTEGRATION_TOKENS``: comma-separated tokens for the
-      integration feed (IntegrationService).
+      integration feed (IntegrationService);
+    - ``STRATA_RATE_PER_PEER``, ``STRATA_RATE_PER_GAME`` and the other limits
+      of :class:`service.limits.LimitSettings`.
     """
 
     database_url: str = dataclasses.field(default_factory=default_database_url)
@@ -36,6 +40,7 @@ class Config:
     workers: int = 32
     log_level: str = "info"
     integration_tokens: tuple[str, ...] = ()
+    limits: LimitSettings = dataclasses.field(default_factory=LimitSettings)
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Config:
@@ -52,4 +57,5 @@ class Config:
                 for t in env.get("STRATA_INTEGRATION_TOKENS", "").split(",")
                 if t.strip()
             ),
+            limits=LimitSettings.from_env(env),
         )

@@ -33,6 +33,7 @@ from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
 from service.config import Config
 from service.interceptors import ErrorsAndLogging
+from service.limits import Limits, LimitSettings
 from service.projections import GameListProjection
 from service.servicer import GameServicer
 
@@ -90,6 +91,7 @@ def create_server(
     host: str = "127.0.0.1",
     workers: int = 32,
     integration_tokens: tuple[str, ...] = (),
+    limits: LimitSettings | None = None,
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one)."""
     app = GameApp(store, admin_token=admin_token)
@@ -98,7 +100,7 @@ def create_server(
     )
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc"),
-        interceptors=[ErrorsAndLogging()],
+        interceptors=[ErrorsAndLogging(), Limits(limits)],
         options=[
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
             ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
@@ -154,6 +156,7 @@ def serve(config: Config) -> None:
         host=config.host,
         workers=config.workers,
         integration_tokens=config.integration_tokens,
+        limits=config.limits,
     )
     log.info(
         "strata.serving",

@@ -1,0 +1,203 @@
+"""Limits at the door (service/limits.py): one client cannot starve the others,
+oversized or malformed requests are refused, and handlers stop when their
+client's deadline has passed."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from strata.v1 import game_service_pb2 as pb
+
+from clients.client import StrataClient, StrataError
+from eventstore import migrate
+from eventstore.factory import open_store
+from service.limits import LimitSettings, TokenBuckets
+from service.server import MAX_MESSAGE_BYTES, Running, create_server
+
+GAME = "dinosaurs_extinct"
+SUBMIT = "/strata.v1.GameService/SubmitCommand"
+
+
+@pytest.fixture
+def limited(tmp_path: Path) -> Iterator[Callable[[LimitSettings], Running]]:
+    """Start servers with the given limits (closed after the test)."""
+    started: list[tuple[Running, object]] = []
+
+    def start(settings: LimitSettings) -> Running:
+        url = f"sqlite:///{tmp_path / f'strata{len(started)}.sqlite3'}"
+        migrate.upgrade(url)
+        store = open_store(url)
+        running = create_server(store, admin_token="admin", limits=settings)
+        started.append((running, store))
+        return running
+
+    yield start
+    for running, store in started:
+        running.stop(grace=0.2)
+        store.close()  # type: ignore[attr-defined]
+
+
+def connect(running: Running, token: str = "") -> StrataClient:
+    """A client on its own connection (its own gRPC peer: channels to one
+    target share connections unless told otherwise)."""
+    target = f"127.0.0.1:{running.port}"
+    channel = grpc.insecure_channel(
+        target, options=[("grpc.use_local_subchannel_pool", 1)]
+    )
+    client = StrataClient(target, token=token, timeout=5, channel=channel)
+    client._owns_channel = True
+    return client
+
+
+def reason_of(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(StrataError) as refused:
+        call()
+    return refused.value.code, refused.value.reason
+
+
+def test_a_bucket_allows_its_burst_then_its_rate():
+    now = [0.0]
+    buckets = TokenBuckets(rate=10, burst=5, clock=lambda: now[0])
+    assert [buckets.take("a") for _ in range(6)] == [True] * 5 + [False]
+    assert buckets.take("b")  # another key has its own bucket
+    now[0] += 0.1  # one token back
+    assert buckets.take("a")
+    assert not buckets.take("a")
+
+
+def test_a_rate_of_zero_switches_the_limit_off():
+    buckets = TokenBuckets(rate=0, burst=0)
+    assert all(buckets.take("a") for _ in range(10_000))
+    assert len(buckets) == 0
+
+
+def test_full_buckets_are_forgotten_when_there_are_many(monkeypatch):
+    monkeypatch.setattr("service.limits._PRUNE_ABOVE", 100)
+    now = [0.0]
+    buckets = TokenBuckets(rate=100, burst=100, clock=lambda: now[0])
+    for i in range(100):
+        buckets.take(f"peer{i}")
+    now[0] += 10
+    buckets.take("late")
+    assert len(buckets) <= 2
+
+
+def test_limits_come_from_the_environment():
+    settings = LimitSettings.from_env(
+        {"STRATA_RATE_PER_PEER": "7", "STRATA_RATE_PER_GAME": "0"}
+    )
+    assert settings.rate_per_peer == 7
+    assert settings.rate_per_game == 0
+    assert LimitSettings.from_env({}) == LimitSettings()
+
+
+def test_a_flooding_connection_is_rate_limited_and_others_are_not(limited):
+    running = limited(LimitSettings(rate_per_peer=5, burst_seconds=1))
+    flooder, other = connect(running), connect(running)
+    with flooder, other:
+        codes = []
+        for _ in range(20):
+            try:
+                flooder.list_game_types()
+                codes.append("OK")
+            except StrataError as error:
+                codes.append(f"{error.code.name}/{error.reason}")
+        assert codes[:5] == ["OK"] * 5
+        assert codes.count("RESOURCE_EXHAUSTED/RATE_LIMITED") >= 10
+        assert other.list_game_types().game_types  # not starved
+
+
+def test_a_flooded_game_is_rate_limited_and_other_games_are_not(limited):
+    running = limited(LimitSettings(rate_per_game=3, burst_seconds=1))
+    with connect(running) as client:
+        busy = client.create_game(GAME, 2).game_id
+        quiet = client.create_game(GAME, 2).game_id
+        refused = 0
+        for _ in range(15):
+            # A new connection each time: the game's limit, not the peer's.
+            with connect(running) as fresh:
+                try:
+                    fresh.get_game(busy)
+                except StrataError as error:
+                    assert (error.code, error.reason) == (
+                        grpc.StatusCode.RESOURCE_EXHAUSTED,
+                        "RATE_LIMITED",
+                    )
+                    refused += 1
+        assert refused >= 10
+        assert client.get_game(quiet).game_id == quiet
+
+
+def test_a_connection_cannot_hold_every_worker_with_streams(limited):
+    running = limited(LimitSettings(max_calls_per_peer=2))
+    with connect(running) as hog, connect(running) as other:
+        game_id = hog.create_game(GAME, 2).game_id
+        request = pb.WatchGameRequest(game_id=game_id)
+        streams = [hog.stub.WatchGame(request, timeout=10) for _ in range(2)]
+        for stream in streams:
+            next(stream)  # the GameCreated event: the stream is running
+        code, reason = reason_of(lambda: hog.get_game(game_id))
+        assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_CALLS")
+        assert other.get_game(game_id).game_id == game_id
+        for stream in streams:
+            stream.cancel()
+
+
+def test_a_stream_stops_working_when_its_deadline_passes(limited):
+    running = limited(LimitSettings(max_calls_per_peer=1))
+    with connect(running) as client:
+        game_id = client.create_game(GAME, 2).game_id
+        stream = client.stub.WatchGame(pb.WatchGameRequest(game_id=game_id), timeout=1)
+        next(stream)
+        started = time.monotonic()
+        with pytest.raises(grpc.RpcError) as expired:
+            next(stream)
+        assert expired.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert time.monotonic() - started < 1.5
+        # The handler has let go of its slot (the only one of the connection).
+        for _ in range(30):
+            try:
+                client.get_game(game_id)
+                break
+            except StrataError as error:
+                assert error.reason == "TOO_MANY_CALLS"
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the expired stream kept running on the server")
+
+
+def test_a_request_over_the_size_limit_is_refused(limited):
+    running = limited(LimitSettings(max_request_bytes=4096))
+    with connect(running) as client:
+        game_id = client.create_game(GAME, 2).game_id
+        code, reason = reason_of(lambda: client.join_game(game_id, "x" * 5000))
+        assert (code, reason) == (
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "REQUEST_TOO_LARGE",
+        )
+        assert client.get_game(game_id).version == 1
+
+
+def test_a_message_over_one_mebibyte_is_refused_by_the_transport(limited):
+    running = limited(LimitSettings())
+    with connect(running) as client:
+        huge = pb.CreateGameRequest(game_type=GAME, players=2, seed="x" * (1 << 20))
+        assert huge.ByteSize() > MAX_MESSAGE_BYTES
+        with pytest.raises(grpc.RpcError) as refused:
+            client.stub.CreateGame(huge, timeout=5)
+        assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert client.list_games().games == []
+
+
+def test_garbage_bytes_get_invalid_argument_not_internal(limited):
+    running = limited(LimitSettings())
+    with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+        raw = channel.unary_unary(SUBMIT)  # bytes in, bytes out
+        for garbage in (b"\xff\xff\xff\xff", b"\x0a\x05ab", b"\x0a\x02\xc3\x28"):
+            with pytest.raises(grpc.RpcError) as refused:
+                raw(garbage, timeout=5)
+            assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, garbage
