@@ -277,6 +277,8 @@ class Sent:
     seat: int
     pinned: bool
     wrong_seat: bool
+    request: pb.SubmitCommandRequest
+    token: str
     answers: list[Answer] = dataclasses.field(default_factory=list)
 
     @property
@@ -632,7 +634,9 @@ class Load:
         )
         if pinned:
             request.expected_version = listing.version
-        self.ledger.add(command_id, Sent(game.game_id, seat, pinned, wrong_seat))
+        self.ledger.add(
+            command_id, Sent(game.game_id, seat, pinned, wrong_seat, request, token)
+        )
         roll = rng.random()
         if roll < self.settings.duplicate_rate / 2:
             # The same command id to two replicas at once.
@@ -646,6 +650,24 @@ class Load:
             if roll < self.settings.duplicate_rate:
                 # The same command id again, later, to another replica.
                 self.resolve(connections, command_id, request, token, replica + 1)
+
+    def resend(self, command_ids: Sequence[str], replica: int) -> int:
+        """Send these commands again to one replica (e.g. after its restart);
+        returns how many got the same final answer as the first time."""
+        connections = _Connections(self.targets)
+        same = 0
+        try:
+            for command_id in command_ids:
+                sent = self.ledger.sent[command_id]
+                first = sent.finals[0]
+                again = self.resolve(
+                    connections, command_id, sent.request, sent.token, replica
+                )
+                if again is not None and again.outcome == first.outcome:
+                    same += 1
+        finally:
+            connections.close()
+        return same
 
     def _twin(
         self,
