@@ -386,21 +386,25 @@ class GameApp:
                     state, seat, command, Rng(state.config.seed, state.version)
                 )
             except DomainError as error:
+                refusal = CommandOutcome(
+                    error_kind=type(error).__name__,
+                    error_reason=error.reason,
+                    error_message=error.message,
+                )
                 record = self.store.record_rejection(
                     game_id,
                     NewCommand(
                         command_id=command_id,
                         actor=actor,
                         payload=payload,
-                        outcome=CommandOutcome(
-                            error_kind=type(error).__name__,
-                            error_reason=error.reason,
-                            error_message=error.message,
-                        ),
+                        outcome=refusal,
                         decided_at_version=state.version,
                     ),
                 )
-                if record.outcome.accepted:
+                if record.outcome != refusal:
+                    # A concurrent try of this command id was logged first
+                    # (accepted, or refused on another version): its outcome
+                    # is the answer, for this try as for every later one.
                     return self._replayed(caller, game_id, record.outcome)
                 raise
             outcome = CommandOutcome(

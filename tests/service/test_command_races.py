@@ -1,0 +1,62 @@
+"""Two tries of one command id racing (two replicas, or a client retrying
+while its first call is still running) must give one answer, whatever each
+try decided on its own."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from domain.errors import DomainError
+from eventstore.base import CommandOutcome, CommandRecord, NewCommand
+from eventstore.memory import InMemoryEventStore
+from service.application import GameApp
+
+GAME = "dinosaurs_extinct"
+
+
+class LosesTheRace(InMemoryEventStore):
+    """Logs another try's refusal of the same command id just before ours."""
+
+    def __init__(self, other: CommandOutcome) -> None:
+        super().__init__()
+        self.other = other
+
+    def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:
+        winner = dataclasses.replace(
+            command, outcome=self.other, decided_at_version=command.decided_at_version
+        )
+        super().record_rejection(game_id, winner)
+        return super().record_rejection(game_id, command)
+
+
+def started(app: GameApp) -> tuple[str, list[str]]:
+    game_id, _ = app.create_game(app.caller(""), GAME, 2, seed="race")
+    tokens = [app.join_game(app.caller(""), game_id, s, f"p{s}")[1] for s in (0, 1)]
+    app.start_game(app.caller(tokens[0]), game_id)
+    return game_id, tokens
+
+
+def test_a_refusal_that_loses_the_race_answers_with_the_logged_refusal():
+    logged_first = CommandOutcome(
+        error_kind="RuleViolation",
+        error_reason="SWITCH_TARGET_REQUIRED",
+        error_message="decided by the other try",
+    )
+    app = GameApp(LosesTheRace(logged_first))
+    game_id, tokens = started(app)
+    loaded = app.load(game_id)
+    idle = next(
+        s for s in range(2) if s not in loaded.session.active_seats(loaded.state)
+    )
+    command = loaded.session.legal_actions(
+        loaded.state, next(iter(loaded.session.active_seats(loaded.state)))
+    )[0]
+    answers = []
+    for _ in range(2):
+        with pytest.raises(DomainError) as refused:
+            app.submit(app.caller(tokens[idle]), game_id, idle, "cmd-1", command)
+        answers.append(refused.value.reason)
+    assert answers == ["SWITCH_TARGET_REQUIRED", "SWITCH_TARGET_REQUIRED"]
+    assert app.load(game_id).state.version == loaded.state.version
