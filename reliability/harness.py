@@ -254,6 +254,7 @@ class Answer:
     events: tuple[tuple[int, str], ...]
     seconds: float
     replica: int
+    at: float = dataclasses.field(default_factory=time.monotonic)
 
     @property
     def final(self) -> bool:
