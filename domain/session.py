@@ -219,7 +219,13 @@ class Session(Generic[S]):
             upcaster = self._upcasters.get((name, version))
             if upcaster is None:
                 raise codec.CodecError(f"no upcaster for {name} schema {version}")
-            data = upcaster(data)
+            try:
+                data = upcaster(data)
+            except (KeyError, IndexError, TypeError, AttributeError) as error:
+                # An upcaster reads the old shape; junk has none.
+                raise codec.CodecError(
+                    f"cannot upcast {name} schema {version}: {error!r}"
+                ) from error
             version += 1
         return codec.decode(cls, data)
 
