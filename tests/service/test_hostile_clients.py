@@ -1,0 +1,316 @@
+"""A hostile client against a real server, for every registered game type.
+
+A Hypothesis state machine plays a game through gRPC, mixing legal moves
+with junk: random command messages (out-of-range numbers, unknown enum
+values), wrong seats and tokens, stale and future versions, reused, empty
+and over-long command ids, random bytes, hostile arguments to every other
+RPC. After every step:
+
+- no answer was INTERNAL or UNKNOWN;
+- a refused call changed nothing (the admin's view of the game is the same);
+- a reused command id got its first outcome;
+- the game as served equals the fold of its stored events, and a game that
+  is not over has a seat that can act.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import Any
+
+import grpc
+import pytest
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    rule,
+    run_state_machine_as_test,
+)
+from strata.v1 import game_service_pb2 as pb
+
+from clients.client import StrataClient, StrataError
+from domain import registry
+from domain.rules import Viewer
+from service import protomap
+from service.server import Running
+from service.servicer import game_module
+from tests.hostile.strategies import messages
+from tests.service.conftest import ADMIN_TOKEN
+
+FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
+#: What a refused command may answer.
+REFUSALS = {
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.PERMISSION_DENIED,
+    grpc.StatusCode.UNAUTHENTICATED,
+    grpc.StatusCode.ABORTED,
+    grpc.StatusCode.NOT_FOUND,
+}
+MACHINE = settings(
+    max_examples=int(os.environ.get("STRATA_HOSTILE_EXAMPLES", "6")),
+    stateful_step_count=25,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]:
+    target = f"127.0.0.1:{running.port}"
+    client = StrataClient(target, timeout=10)
+    admin = client.with_token(ADMIN_TOKEN)
+    rules = registry.rules_for(game_type)
+    module = game_module(game_type)
+    others = [t for t in registry.game_types() if t != game_type]
+
+    class HostileClient(RuleBasedStateMachine):
+        game_id: str
+        tokens: list[str]
+        first_answers: dict[str, tuple[Any, ...]]
+
+        @initialize(players=st.integers(rules.min_players, rules.max_players))
+        def seat_everyone(self, players: int) -> None:
+            # A fixed seed: the game (and so what Hypothesis draws) replays.
+            self.game_id = client.create_game(
+                game_type, players, seed=f"hostile-{players}"
+            ).game_id
+            self.tokens = [
+                client.join_game(self.game_id, f"p{s}", seat=s).seat_token
+                for s in range(players)
+            ]
+            client.with_token(self.tokens[0]).start_game(self.game_id)
+            self.first_answers = {}
+
+        # -- helpers --------------------------------------------------------
+
+        def game(self) -> pb.Game:
+            return admin.get_game(self.game_id)
+
+        def refused_and_unchanged(self, call: Any, allowed: set[Any]) -> None:
+            """``call`` raises an allowed refusal and changes nothing, or works."""
+            before = self.game()
+            try:
+                try:
+                    call()
+                except grpc.RpcError as rpc_error:
+                    raise StrataError.from_rpc_error(rpc_error) from None
+            except StrataError as error:
+                assert error.code not in FORBIDDEN, error
+                assert error.code in allowed, error
+                assert self.game() == before
+
+        # -- legal play -----------------------------------------------------
+
+        @rule(data=st.data())
+        def play_a_legal_move(self, data: st.DataObject) -> None:
+            listing = admin.list_legal_actions(self.game_id)
+            if not listing.actions:
+                return
+            action = data.draw(st.sampled_from(list(listing.actions)))
+            command_id = uuid.uuid4().hex
+            seat = client.with_token(self.tokens[action.seat])
+            answer = seat.submit_command(
+                self.game_id, action.seat, action.command, command_id
+            )
+            assert not answer.duplicate and answer.version > listing.version
+            self.first_answers[command_id] = ("OK", answer.version)
+
+        # -- hostile commands -----------------------------------------------
+
+        @rule(
+            data=st.data(),
+            wrapper=st.sampled_from(["typed", "typed", "typed", "empty", "other"]),
+            seat=st.integers(-3, 8) | st.integers(-(2**31), 2**31 - 1),
+            who=st.sampled_from(["seat", "seat", "other seat", "stranger", "admin"]),
+            version=st.sampled_from(["none", "none", "current", "stale", "future"]),
+            command_id=st.sampled_from(["fresh", "fresh", "reuse", "empty", "long"]),
+        )
+        def send_a_hostile_command(
+            self,
+            data: st.DataObject,
+            wrapper: str,
+            seat: int,
+            who: str,
+            version: str,
+            command_id: str,
+        ) -> None:
+            command = pb.GameCommand()
+            if wrapper == "typed":
+                getattr(command, game_type).CopyFrom(
+                    data.draw(messages(module.Command))
+                )
+            elif wrapper == "other" and others:
+                other = data.draw(st.sampled_from(others))
+                getattr(command, other).CopyFrom(
+                    data.draw(messages(game_module(other).Command))
+                )
+            players = len(self.tokens)
+            token = {
+                "seat": self.tokens[seat % players],
+                "other seat": self.tokens[(seat + 1) % players],
+                "stranger": uuid.uuid4().hex,
+                "admin": ADMIN_TOKEN,
+            }[who]
+            before = self.game()
+            expected = {
+                "none": None,
+                "current": before.version,
+                "stale": max(before.version - 1, 0),
+                "future": before.version + 5,
+            }[version]
+            known = list(self.first_answers)
+            cid = {
+                "fresh": uuid.uuid4().hex,
+                "reuse": data.draw(st.sampled_from(known)) if known else "x",
+                "empty": "",
+                "long": "x" * 129,
+            }[command_id]
+            request = pb.SubmitCommandRequest(
+                game_id=self.game_id, seat=seat, command_id=cid, command=command
+            )
+            if expected is not None:
+                request.expected_version = expected
+            sender = client.with_token(token)
+            try:
+                answer = sender.stub.SubmitCommand(
+                    request, timeout=10, metadata=sender._metadata()
+                )
+            except grpc.RpcError as rpc_error:
+                error = StrataError.from_rpc_error(rpc_error)
+                assert error.code not in FORBIDDEN, error
+                assert error.code in REFUSALS, error
+                assert self.game() == before, "a refused command changed the game"
+                outcome: tuple[Any, ...] = (error.code.name, error.reason)
+            else:
+                outcome = ("OK", answer.version)
+                if not answer.duplicate:
+                    assert answer.version > before.version
+            first = self.first_answers.get(cid)
+            logged = outcome[0] in ("OK", "FAILED_PRECONDITION", "INVALID_ARGUMENT")
+            if first is not None and first[0] == "OK":
+                assert outcome == first, (cid, first, outcome)
+            elif (
+                first is None and cid and logged and outcome[1] != "COMMAND_ID_INVALID"
+            ):
+                self.first_answers[cid] = outcome
+
+        @rule(garbage=st.binary(max_size=64))
+        def send_random_bytes(self, garbage: bytes) -> None:
+            before = self.game()
+            raw = client.channel.unary_unary("/strata.v1.GameService/SubmitCommand")
+            try:
+                raw(garbage, timeout=10)
+            except grpc.RpcError as error:
+                assert error.code() not in FORBIDDEN, error
+            assert self.game() == before
+
+        # -- hostile arguments to the other RPCs ----------------------------
+
+        @rule(at=st.integers(-3, 400), who=st.sampled_from(["seat", "stranger"]))
+        def look_at_any_version(self, at: int, who: str) -> None:
+            token = self.tokens[0] if who == "seat" else uuid.uuid4().hex
+            self.refused_and_unchanged(
+                lambda: client.with_token(token).get_game(self.game_id, at_version=at),
+                {grpc.StatusCode.INVALID_ARGUMENT},
+            )
+
+        @rule(seat=st.integers(-3, 8), who=st.integers(0, 7))
+        def list_actions_of_any_seat(self, seat: int, who: int) -> None:
+            token = self.tokens[who % len(self.tokens)]
+            self.refused_and_unchanged(
+                lambda: client.with_token(token).list_legal_actions(self.game_id, seat),
+                {grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.INVALID_ARGUMENT},
+            )
+
+        @rule(first=st.integers(-3, 400), last=st.integers(-3, 400))
+        def replay_any_range(self, first: int, last: int) -> None:
+            request = pb.ReplayGameRequest(
+                game_id=self.game_id, from_version=first, to_version=last
+            )
+            self.refused_and_unchanged(
+                lambda: list(client.stub.ReplayGame(request, timeout=10)),
+                {grpc.StatusCode.INVALID_ARGUMENT},
+            )
+
+        @rule(first=st.integers(-3, 400))
+        def export_from_any_version(self, first: int) -> None:
+            self.refused_and_unchanged(
+                lambda: list(
+                    client.watch_game(self.game_id, from_version=first, follow=False)
+                ),
+                {grpc.StatusCode.INVALID_ARGUMENT},
+            )
+
+        @rule(
+            seat=st.none() | st.integers(-3, 8),
+            name=st.text(max_size=80),
+            with_token=st.booleans(),
+        )
+        def join_a_started_game(
+            self, seat: int | None, name: str, with_token: bool
+        ) -> None:
+            joiner = client.with_token(self.tokens[0] if with_token else "")
+            self.refused_and_unchanged(
+                lambda: joiner.join_game(self.game_id, name, seat),
+                {grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.INVALID_ARGUMENT},
+            )
+
+        @rule(who=st.sampled_from(["seat", "stranger", "nobody"]))
+        def start_again(self, who: str) -> None:
+            token = {"seat": self.tokens[0], "stranger": "s" * 43, "nobody": ""}[who]
+            self.refused_and_unchanged(
+                lambda: client.with_token(token).start_game(self.game_id),
+                {
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    grpc.StatusCode.PERMISSION_DENIED,
+                },
+            )
+
+        @rule(
+            game_id=st.text(max_size=40),
+            page_size=st.integers(-5, 1000),
+            status=st.integers(-2, 9),
+        )
+        def ask_about_nonsense(self, game_id: str, page_size: int, status: int) -> None:
+            self.refused_and_unchanged(
+                lambda: client.get_game(game_id),
+                {grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT},
+            )
+            self.refused_and_unchanged(
+                lambda: client.list_games(
+                    page_size=page_size, status=status, page_token=game_id
+                ),
+                {grpc.StatusCode.INVALID_ARGUMENT},
+            )
+
+        # -- invariants -----------------------------------------------------
+
+        @invariant()
+        def the_served_game_is_the_replay_of_its_events(self) -> None:
+            store = running.app.store
+            session = registry.session_for(game_type)
+            recorded = store.read_stream(self.game_id)
+            state = session.fold(
+                session.decode_event(r.type, r.data, r.schema_version) for r in recorded
+            )
+            served = self.game()
+            assert served.version == state.version == len(recorded)
+            want = protomap.to_proto(
+                rules.view(state.game, Viewer.admin()), module.View()
+            )
+            assert getattr(served.view, game_type) == want
+            if served.status != pb.GAME_STATUS_FINISHED:
+                assert admin.list_legal_actions(self.game_id).actions
+
+    return HostileClient
+
+
+@pytest.mark.parametrize("game_type", registry.game_types())
+def test_a_hostile_client_changes_nothing_and_never_gets_internal(
+    server: Running, game_type: str
+):
+    run_state_machine_as_test(machine_for(server, game_type), settings=MACHINE)
