@@ -116,3 +116,42 @@ def test_dinosaurs_extinct_deck_order_reaches_no_player(
         if e.game_event.dinosaurs_extinct.WhichOneof("event") == "earth_events_shuffled"
     ]
     assert orders and sorted(orders[0]) == list(range(1, 15))
+
+
+@pytest.mark.parametrize("game_type", registry.game_types())
+def test_replay_gives_each_viewer_only_what_the_rules_let_them_see(
+    server: Running, client: StrataClient, admin: StrataClient, game_type: str
+):
+    rules = registry.rules_for(game_type)
+    players = max(rules.min_players, 2)
+    game_id, seats, _ = play_through_service(client, game_type, players, "replay")
+    session = server.app.load(game_id).session
+    recorded = server.app.store.read_stream(game_id)
+    events = [session.decode_event(r.type, r.data) for r in recorded]
+    states = []
+    state = None
+    for event in events:
+        state = session.evolve(state, event)
+        states.append(state)
+    viewers = {
+        **{
+            seat: (seat_client, Viewer.player(seat))
+            for seat, seat_client in seats.items()
+        },
+        "spectator": (client, Viewer.spectator()),
+        "admin": (admin, Viewer.admin()),
+    }
+    for who, (viewer_client, viewer) in viewers.items():
+        replay = list(
+            viewer_client.stub.ReplayGame(
+                pb.ReplayGameRequest(game_id=game_id),
+                metadata=viewer_client._metadata(),
+                timeout=30,
+            )
+        )
+        assert len(replay) == len(recorded), who
+        for step, r, e, s in zip(replay, recorded, events, states, strict=True):
+            assert step.event == event_to_proto(session, r, session.redact(e, viewer))
+            assert getattr(step.game.view, game_type) == protomap.to_proto(
+                rules.view(s.game, viewer), game_module(game_type).View()
+            ), (who, r.version)
