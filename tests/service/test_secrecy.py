@@ -133,14 +133,12 @@ def test_replay_gives_each_viewer_only_what_the_rules_let_them_see(
     for event in events:
         state = session.evolve(state, event)
         states.append(state)
-    viewers = {
-        **{
-            seat: (seat_client, Viewer.player(seat))
-            for seat, seat_client in seats.items()
-        },
+    viewers: dict[object, tuple[StrataClient, Viewer]] = {
         "spectator": (client, Viewer.spectator()),
         "admin": (admin, Viewer.admin()),
     }
+    for seat, seat_client in seats.items():
+        viewers[seat] = (seat_client, Viewer.player(seat))
     for who, (viewer_client, viewer) in viewers.items():
         replay = list(
             viewer_client.stub.ReplayGame(
