@@ -185,18 +185,28 @@ class StoreNotReady(SystemExit):
 def open_prepared_store(url: str) -> EventStore:
     """Open the store, migrating SQLite automatically; PostgreSQL must have
     been migrated with `strata migrate` (a clear message otherwise)."""
+    # Alembic's plugin chatter (logged on import) would bury the one line
+    # that matters.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     from eventstore import migrate
+    from eventstore.base import StoreUnavailable
     from eventstore.factory import open_store
 
-    if url.startswith("sqlite"):
-        migrate.upgrade(url)
-    else:
-        status = migrate.check(url)
-        if not status.ok:
-            raise StoreNotReady(
-                f"strata: the database at {_safe_url(url)} is not ready: "
-                f"{status.message}"
-            )
+    try:
+        if url.startswith("sqlite"):
+            migrate.upgrade(url)
+        else:
+            status = migrate.check(url)
+            if not status.ok:
+                raise StoreNotReady(
+                    f"strata: the database at {_safe_url(url)} is not ready: "
+                    f"{status.message}"
+                )
+    except (StoreUnavailable, migrate.MigrationError) as error:
+        detail = " ".join(str(error).split())  # one line, whatever the driver says
+        raise StoreNotReady(
+            f"strata: cannot use the database at {_safe_url(url)}: {detail}"
+        ) from None
     return open_store(url)
 
 
