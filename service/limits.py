@@ -17,8 +17,9 @@ runs, refuses with RESOURCE_EXHAUSTED (an ``ErrorInfo`` reason, mapped by
 
 It also answers bytes that do not parse as the request message with
 INVALID_ARGUMENT ``MALFORMED_REQUEST`` (gRPC's own answer would be
-INTERNAL), and stops a streaming handler as soon as its client has gone or
-its deadline has passed, so no worker keeps producing for nobody.
+INTERNAL), does not start a call whose deadline passed while it waited for a
+worker, and stops a streaming handler as soon as its client has gone or its
+deadline has passed, so no worker keeps working for nobody.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import DecodeError
 
-from service.errors import InvalidArgument, ResourceExhausted
+from service.errors import AppError, InvalidArgument, ResourceExhausted
 
 DEFAULT_RATE_PER_PEER = 500.0
 DEFAULT_RATE_PER_GAME = 250.0
@@ -124,6 +125,12 @@ class TokenBuckets:
         return len(self._buckets)
 
 
+class DeadlinePassed(AppError):
+    """The client's deadline passed before its call could start."""
+
+    code = grpc.StatusCode.DEADLINE_EXCEEDED
+
+
 class _Malformed:
     """Stands in for a request whose bytes did not parse."""
 
@@ -194,6 +201,12 @@ class Limits(grpc.ServerInterceptor):  # type: ignore[misc]
         return handler
 
     def _admitted(self, request: Any, context: grpc.ServicerContext) -> _Admission:
+        if _expired(context) or not context.is_active():
+            # Queued behind other calls until its client gave up: working on
+            # it now would only delay the calls that can still be answered.
+            raise DeadlinePassed(
+                "DEADLINE_PASSED", "The call's deadline passed before it started."
+            )
         if isinstance(request, _Malformed):
             raise InvalidArgument(
                 "MALFORMED_REQUEST",

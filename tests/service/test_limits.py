@@ -15,7 +15,7 @@ from strata.v1 import game_service_pb2 as pb
 from clients.client import StrataClient, StrataError
 from eventstore import migrate
 from eventstore.factory import open_store
-from service.limits import LimitSettings, TokenBuckets
+from service.limits import DeadlinePassed, Limits, LimitSettings, TokenBuckets
 from service.server import MAX_MESSAGE_BYTES, Running, create_server
 
 GAME = "dinosaurs_extinct"
@@ -201,3 +201,44 @@ def test_garbage_bytes_get_invalid_argument_not_internal(limited):
             with pytest.raises(grpc.RpcError) as refused:
                 raw(garbage, timeout=5)
             assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, garbage
+
+
+class _ExpiredContext:
+    """The context of a call whose client gave up while it was queued."""
+
+    def time_remaining(self) -> float:
+        return -0.5
+
+    def is_active(self) -> bool:
+        return True
+
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:1"
+
+
+def test_a_call_whose_deadline_passed_in_the_queue_is_not_started():
+    ran = []
+
+    def handler(request, context):
+        ran.append(request)
+        return pb.ListGameTypesResponse()
+
+    limits = Limits()
+    wrapped = limits.intercept_service(
+        lambda details: grpc.unary_unary_rpc_method_handler(
+            handler,
+            request_deserializer=pb.ListGameTypesRequest.FromString,
+            response_serializer=pb.ListGameTypesResponse.SerializeToString,
+        ),
+        _Details("/strata.v1.GameService/ListGameTypes"),
+    )
+    with pytest.raises(DeadlinePassed):
+        wrapped.unary_unary(pb.ListGameTypesRequest(), _ExpiredContext())
+    assert ran == []
+    assert limits.in_flight() == 0
+
+
+class _Details(grpc.HandlerCallDetails):  # type: ignore[misc]
+    def __init__(self, method: str) -> None:
+        self.method = method
+        self.invocation_metadata = ()
