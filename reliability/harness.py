@@ -723,6 +723,9 @@ def check(
     figures["SubmitCommand calls"] = len(answers)
     figures["games played"] = ledger.games_created
     figures["seconds"] = round(seconds, 1)
+    figures["stopped by the time limit"] = (
+        "yes" if ledger.started < ledger.target else "no"
+    )
     figures["commands per second"] = round(len(ledger.sent) / max(seconds, 1e-9), 1)
     latencies = sorted(a.seconds for a in answers)
     if latencies:
