@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from eventstore.factory import open_store
 
 from clients.client import StrataClient
 from eventstore import migrate
+from eventstore.factory import open_store
 from service.server import Running, create_server
 
 ADMIN_TOKEN = "test-admin-token"
