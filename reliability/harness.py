@@ -835,7 +835,10 @@ def _check_store(
             text("SELECT count(*), count(DISTINCT position), max(position) FROM events")
         ).one()
         accepted_logged = connection.execute(
-            text("SELECT count(*) FROM commands WHERE error_kind = ''")
+            text(
+                "SELECT count(*) FROM commands WHERE error_kind = '' "
+                "AND command_id <> 'start' AND command_id NOT LIKE 'join-seat-%'"
+            )
         ).scalar_one()
     engine.dispose()
     figures = found.figures

@@ -356,6 +356,14 @@ class GameApp:
                 f"command_id needs 1 to {MAX_COMMAND_ID} characters.",
                 "command_id",
             )
+        if command_id == "start" or command_id.startswith("join-seat-"):
+            # The ids join_game and start_game log under: a game command
+            # with one would be answered as a duplicate of the join or start.
+            raise InvalidArgument(
+                "COMMAND_ID_RESERVED",
+                f"command_id {command_id!r} is reserved for joins and the start.",
+                "command_id",
+            )
         if not caller.token:
             raise Unauthenticated(
                 "TOKEN_REQUIRED", "Send your seat token as `authorization: Bearer …`."

@@ -12,6 +12,7 @@ from domain.errors import DomainError
 from eventstore.base import CommandOutcome, CommandRecord, NewCommand
 from eventstore.memory import InMemoryEventStore
 from service.application import GameApp
+from service.errors import InvalidArgument
 
 GAME = "dinosaurs_extinct"
 
@@ -59,4 +60,17 @@ def test_a_refusal_that_loses_the_race_answers_with_the_logged_refusal():
             app.submit(app.caller(tokens[idle]), game_id, idle, "cmd-1", command)
         answers.append(refused.value.reason)
     assert answers == ["SWITCH_TARGET_REQUIRED", "SWITCH_TARGET_REQUIRED"]
+    assert app.load(game_id).state.version == loaded.state.version
+
+
+@pytest.mark.parametrize("command_id", ["start", "join-seat-0", "join-seat-1"])
+def test_a_client_command_id_cannot_pass_for_a_join_or_the_start(command_id):
+    app = GameApp(InMemoryEventStore())
+    game_id, tokens = started(app)
+    loaded = app.load(game_id)
+    seat = next(iter(loaded.session.active_seats(loaded.state)))
+    command = loaded.session.legal_actions(loaded.state, seat)[0]
+    with pytest.raises(InvalidArgument) as refused:
+        app.submit(app.caller(tokens[seat]), game_id, seat, command_id, command)
+    assert refused.value.reason == "COMMAND_ID_RESERVED"
     assert app.load(game_id).state.version == loaded.state.version

@@ -2,8 +2,8 @@
 
 A Hypothesis state machine plays a game through gRPC, mixing legal moves
 with junk: random command messages (out-of-range numbers, unknown enum
-values), wrong seats and tokens, stale and future versions, reused, empty
-and over-long command ids, random bytes, hostile arguments to every other
+values), wrong seats and tokens, stale and future versions, reused, empty,
+over-long and reserved command ids, random bytes, hostile arguments to every other
 RPC. After every step:
 
 - no answer was INTERNAL or UNKNOWN;
@@ -129,7 +129,9 @@ def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]
             seat=st.integers(-3, 8) | st.integers(-(2**31), 2**31 - 1),
             who=st.sampled_from(["seat", "seat", "other seat", "stranger", "admin"]),
             version=st.sampled_from(["none", "none", "current", "stale", "future"]),
-            command_id=st.sampled_from(["fresh", "fresh", "reuse", "empty", "long"]),
+            command_id=st.sampled_from(
+                ["fresh", "fresh", "reuse", "empty", "long", "start", "join-seat-0"]
+            ),
         )
         def send_a_hostile_command(
             self,
@@ -169,6 +171,8 @@ def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]
                 "reuse": data.draw(st.sampled_from(known)) if known else "x",
                 "empty": "",
                 "long": "x" * 129,
+                "start": "start",
+                "join-seat-0": "join-seat-0",
             }[command_id]
             request = pb.SubmitCommandRequest(
                 game_id=self.game_id, seat=seat, command_id=cid, command=command
