@@ -305,6 +305,7 @@ class Ledger:
         self.other_calls: Counter[str] = Counter()
         self.slow_calls: list[tuple[str, float]] = []
         self.games_created = 0
+        self.games_by_type: Counter[str] = Counter()
         self._lock = threading.Lock()
 
     def claim(self) -> bool:
@@ -516,6 +517,7 @@ class Load:
             return None
         with self._pool_lock:
             self.ledger.games_created += 1
+            self.ledger.games_by_type[game_type] += 1
         return Game(created.game_id, game_type, tokens)
 
     def _pick(self, rng: random.Random) -> tuple[int, Game] | None:
@@ -721,7 +723,11 @@ def check(
     )
     figures["commands (distinct command ids)"] = len(ledger.sent)
     figures["SubmitCommand calls"] = len(answers)
-    figures["games played"] = ledger.games_created
+    figures["games played"] = (
+        f"{ledger.games_created} ("
+        + ", ".join(f"{t} {n}" for t, n in sorted(ledger.games_by_type.items()))
+        + ")"
+    )
     figures["seconds"] = round(seconds, 1)
     figures["stopped by the time limit"] = (
         "yes" if ledger.started < ledger.target else "no"
