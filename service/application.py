@@ -379,6 +379,11 @@ class GameApp:
                     "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
                 )
             if expected_version is not None and expected_version != state.version:
+                # The game may have moved on because of this very command,
+                # applied by a concurrent try since we looked at the log.
+                previous = self.store.find_command(game_id, command_id)
+                if previous is not None:
+                    return self._replayed(caller, game_id, previous.outcome)
                 raise Aborted(
                     "VERSION_MISMATCH",
                     f"The game is at version {state.version}, not {expected_version}.",

@@ -5,6 +5,7 @@ try decided on its own."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 
@@ -74,3 +75,38 @@ def test_a_client_command_id_cannot_pass_for_a_join_or_the_start(command_id):
         app.submit(app.caller(tokens[seat]), game_id, seat, command_id, command)
     assert refused.value.reason == "COMMAND_ID_RESERVED"
     assert app.load(game_id).state.version == loaded.state.version
+
+
+class AppliedMeanwhile(InMemoryEventStore):
+    """The first time a command id is looked up, another replica applies
+    that same command right after the lookup (the lookup saw nothing)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.other_replica: Callable[[], object] | None = None
+
+    def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
+        found = super().find_command(game_id, command_id)
+        if self.other_replica is not None:
+            other, self.other_replica = self.other_replica, None
+            other()
+        return found
+
+
+def test_a_pinned_command_applied_meanwhile_by_another_try_gets_its_outcome():
+    store = AppliedMeanwhile()
+    app, other = GameApp(store), GameApp(store)
+    game_id, tokens = started(app)
+    loaded = app.load(game_id)
+    seat = next(iter(loaded.session.active_seats(loaded.state)))
+    command = loaded.session.legal_actions(loaded.state, seat)[0]
+    version = loaded.state.version
+    caller = app.caller(tokens[seat])
+    results = []
+    store.other_replica = lambda: results.append(
+        other.submit(caller, game_id, seat, "pinned", command, version)
+    )
+    mine = app.submit(caller, game_id, seat, "pinned", command, version)
+    (theirs,) = results
+    assert not theirs.duplicate and mine.duplicate
+    assert mine.version == theirs.version
