@@ -56,24 +56,29 @@ def serve(database_url: str, tmp_path: Path) -> Iterator[str]:
         "STRATA_HOST": "127.0.0.1",
         "STRATA_ADMIN_TOKEN": "cli-admin",
     }
+    # The log goes to a file: a pipe nobody reads would fill and stall it.
+    log = (tmp_path / f"serve-{port}.log").open("wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve"],
         cwd=tmp_path,
         env={**env, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}"},
-        stderr=subprocess.PIPE,
+        stderr=log,
     )
     target = f"127.0.0.1:{port}"
     try:
-        wait_serving(target, process)
+        wait_serving(target, process, seconds=90)
         yield target
     finally:
         process.terminate()
         try:
-            _, err = process.communicate(timeout=15)
+            process.wait(timeout=15)
         except subprocess.TimeoutExpired:
             process.kill()
             raise
-        assert process.returncode == 0, err.decode()[-2000:]
+        finally:
+            log.close()
+        tail = (tmp_path / f"serve-{port}.log").read_text()[-2000:]
+        assert process.returncode == 0, tail
 
 
 @pytest.fixture
