@@ -304,6 +304,7 @@ class Ledger:
         self.sent: dict[str, Sent] = {}
         self.other_calls: Counter[str] = Counter()
         self.slow_calls: list[tuple[str, float]] = []
+        self.client_errors: list[str] = []
         self.games_created = 0
         self.games_by_type: Counter[str] = Counter()
         self._lock = threading.Lock()
@@ -335,6 +336,10 @@ class Ledger:
     def other(self, what: str) -> None:
         with self._lock:
             self.other_calls[what] += 1
+
+    def crashed(self, what: str) -> None:
+        with self._lock:
+            self.client_errors.append(what)
 
     def slow(self, method: str, seconds: float) -> None:
         with self._lock:
@@ -598,8 +603,8 @@ class Load:
                     self._one_command(connections, rng, *picked)
                 finally:
                     self.ledger.finish()
-        except StrataError as error:
-            self.ledger.other(f"client stopped: {error}")
+        except Exception as error:
+            self.ledger.crashed(f"client {number} stopped: {error!r}")
         finally:
             connections.close()
 
@@ -624,9 +629,10 @@ class Load:
         action = rng.choice(listing.actions)
         seat = action.seat
         token = game.tokens[seat]
-        wrong_seat = rng.random() < self.settings.wrong_seat_rate
+        others = [s for s in game.tokens if s != seat]  # none in a solo game
+        wrong_seat = bool(others) and rng.random() < self.settings.wrong_seat_rate
         if wrong_seat:
-            token = game.tokens[rng.choice([s for s in game.tokens if s != seat])]
+            token = game.tokens[rng.choice(others)]
         pinned = rng.random() < self.settings.pinned_rate
         command_id = uuid.uuid4().hex
         request = pb.SubmitCommandRequest(
@@ -769,6 +775,8 @@ def check(
     for code in FORBIDDEN:
         if codes[code.name]:
             found.fail(f"{codes[code.name]} answers were {code.name}")
+    for what in ledger.client_errors:
+        found.fail(what)
     for method, seconds_taken in ledger.slow_calls:
         found.fail(f"{method} took {seconds_taken:.1f}s, past its deadline")
     store = open_store(database_url)

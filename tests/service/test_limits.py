@@ -145,6 +145,21 @@ def test_a_connection_cannot_hold_every_worker_with_streams(limited):
         assert other.get_game(game_id).game_id == game_id
         for stream in streams:
             stream.cancel()
+        # A client that goes away frees its slots: the watches stop.
+        assert eventually(lambda: hog.get_game(game_id).game_id == game_id)
+
+
+def eventually(check: Callable[[], bool], seconds: float = 5.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if check():
+                return True
+        except StrataError as error:
+            assert error.reason == "TOO_MANY_CALLS"
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
 
 
 def test_a_stream_stops_working_when_its_deadline_passes(limited):
