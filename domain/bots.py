@@ -1,0 +1,166 @@
+"""Bots: a player for every seat, seeing only what that seat's player sees.
+
+A bot is a pure function of (the view of its seat, its legal actions, a
+random generator) to one of those actions. It never receives the game's
+state: :func:`bot_move` is the one place a bot is asked to move, and it
+hands the bot ``rules.view(state, Viewer.player(seat))`` and
+``rules.legal_actions(state, seat)`` only. What a bot knows is what a
+person in that seat would see through the API.
+
+Every game has a ``random`` bot (uniform over the legal actions, here) and a
+``heuristic`` bot (``domain/<game_type>/bots.py``). :func:`bot_for` finds a
+bot by game type and kind; :func:`bot_rng` is the generator a bot is given,
+seeded from the game's seed, the seat and the version it decides at, so a
+game of bots replays move for move wherever it is played (in-process by
+``strata simulate`` or through the service's bot seats).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from domain.chance import Rng
+from domain.rules import GameRules, Viewer
+from domain.session import Session, Status
+
+RANDOM = "random"
+HEURISTIC = "heuristic"
+
+
+class Bot(Protocol):
+    """A player: picks one of ``legal`` from what ``view`` shows."""
+
+    def __call__(self, view: Any, legal: Sequence[Any], rng: Rng) -> Any:
+        """One of ``legal`` (never empty). Must not keep state between calls."""
+        ...
+
+
+def random_bot(view: Any, legal: Sequence[Any], rng: Rng) -> Any:
+    """Any legal action, uniformly."""
+    return rng.choice(legal)
+
+
+@dataclass(frozen=True)
+class BotKind:
+    """A named bot of one game type."""
+
+    game_type: str
+    kind: str
+    play: Bot
+    description: str
+
+
+def bot_rng(seed: str, seat: int, version: int) -> Rng:
+    """The generator of the bot in ``seat`` deciding at ``version``."""
+    return Rng(f"bot/{seed}/{seat}", version)
+
+
+def bot_move(
+    rules: GameRules[Any, Any, Any, Any], state: Any, seat: int, bot: Bot, rng: Rng
+) -> Any:
+    """The move ``bot`` makes for ``seat`` in the game state ``state``.
+
+    The bot gets the seat's redacted view and legal actions, never the state.
+    Raises ValueError when the seat has no legal action now.
+    """
+    legal = rules.legal_actions(state, seat)
+    if not legal:
+        raise ValueError(f"seat {seat} has no legal action")
+    command = bot(rules.view(state, Viewer.player(seat)), tuple(legal), rng)
+    if command not in legal:
+        raise ValueError(f"the bot chose {command!r}, which is not legal now")
+    return command
+
+
+def _heuristic(game_type: str) -> Bot | None:
+    """The heuristic bot of ``game_type``, imported on first use."""
+    name = f"domain.{game_type}.bots"
+    try:
+        module = importlib.import_module(name)
+    except ModuleNotFoundError as error:
+        if error.name != name:
+            raise
+        return None
+    play: Bot = module.heuristic_bot
+    return play
+
+
+def bot_kinds(game_type: str) -> list[str]:
+    """The bot kinds available for ``game_type``, sorted."""
+    kinds = [RANDOM]
+    if _heuristic(game_type) is not None:
+        kinds.append(HEURISTIC)
+    return sorted(kinds)
+
+
+def bot_for(game_type: str, kind: str) -> BotKind:
+    """The bot ``kind`` of ``game_type``; KeyError when there is none."""
+    if kind == RANDOM:
+        return BotKind(game_type, kind, random_bot, "any legal action, uniformly")
+    if kind == HEURISTIC:
+        play = _heuristic(game_type)
+        if play is not None:
+            return BotKind(game_type, kind, play, "a simple heuristic player")
+    raise KeyError(f"no bot {kind!r} for {game_type!r}")
+
+
+@dataclass(frozen=True)
+class BotGame:
+    """How a game of bots went: the outcome, its length (game commands and
+    stream version, lifecycle included) and each seat's character."""
+
+    seed: str
+    winners: tuple[int, ...]
+    result: str
+    commands: int
+    version: int
+    characters: dict[int, str]
+
+
+def play_bot_game(
+    rules: GameRules[Any, Any, Any, Any],
+    seed: str,
+    bots: Sequence[Bot],
+    options: Any = None,
+    max_commands: int = 100_000,
+) -> BotGame:
+    """Play a whole game with ``bots[seat]`` in every seat, in-process.
+
+    It runs the lifecycle the service runs (created, every seat joined in
+    order, started), and whenever several seats may act, the lowest one acts
+    first, as the service's bot runner does; so the same seed gives the same
+    game here and through the service. Raises ValueError if a bot chooses an
+    illegal action, nobody can act, or the game outlasts ``max_commands``.
+    """
+    session = Session(rules)
+    state = session.fold([session.create(len(bots), seed, options)])
+    for seat, _ in enumerate(bots):
+        state = session.fold(session.join(state, f"bot{seat}", "", seat), state)
+    state = session.fold(session.start(state, Rng(seed, state.version)), state)
+    commands = 0
+    while state.status is not Status.FINISHED:
+        if commands >= max_commands:
+            raise ValueError(f"game {seed!r} did not end in {max_commands} commands")
+        active = session.active_seats(state)
+        if not active:
+            raise ValueError(f"nobody can act in game {seed!r}")
+        seat = min(active)
+        rng = bot_rng(seed, seat, state.version)
+        command = bot_move(rules, state.game, seat, bots[seat], rng)
+        events = session.play(state, seat, command, Rng(seed, state.version))
+        state = session.fold(events, state)
+        commands += 1
+    outcome = state.outcome
+    if outcome is None:  # pragma: no cover - FINISHED always has an outcome
+        raise ValueError("a finished game without an outcome")
+    return BotGame(
+        seed=seed,
+        winners=tuple(outcome.winners),
+        result=outcome.result,
+        commands=commands,
+        version=state.version,
+        characters=rules.characters(state.game),
+    )
