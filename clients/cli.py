@@ -13,6 +13,8 @@
     strata export GAME_ID / import FILE / audit GAME_ID   (admin)
     strata follow / stats             the integration feed and statistics
     strata projections rebuild        rebuild read models from position 0
+    strata simulate --game T --games N --players P --bots K,K --seed S
+                                      play bot games in-process: balance figures
 
 The target service is `--target HOST:PORT`, else `STRATA_TARGET`, else
 `localhost:$STRATA_PORT` (default port 50051). Tokens: `--token`, else
@@ -70,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, handler: Any, help: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
         sub.set_defaults(handler=handler)
-        if name not in ("serve", "migrate"):
+        if name not in ("serve", "migrate", "simulate"):
             sub.add_argument(
                 "--target", default=default_target(), help="HOST:PORT of the service"
             )
@@ -194,6 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     projections.add_argument("action", choices=["rebuild", "status"])
     projections.add_argument("--database-url", help="default $STRATA_DATABASE_URL")
+
+    _add_simulate(command("simulate", cmd_simulate, SIMULATE_HELP))
     return parser
 
 
@@ -609,6 +613,91 @@ def cmd_projections(args: argparse.Namespace) -> int:
         )
     finally:
         store.close()
+    return 0
+
+
+# -- the balance lab ------------------------------------------------------------------
+
+SIMULATE_HELP = "Play many games of bots in-process and report balance figures."
+
+
+def _add_simulate(sim: argparse.ArgumentParser) -> None:
+    sim.add_argument("--game", required=True, help="game type id")
+    sim.add_argument("--games", type=int, default=1000, help="how many games")
+    sim.add_argument("--players", type=int, required=True)
+    sim.add_argument(
+        "--bots",
+        default="random",
+        help="bot kinds for the seats in turn, cycled (e.g. heuristic,random)",
+    )
+    sim.add_argument(
+        "--rotate", action="store_true", help="shift the bots one seat per game"
+    )
+    sim.add_argument("--seed", default="strata", help="game i is seeded SEED/i")
+    sim.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a game option (repeatable; VALUE is JSON or a string)",
+    )
+    sim.add_argument("--processes", type=int, default=0, help="default: every core")
+    sim.add_argument("--report", help="write the report (JSON) to this file")
+    sim.add_argument("--per-game", action="store_true", help="list every game too")
+    sim.add_argument("--plot", help="write PNG charts into this directory")
+    sim.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    import time
+    from pathlib import Path
+
+    from tqdm import tqdm
+
+    from clients import simulate
+
+    options: dict[str, Any] = {}
+    for pair in args.option:
+        key, sep, raw = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"strata: --option needs KEY=VALUE, got {pair!r}")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
+    plan = simulate.Plan(
+        game_type=args.game,
+        players=args.players,
+        games=args.games,
+        seed=args.seed,
+        bots=tuple(k.strip() for k in args.bots.split(",") if k.strip()),
+        rotate=args.rotate,
+        options=options,
+    )
+    try:
+        plan.check()
+    except (ValueError, KeyError) as error:
+        raise SystemExit(f"strata: {error}") from None
+    began = time.monotonic()
+    with tqdm(
+        total=plan.games, desc=plan.game_type, unit="game", disable=args.quiet
+    ) as bar:
+        records = simulate.run(plan, args.processes, bar.update)
+    data = simulate.report(plan, records, per_game=args.per_game)
+    text = simulate.dumps(data)
+    if args.report:
+        Path(args.report).write_text(text)
+    else:
+        sys.stdout.write(text)
+    if args.plot:
+        for path in simulate.plot(data, Path(args.plot)):
+            print(f"chart: {path}", file=sys.stderr)
+    seconds = time.monotonic() - began
+    print(
+        f"{plan.games} games in {seconds:.1f}s "
+        f"({plan.games / max(seconds, 1e-9):.0f} games/s)",
+        file=sys.stderr,
+    )
     return 0
 
 
