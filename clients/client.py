@@ -115,9 +115,15 @@ class StrataClient:
         options: pb.GameOptions | None = None,
         scenario: pb.GameScenario | None = None,
         request_id: str = "",
+        bots: dict[int, str] | None = None,
     ) -> pb.CreateGameResponse:
+        """``bots``: seat -> bot kind, for the seats the service's bots play."""
         request = pb.CreateGameRequest(
-            game_type=game_type, players=players, seed=seed, request_id=request_id
+            game_type=game_type,
+            players=players,
+            seed=seed,
+            request_id=request_id,
+            bots=[pb.BotSeat(seat=s, bot=k) for s, k in sorted((bots or {}).items())],
         )
         if options is not None:
             request.options.CopyFrom(options)

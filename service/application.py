@@ -16,10 +16,11 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
+from domain import bots as domain_bots
 from domain import codec, registry
 from domain.chance import Rng
 from domain.errors import DomainError, InvalidCommand, NotYourSeat, RuleViolation
@@ -75,10 +76,12 @@ def hash_token(token: str) -> str:
 @dataclasses.dataclass(frozen=True)
 class Caller:
     """Who is calling: the bearer token (empty for none) and whether it is
-    the admin token."""
+    the admin token. ``bot`` marks the service's own bot runner, which acts
+    for bot seats only (no token can: their token hash is empty)."""
 
     token: str = ""
     admin: bool = False
+    bot: bool = False
 
     @property
     def token_hash(self) -> str:
@@ -231,8 +234,10 @@ class GameApp:
         scenario: Any = None,
         seed: str = "",
         request_id: str = "",
+        bots: Sequence[tuple[int, str]] = (),
     ) -> tuple[str, int]:
-        """Create a game; returns (game_id, version)."""
+        """Create a game; returns (game_id, version). ``bots`` (seat, kind)
+        are seated at once; a game of bots only is started too."""
         try:
             session = registry.session_for(game_type)
         except KeyError:
@@ -247,6 +252,7 @@ class GameApp:
             )
         seed = seed or secrets.token_hex(16)
         created = session.create(players, seed, options, scenario)
+        self._check_bots(game_type, players, bots)
         if request_id:
             game_id = uuid.uuid5(uuid.NAMESPACE_URL, f"strata:{request_id}").hex
         else:
@@ -254,9 +260,12 @@ class GameApp:
         try:
             self.store.append(game_id, 0, [self._new_event(created)])
         except ConcurrencyError:
-            if request_id:
-                return game_id, self.load(game_id).state.version
-            raise
+            if not request_id:
+                raise
+        if bots:
+            return game_id, self._seat_bots(game_id, bots)
+        if request_id:
+            return game_id, self.load(game_id).state.version
         return game_id, 1
 
     def join_game(
@@ -311,7 +320,7 @@ class GameApp:
             loaded = self.load(game_id)
             state = loaded.state
             if not caller.admin and not (
-                caller.token and state.seats_of(caller.token_hash)
+                (caller.token or caller.bot) and self._acts_for(caller, state)
             ):
                 raise PermissionDenied(
                     "NOT_SEATED", "Only a seated player or the admin may start a game."
@@ -319,7 +328,11 @@ class GameApp:
             events = loaded.session.start(state, Rng(state.config.seed, state.version))
             command = NewCommand(
                 command_id="start",
-                actor="admin" if caller.admin else caller.token_hash[:16],
+                actor="admin"
+                if caller.admin
+                else "bot"
+                if caller.bot
+                else caller.token_hash[:16],
                 payload={"seat": -1, "type": START, "command": {}},
                 decided_at_version=state.version,
             )
@@ -364,7 +377,7 @@ class GameApp:
                 f"command_id {command_id!r} is reserved for joins and the start.",
                 "command_id",
             )
-        if not caller.token:
+        if not caller.token and not caller.bot:
             raise Unauthenticated(
                 "TOKEN_REQUIRED", "Send your seat token as `authorization: Bearer …`."
             )
@@ -374,7 +387,7 @@ class GameApp:
         for _ in range(MAX_RETRIES):
             loaded = self.load(game_id)
             state = loaded.state
-            if not caller.admin and seat not in state.seats_of(caller.token_hash):
+            if not caller.admin and seat not in self._acts_for(caller, state):
                 raise PermissionDenied(
                     "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
                 )
@@ -393,7 +406,7 @@ class GameApp:
                 "type": type(command).__name__,
                 "command": codec.encode(command),
             }
-            actor = "admin" if caller.admin else caller.token_hash[:16]
+            actor = self._actor(caller, state, seat)
             try:
                 events = loaded.session.play(
                     state, seat, command, Rng(state.config.seed, state.version)
@@ -503,6 +516,91 @@ class GameApp:
             data=codec.encode(event),
             schema_version=event_schema_version(type(event)),
         )
+
+    # -- bot seats --------------------------------------------------------------
+
+    @staticmethod
+    def _actor(caller: Caller, state: SessionState[Any], seat: int) -> str:
+        """Who the command log says acted."""
+        if caller.admin:
+            return "admin"
+        info = state.seats[seat] if 0 <= seat < len(state.seats) else None
+        if caller.bot and info is not None:
+            return f"bot:{info.bot}"
+        return caller.token_hash[:16]
+
+    @staticmethod
+    def _acts_for(caller: Caller, state: SessionState[Any]) -> frozenset[int]:
+        """The seats ``caller`` may act for (the bot runner: the bot seats)."""
+        if caller.bot:
+            return frozenset(
+                i for i, s in enumerate(state.seats) if s is not None and s.bot
+            )
+        return state.seats_of(caller.token_hash)
+
+    @staticmethod
+    def _check_bots(
+        game_type: str, players: int, bots: Sequence[tuple[int, str]]
+    ) -> None:
+        seen: set[int] = set()
+        for seat, kind in bots:
+            if not 0 <= seat < players or seat in seen:
+                raise InvalidArgument(
+                    "BOT_SEAT_INVALID",
+                    f"Bot seat {seat} is out of range (0 to {players - 1}) "
+                    "or listed twice.",
+                    "bots",
+                )
+            seen.add(seat)
+            if kind not in domain_bots.bot_kinds(game_type):
+                raise InvalidArgument(
+                    "UNKNOWN_BOT",
+                    f"No bot {kind!r} for {game_type}; there are "
+                    f"{', '.join(domain_bots.bot_kinds(game_type))}.",
+                    "bots",
+                )
+
+    def _seat_bots(self, game_id: str, bots: Sequence[tuple[int, str]]) -> int:
+        """Seat each bot (logged as a join, idempotently); start the game when
+        bots fill every seat. Returns the version."""
+        for seat, kind in sorted(bots):
+            while True:
+                loaded = self.load(game_id)
+                state = loaded.state
+                if state.seats[seat] is not None:
+                    break  # seated already (a retried creation)
+                events = loaded.session.join(state, f"{kind} bot", "", seat, bot=kind)
+                command = NewCommand(
+                    command_id=f"join-seat-{seat}",
+                    actor=f"bot:{kind}",
+                    payload={
+                        "seat": seat,
+                        "type": JOIN,
+                        "command": {
+                            "player_name": f"{kind} bot",
+                            "token_hash": "",
+                            "bot": kind,
+                        },
+                    },
+                    decided_at_version=state.version,
+                )
+                try:
+                    result = self.store.append(
+                        game_id,
+                        state.version,
+                        [self._new_event(e) for e in events],
+                        command,
+                    )
+                except (ConcurrencyError, DuplicateCommand):
+                    continue
+                self._after_append(game_id, loaded, events, result.last_version)
+                break
+        state = self.load(game_id).state
+        if state.status is Status.OPEN and all(
+            s is not None and s.bot for s in state.seats
+        ):
+            return self.start_game(Caller(bot=True), game_id)
+        return state.version
 
     # -- looking ----------------------------------------------------------------
 

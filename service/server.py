@@ -31,6 +31,7 @@ from eventstore.base import EventStore
 from eventstore.sql import SQLAlchemyEventStore
 from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
+from service.bots import BotRunner
 from service.config import Config
 from service.interceptors import ErrorsAndLogging
 from service.limits import Limits, LimitSettings
@@ -141,7 +142,21 @@ def create_server(
         )
         thread.start()
         running.background.append(thread)
+    _start_bot_runner(running)
     return running
+
+
+def _start_bot_runner(running: Running) -> None:
+    """The service plays its bot seats from a background thread."""
+    runner = BotRunner(running.app)
+    thread = threading.Thread(
+        target=runner.run_forever,
+        args=(running.stopping,),
+        name="bot-runner",
+        daemon=True,
+    )
+    thread.start()
+    running.background.append(thread)
 
 
 def serve(config: Config) -> None:

@@ -137,6 +137,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
             scenario,
             request.seed,
             request.request_id,
+            bots=[(b.seat, b.bot) for b in request.bots],
         )
         return pb.CreateGameResponse(game_id=game_id, version=version)
 

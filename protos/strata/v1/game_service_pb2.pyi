@@ -244,6 +244,7 @@ class CreateGameRequest(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     SCENARIO_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Game type id (see ListGameTypes)."""
     players: _builtins.int
@@ -260,6 +261,14 @@ class CreateGameRequest(_message.Message):
     def scenario(self) -> Global___GameScenario:
         """Fixed outcomes of chance. Admin token only."""
 
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[Global___BotSeat]:
+        """Seats the service fills with its own bots at creation. Each bot plays
+        its seat from that seat's view only, through the same rules as a person;
+        a person takes the other seats with JoinGame and starts the game. When
+        bots fill every seat, the game starts at once and plays to its end.
+        """
+
     def __init__(
         self,
         *,
@@ -269,14 +278,43 @@ class CreateGameRequest(_message.Message):
         seed: _builtins.str = ...,
         scenario: Global___GameScenario | None = ...,
         request_id: _builtins.str = ...,
+        bots: _abc.Iterable[Global___BotSeat] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "options", b"options", "players", b"players", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "options", b"options", "players", b"players", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class BotSeat(_message.Message):
+    """A seat played by one of the service's bots."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (from 0)."""
+    bot: _builtins.str
+    """The bot kind: `random` (any legal action) or `heuristic` (a simple
+    player written for the game); every game type has both.
+    """
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BotSeat: _TypeAlias = BotSeat  # noqa: Y015
 
 @_typing.final
 class CreateGameResponse(_message.Message):
@@ -289,7 +327,7 @@ class CreateGameResponse(_message.Message):
     game_id: _builtins.str
     """The new game's id."""
     version: _builtins.int
-    """The game's version after creation (1)."""
+    """The game's version after creation (1, or later with bot seats)."""
     def __init__(
         self,
         *,

@@ -1,0 +1,136 @@
+"""The bot runner: the service plays its own bot seats, as its own client.
+
+A seat taken at creation by a bot (``CreateGameRequest.bots``) has an empty
+token hash, so no token acts for it; the runner does. It follows the global
+log (``read_all`` / ``wait_for_append``, from position 0 at start-up, so
+games in play when the service stopped go on), remembers the games that
+have bot seats and are not finished, and whenever one of them changes and
+a bot seat may act, it asks that seat's bot for a move (from the seat's
+view, through :func:`domain.bots.bot_move`) and submits it through
+:meth:`GameApp.submit` like any player.
+
+When several bot seats may act, the lowest acts first, one move per game
+per pass: the move's own events wake the runner for the next one. The
+command id is derived from the seat and the version the move was decided
+at, and the version is pinned (``expected_version``): two replicas running
+this loop cannot both move, because the second gets the first's outcome
+(same command id) or ABORTED (the game moved on), and nothing is appended.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import structlog
+
+from domain import bots as domain_bots
+from domain.errors import DomainError
+from domain.session import Status
+from eventstore.base import RecordedEvent, StoreError
+from service.application import Caller, GameApp
+from service.errors import Aborted, AppError
+
+log = structlog.get_logger("strata.bots")
+
+#: The bot runner acting for the bot seats.
+RUNNER = Caller(bot=True)
+
+
+def command_id(seat: int, version: int) -> str:
+    """The id of the bot's move for ``seat`` decided at ``version``."""
+    return f"bot-seat-{seat}-at-{version}"
+
+
+class BotRunner:
+    """Plays every bot seat of every game, following the global log."""
+
+    def __init__(self, app: GameApp, batch: int = 500) -> None:
+        self.app = app
+        self.batch = batch
+        self.position = 0
+        self._games: set[str] = set()  # with a bot seat, not finished
+        self._changed: set[str] = set()  # of those, changed since the last pass
+        self.moves = 0
+
+    def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
+        """Run until ``stop`` is set (errors are logged, then retried)."""
+        while not stop.is_set():
+            try:
+                if self.run_once() == 0:
+                    self.app.store.wait_for_append(self.position, idle)
+            except Exception:
+                log.exception("bots.failed", position=self.position)
+                stop.wait(idle)
+
+    def run_once(self) -> int:
+        """Read the next events and, once at the end of the log, move for
+        every changed game with an active bot seat. Returns the events read
+        plus the moves made (0: nothing to do)."""
+        events = self.app.store.read_all(self.position, self.batch)
+        for event in events:
+            self._track(event)
+            self.position = event.position
+        if len(events) == self.batch:
+            return len(events)  # catch up before acting on stale games
+        changed, self._changed = sorted(self._changed), set()
+        moved = 0
+        for index, game_id in enumerate(changed):
+            try:
+                moved += self.move(game_id)
+            except StoreError:
+                self._changed.update(changed[index:])  # try again later
+                raise
+        return len(events) + moved
+
+    def _track(self, event: RecordedEvent) -> None:
+        if event.type == "PlayerJoined" and event.data.get("bot"):
+            self._games.add(event.game_id)
+        if event.type == "GameFinished":
+            self._games.discard(event.game_id)
+            self._changed.discard(event.game_id)
+        elif event.game_id in self._games:
+            self._changed.add(event.game_id)
+
+    def move(self, game_id: str) -> int:
+        """Make the next bot move of ``game_id`` if a bot seat may act;
+        returns 1 when a move was made, else 0."""
+        loaded = self.app.load(game_id)
+        state = loaded.state
+        if state.status is not Status.ACTIVE:
+            return 0
+        kinds = {i: s.bot for i, s in enumerate(state.seats) if s is not None and s.bot}
+        active = sorted(set(loaded.session.active_seats(state)) & set(kinds))
+        if not active:
+            return 0
+        seat = active[0]
+        try:
+            bot = domain_bots.bot_for(state.game_type, kinds[seat]).play
+            command: Any = domain_bots.bot_move(
+                loaded.rules,
+                state.game,
+                seat,
+                bot,
+                domain_bots.bot_rng(state.config.seed, seat, state.version),
+            )
+            self.app.submit(
+                RUNNER,
+                game_id,
+                seat,
+                command_id(seat, state.version),
+                command,
+                expected_version=state.version,
+            )
+        except Aborted:
+            return 0  # the game moved on meanwhile: its new events wake us
+        except (KeyError, ValueError, DomainError, AppError) as error:
+            log.error(
+                "bots.move_refused",
+                game_id=game_id,
+                seat=seat,
+                version=state.version,
+                error=str(error),
+            )
+            return 0
+        self.moves += 1
+        return 1

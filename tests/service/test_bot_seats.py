@@ -1,0 +1,168 @@
+"""Bot seats: the service plays them itself, through a real gRPC server."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import grpc
+import pytest
+from strata.v1 import admin_service_pb2 as admin_pb
+from strata.v1 import game_service_pb2 as pb
+
+from clients import simulate
+from clients.client import StrataClient, StrataError
+from service.application import GameApp
+from service.bots import BotRunner
+from service.server import Running
+
+FINISHED = pb.GAME_STATUS_FINISHED
+
+
+def wait_until_finished(client: StrataClient, game_id: str, seconds: float = 60):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        game = client.get_game(game_id)
+        if game.status == FINISHED:
+            return game
+        time.sleep(0.05)
+    raise AssertionError(f"game {game_id} did not finish: version {game.version}")
+
+
+@pytest.mark.parametrize("bots", [1, 3])
+def test_a_person_plays_dinosaurs_extinct_against_bots(client, admin, bots: int):
+    players = bots + 1
+    kinds = {seat: ("heuristic", "random")[seat % 2] for seat in range(1, players)}
+    game_id = client.create_game(
+        "dinosaurs_extinct", players, seed=f"person-{bots}", bots=kinds
+    ).game_id
+    game = client.get_game(game_id)
+    assert [s.bot for s in game.seats] == ["", *kinds.values()]
+    assert [s.taken for s in game.seats] == [False] + [True] * bots
+    me = client.with_token(client.join_game(game_id, "Ada", seat=0).seat_token)
+    me.start_game(game_id)
+    deadline = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < deadline, "the game did not end"
+        game = me.get_game(game_id)
+        if game.status == FINISHED:
+            break
+        legal = me.list_legal_actions(game_id)
+        assert {a.seat for a in legal.actions} <= {0}
+        if not legal.actions:
+            time.sleep(0.02)  # a bot's turn: the service plays it
+            continue
+        try:
+            me.submit_command(
+                game_id, 0, legal.actions[-1].command, expected_version=legal.version
+            )
+        except StrataError as error:
+            assert error.code == grpc.StatusCode.ABORTED  # a bot moved meanwhile
+    assert len(game.outcome.winners) == 1
+    log = admin.get_audit_log(game_id)
+    actors = {c.actor for c in log.commands if c.seat > 0 and c.accepted}
+    assert actors <= {"bot:heuristic", "bot:random"}
+    assert actors
+    assert admin.verify_game(game_id).verdict == admin_pb.VERDICT_VERIFIED
+
+
+def test_a_game_of_bots_only_plays_to_its_end_by_itself(client, admin):
+    game_id = client.create_game(
+        "happy_little_dinosaurs",
+        3,
+        seed="bots-only",
+        bots={0: "heuristic", 1: "random", 2: "heuristic"},
+    ).game_id
+    game = wait_until_finished(client, game_id)
+    assert game.outcome.result in ("escaped", "last_standing")
+    assert admin.verify_game(game_id).verdict == admin_pb.VERDICT_VERIFIED
+
+
+def test_nobody_else_can_take_or_play_a_bot_seat(client):
+    game_id = client.create_game(
+        "dinosaurs_extinct", 2, seed="mine", bots={1: "random"}
+    ).game_id
+    with pytest.raises(StrataError) as taken:
+        client.join_game(game_id, "Eve", seat=1)
+    assert taken.value.reason == "SEAT_TAKEN"
+    me = client.with_token(client.join_game(game_id, "Ada").seat_token)
+    me.start_game(game_id)
+    legal = me.list_legal_actions(game_id)
+    assert {a.seat for a in legal.actions} <= {0}
+    with pytest.raises(StrataError) as theirs:
+        me.submit_command(game_id, 1, pb.GameCommand())
+    assert theirs.value.code in (
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+    )
+
+
+@pytest.mark.parametrize(
+    ("bots", "reason"),
+    [
+        ({0: "oracle"}, "UNKNOWN_BOT"),
+        ({2: "random"}, "BOT_SEAT_INVALID"),
+        ({-1: "random"}, "BOT_SEAT_INVALID"),
+    ],
+)
+def test_bad_bot_seats_are_invalid_arguments(client, bots, reason):
+    with pytest.raises(StrataError) as error:
+        client.create_game("dinosaurs_extinct", 2, bots=bots)
+    assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert error.value.reason == reason
+
+
+def test_simulated_games_end_as_the_same_games_played_through_the_service(client):
+    """The service's bot seats and `strata simulate` play the same game from
+    the same seed: same winners, same result, same number of events."""
+    for game_type, players, games in (
+        ("happy_little_dinosaurs", 3, 2),
+        ("dinosaurs_extinct", 4, 3),
+    ):
+        plan = simulate.Plan(
+            game_type=game_type,
+            players=players,
+            games=games,
+            seed="twin",
+            bots=("heuristic", "random"),
+            rotate=True,
+        )
+        for record in simulate.run(plan, processes=1):
+            game_id = client.create_game(
+                game_type,
+                players,
+                seed=record.seed,
+                bots=dict(enumerate(record.bots)),
+            ).game_id
+            game = wait_until_finished(client, game_id)
+            assert tuple(game.outcome.winners) == record.winners
+            assert game.outcome.result == record.result
+            assert game.version == record.events
+
+
+def test_two_replicas_playing_the_same_bots_never_both_move(server: Running, admin):
+    """A second runner with its own application (a second replica) follows
+    the same store: every version is caused by exactly one logged command."""
+    replica = BotRunner(GameApp(server.app.store))
+    stop = threading.Event()
+    thread = threading.Thread(target=replica.run_forever, args=(stop, 0.05))
+    thread.start()
+    try:
+        ids = [
+            admin.create_game(
+                "happy_little_dinosaurs",
+                2,
+                seed=f"replicas-{i}",
+                bots={0: "random", 1: "heuristic"},
+            ).game_id
+            for i in range(2)
+        ]
+        for game_id in ids:
+            wait_until_finished(admin, game_id)
+            assert admin.verify_game(game_id).verdict == admin_pb.VERDICT_VERIFIED
+            log = admin.get_audit_log(game_id)
+            accepted = [c for c in log.commands if c.accepted]
+            assert len({c.first_version for c in accepted}) == len(accepted)
+    finally:
+        stop.set()
+        thread.join()
