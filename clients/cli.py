@@ -29,6 +29,7 @@ import json
 import os
 import random
 import sys
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -103,12 +104,14 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--seed", default="")
     play.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
     _add_options(play)
+    _add_bots(play)
 
     create = command("create", cmd_create, "Create a game; prints its id.")
     create.add_argument("--game", required=True)
     create.add_argument("--players", type=int, required=True)
     create.add_argument("--seed", default="")
     _add_options(create)
+    _add_bots(create)
 
     join = command("join", cmd_join, "Take a seat; prints the seat token.")
     join.add_argument("game_id")
@@ -212,6 +215,27 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--advanced", action="store_true", help="shortcut for --option advanced=true"
     )
+
+
+def _add_bots(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bot",
+        action="append",
+        default=[],
+        metavar="SEAT=KIND",
+        help="the service's bot plays this seat (repeatable), e.g. --bot 1=heuristic",
+    )
+
+
+def bot_seats(pairs: list[str]) -> dict[int, str]:
+    """Seat -> bot kind from SEAT=KIND strings."""
+    seats: dict[int, str] = {}
+    for pair in pairs:
+        seat, sep, kind = pair.partition("=")
+        if not sep or not seat.strip().isdigit() or not kind.strip():
+            raise SystemExit(f"strata: --bot needs SEAT=KIND, got {pair!r}")
+        seats[int(seat)] = kind.strip()
+    return seats
 
 
 def game_options(
@@ -342,19 +366,25 @@ def _show_game(game: pb.Game) -> None:
 def cmd_play(args: argparse.Namespace) -> int:
     with StrataClient(args.target) as client:
         if args.game:
+            bots = bot_seats(args.bot)
             created = client.create_game(
                 args.game,
                 args.players,
                 seed=args.seed,
                 options=game_options(args.game, args.option, args.advanced),
+                bots=bots,
             )
             game_id = created.game_id
             token = ""
             for seat in range(args.players):
+                if seat in bots:
+                    continue
                 joined = client.with_token(token).join_game(
                     game_id, player_name=f"player{seat + 1}", seat=seat
                 )
                 token = joined.seat_token
+            if not token:
+                raise SystemExit("strata: leave a seat for a person (or use simulate)")
             me = client.with_token(token)
             me.start_game(game_id)
             print(f"hot-seat game {game_id}; every seat's token: {token}")
@@ -370,6 +400,9 @@ def cmd_play(args: argparse.Namespace) -> int:
             if game.status == FINISHED:
                 return 0
             legal = me.list_legal_actions(game_id)
+            if not legal.actions and any(seat.bot for seat in game.seats):
+                time.sleep(0.5)  # the service's bots are playing
+                continue
             if not legal.actions:
                 print("waiting for other players… (Enter to refresh, q to quit)")
                 if input().strip().lower() == "q":
@@ -400,6 +433,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             args.players,
             seed=args.seed,
             options=game_options(args.game, args.option, args.advanced),
+            bots=bot_seats(args.bot),
         )
         print(created.game_id)
     return 0
@@ -649,7 +683,6 @@ def _add_simulate(sim: argparse.ArgumentParser) -> None:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    import time
     from pathlib import Path
 
     from tqdm import tqdm

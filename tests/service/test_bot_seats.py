@@ -166,3 +166,16 @@ def test_two_replicas_playing_the_same_bots_never_both_move(server: Running, adm
     finally:
         stop.set()
         thread.join()
+
+
+def test_strata_create_seats_bots(target: str, client, capsys):
+    from clients import cli
+
+    argv = ["create", "--target", target, "--game", "dinosaurs_extinct"]
+    argv += ["--players", "2", "--bot", "0=heuristic", "--bot", "1=random"]
+    assert cli.main(argv) == 0
+    game_id = capsys.readouterr().out.strip()
+    game = wait_until_finished(client, game_id)
+    assert [s.bot for s in game.seats] == ["heuristic", "random"]
+    with pytest.raises(SystemExit):
+        cli.bot_seats(["one=heuristic"])
