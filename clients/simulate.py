@@ -167,6 +167,15 @@ def _rate(part: int, whole: int) -> float:
     return round(part / whole, 4) if whole else 0.0
 
 
+def _margin(part: int, whole: int) -> float:
+    """Half the width of the 95% interval of the rate ``part / whole``
+    (normal approximation): a difference smaller than this is noise."""
+    if not whole:
+        return 0.0
+    p = part / whole
+    return round(1.96 * math.sqrt(p * (1 - p) / whole), 4)
+
+
 def _distribution(values: Sequence[int]) -> dict[str, Any]:
     ordered = sorted(values)
     n = len(ordered)
@@ -220,7 +229,11 @@ def report(plan: Plan, records: Sequence[GameRecord], per_game: bool = False) ->
         "rotate": plan.rotate,
         "options": plan.options,
         "win_rate_by_seat": {
-            str(s): {"wins": seat_wins[s], "win_rate": _rate(seat_wins[s], games)}
+            str(s): {
+                "wins": seat_wins[s],
+                "win_rate": _rate(seat_wins[s], games),
+                "margin95": _margin(seat_wins[s], games),
+            }
             for s in range(plan.players)
         },
         "win_rate_by_character": {
@@ -228,6 +241,7 @@ def report(plan: Plan, records: Sequence[GameRecord], per_game: bool = False) ->
                 "seats_played": character_games[name],
                 "wins": character_wins[name],
                 "win_rate": _rate(character_wins[name], character_games[name]),
+                "margin95": _margin(character_wins[name], character_games[name]),
             }
             for name in sorted(character_games)
         },
@@ -236,6 +250,7 @@ def report(plan: Plan, records: Sequence[GameRecord], per_game: bool = False) ->
                 "seats_played": bot_games[kind],
                 "wins": bot_wins[kind],
                 "win_rate": _rate(bot_wins[kind], bot_games[kind]),
+                "margin95": _margin(bot_wins[kind], bot_games[kind]),
             }
             for kind in sorted(bot_games)
         },
@@ -255,6 +270,7 @@ def report(plan: Plan, records: Sequence[GameRecord], per_game: bool = False) ->
         out["team"] = {
             "won": team_wins,
             "win_rate": _rate(team_wins, games),
+            "margin95": _margin(team_wins, games),
             "lost_by": dict(
                 sorted(Counter(r.result for r in records if not r.winners).items())
             ),
