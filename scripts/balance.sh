@@ -34,7 +34,7 @@ for game in "${games[@]}"; do
         sim "hld-$p" 1000 --game happy_little_dinosaurs --players "$p" --bots heuristic
       done
       # Every dinosaur in every seat: four rotations of the default order.
-      order=(nervous_rex bad_luck_bronto cry_ceratops stego)
+      order=(NERVOUS_REX BAD_LUCK_BRONTO CRY_CERATOPS STEGO)
       for r in 0 1 2 3; do
         rotated=$(python -c "import json,sys; o=sys.argv[1:]; print(json.dumps(o[$r:]+o[:$r]))" "${order[@]}")
         sim "hld-4-rotation-$r" 500 --game happy_little_dinosaurs --players 4 \

@@ -97,3 +97,14 @@ def test_the_command_writes_the_report_and_the_charts(tmp_path: Path, capsys):
     capsys.readouterr()
     assert main(args) == 0
     assert capsys.readouterr().out == report.read_text()
+
+
+def test_the_cooperative_game_reports_the_team_and_how_it_lost():
+    plan = simulate.Plan(
+        game_type="escaping_extinction", players=2, games=4, seed="team"
+    )
+    data = simulate.report(plan, simulate.run(plan, processes=1))
+    team = data["team"]
+    assert 0 <= team["won"] <= 4
+    assert team["won"] + sum(team["lost_by"].values()) == 4
+    assert set(team["lost_by"]) <= {"meteor_hit_earth", "meteor_deck_empty"}
