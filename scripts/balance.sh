@@ -2,7 +2,8 @@
 # The simulations behind docs/BALANCE.md: reports (JSON) and charts (PNG)
 # into docs/balance/. Run from the repository root with the virtualenv on
 # the PATH (or `./dev strata …`). Usage: scripts/balance.sh [GAME_TYPE…]
-# (default: every game). SCALE=0.1 runs a tenth of the games, for a quick look.
+# (default: every game). SCALE=0.1 runs a tenth of the games, for a quick look;
+# reports already in docs/balance/ are kept unless FRESH=1.
 set -euo pipefail
 out=docs/balance
 seed=balance
@@ -14,6 +15,10 @@ n() { python -c "print(max(1, round($1 * $scale)))"; }
 sim() {  # sim NAME GAMES ARGS…
   local name=$1 games=$2
   shift 2
+  if [ -z "${FRESH:-}" ] && [ -f "$out/$name.json" ]; then
+    echo "balance.sh: keeping $out/$name.json" >&2
+    return
+  fi
   strata simulate --games "$(n "$games")" --seed "$seed" \
     --report "$out/$name.json" --plot "$out/$name" "$@"
 }

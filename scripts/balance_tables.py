@@ -51,6 +51,25 @@ def main() -> None:
             t = r["team"]
             won = pct(t["win_rate"], t["margin95"])
             print(f"  team: {won} won, lost by {t['lost_by']}")
+    rotations = [r for name, r in reports.items() if "-rotation-" in name]
+    if rotations:
+        played: dict[str, int] = {}
+        wins: dict[str, int] = {}
+        for r in rotations:
+            for c, v in r["win_rate_by_character"].items():
+                played[c] = played.get(c, 0) + v["seats_played"]
+                wins[c] = wins.get(c, 0) + v["wins"]
+        cells = ", ".join(
+            f"{c} {pct(wins[c] / played[c], margin95(wins[c], played[c]))}"
+            for c in sorted(played)
+        )
+        games = sum(r["games"] for r in rotations)
+        print(f"\nrotations together ({games} games): {cells}")
+
+
+def margin95(part: int, whole: int) -> float:
+    p = part / whole
+    return float(1.96 * (p * (1 - p) / whole) ** 0.5)
 
 
 if __name__ == "__main__":
