@@ -63,8 +63,10 @@ def bot_move(
 ) -> Any:
     """The move ``bot`` makes for ``seat`` in the game state ``state``.
 
-    The bot gets the seat's redacted view and legal actions, never the state.
-    Raises ValueError when the seat has no legal action now.
+    The bot gets the seat's redacted view and legal actions, never the state
+    (the random bot, which ignores the view, is handed None instead). Raises
+    ValueError when the seat has no legal action now, or when the bot picks
+    something that is not one of them.
     """
     legal = rules.legal_actions(state, seat)
     if not legal:
