@@ -192,7 +192,12 @@ class PostgresEventStore(SQLAlchemyEventStore):
                 raise error
             raise error from pending.error
         if pending.last_position is not None:
-            return AppendResult(first_version, last_version, pending.last_position)
+            return AppendResult(
+                first_version,
+                last_version,
+                pending.last_position,
+                pending.recorded_at,
+            )
         # Nothing was written: a stale version, a command logged before, or
         # a collision with another process's append.
         if command is not None:

@@ -302,7 +302,7 @@ class SQLAlchemyEventStore(EventStore):
                 current = self.stream_version(game_id)
             raise ConcurrencyError(game_id, expected_version, current) from None
         self._notifier.advance(last_position)
-        return AppendResult(first_version, last_version, last_position)
+        return AppendResult(first_version, last_version, last_position, recorded_at)
 
     def import_game(
         self,
