@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 import random
 import time
 import uuid
 from dataclasses import dataclass, field
 from multiprocessing.synchronize import Event as EventType
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -33,6 +35,8 @@ class Tally:
     other_calls: int = 0
     games_finished: int = 0
     errors: dict[str, int] = field(default_factory=dict)
+    #: CPU seconds the service process spent inside the window.
+    server_cpu: float = 0.0
 
     def error(self, error: grpc.RpcError) -> None:
         name = str(error.code().name) if hasattr(error, "code") else "UNKNOWN"
@@ -296,9 +300,11 @@ def run_drivers(
     duration: float,
     processes: int = 2,
     seed: int = 1,
+    server_pid: int | None = None,
 ) -> Tally:
     """``clients`` concurrent callers spread over up to ``processes`` client
-    processes; their tallies summed."""
+    processes; their tallies summed, with the CPU time the process
+    ``server_pid`` used inside the window (Linux)."""
     context = multiprocessing.get_context("spawn")
     go = context.Event()
     go_at = context.Value("d", 0.0)
@@ -335,9 +341,22 @@ def run_drivers(
             raise RuntimeError("a driver process did not connect")
     go_at.value = time.time()
     go.set()
-    total = Tally()
+    cpu = 0.0
+    if server_pid is not None:
+        time.sleep(warmup)
+        before = cpu_seconds(server_pid)
+        time.sleep(duration)
+        cpu = cpu_seconds(server_pid) - before
+    total = Tally(server_cpu=cpu)
     for _ in workers:
         total.merge(results.get(timeout=warmup + duration + 120))
     for worker in workers:
         worker.join(timeout=10)
     return total
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process and its threads (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    ticks = int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")

@@ -50,7 +50,7 @@ class Mode:
 MODES = {
     "full": Mode("full", 2.0, 10.0, (1, 16, 64), 16, 100, 10_000, 1_000, 15),
     "quick": Mode("quick", 1.0, 3.0, (1, 16, 64), 16, 100, 10_000, 1_000, 7),
-    "tiny": Mode("tiny", 0.3, 0.5, (1, 2), 2, 4, 400, 100, 2),
+    "tiny": Mode("tiny", 0.2, 0.5, (1,), 2, 4, 400, 100, 2),
 }
 
 
@@ -162,6 +162,9 @@ def _rate(tally: load.Tally, duration: float) -> dict[str, Any]:
         "other_calls_per_second": round(tally.other_calls / duration, 1),
         "games_finished": tally.games_finished,
         "errors": tally.errors,
+        "server_cpu_ms_per_call": round(
+            tally.server_cpu * 1000 / tally.calls if tally.calls else float("nan"), 3
+        ),
     }
 
 
@@ -173,12 +176,23 @@ def end_to_end(
     try:
         for clients in mode.concurrency:
             print(f"bench: e2e at {clients} clients", file=sys.stderr)
+            pid = service.process.pid
             noop = load.run_drivers(
-                "noop", service.target, clients, mode.warmup, mode.duration
+                "noop",
+                service.target,
+                clients,
+                mode.warmup,
+                mode.duration,
+                server_pid=pid,
             )
             spy = _py_spy(service, mode, profile) if profile and clients == 16 else None
             game = load.run_drivers(
-                "bots", service.target, clients, mode.warmup, mode.duration
+                "bots",
+                service.target,
+                clients,
+                mode.warmup,
+                mode.duration,
+                server_pid=pid,
             )
             if spy is not None:
                 spy.wait()
@@ -201,6 +215,9 @@ def end_to_end(
     rpcs = game_fig["per_second"] + game_fig["other_calls_per_second"]
     report.figures["end_to_end"]["game_rpcs_per_second_ratio"] = round(
         rpcs / noop_fig["per_second"], 3
+    )
+    report.figures["end_to_end"]["server_cpu_per_command_over_noop"] = round(
+        game_fig["server_cpu_ms_per_call"] / noop_fig["server_cpu_ms_per_call"], 2
     )
     report.target(
         f"command p99 / no-op p99 at {at} clients",
@@ -238,8 +255,13 @@ def watchers(report: Report, database: Database, mode: Mode) -> None:
     service = start_service(database, count + 32)
     try:
         with StrataClient(service.target, token="bench-admin") as admin:
-            game_id = admin.create_game("happy_little_dinosaurs", 4).game_id
-            for seat in range(4):
+            game_type, players = (
+                ("dinosaurs_extinct", 2)
+                if mode.name == "tiny"
+                else ("happy_little_dinosaurs", 4)
+            )
+            game_id = admin.create_game(game_type, players).game_id
+            for seat in range(players):
                 admin.join_game(game_id, f"p{seat}", seat)
             admin.start_game(game_id)
             context = multiprocessing.get_context("spawn")
@@ -272,7 +294,7 @@ def watchers(report: Report, database: Database, mode: Mode) -> None:
                 action = listed.actions[commands % len(listed.actions)]
                 admin.submit_command(game_id, action.seat, action.command)
                 commands += 1
-                time.sleep(0.01)
+                time.sleep(0.01 if mode.name != "tiny" else 0)
             delays: list[float] = []
             for _ in processes:
                 delays.extend(results.get(timeout=150))
@@ -382,7 +404,8 @@ def print_report(report: Report) -> None:
     if e2e:
         lines.append(
             f"{'clients':>7} | {'no-op/s':>9} {'p50 ms':>7} {'p99 ms':>7} | "
-            f"{'cmds/s':>8} {'p50 ms':>7} {'p99 ms':>7} | {'ratio':>5} {'errors'}"
+            f"{'cmds/s':>8} {'p50 ms':>7} {'p99 ms':>7} | {'ratio':>5} "
+            f"{'cpu ms/call':>11} {'cpu ms/cmd':>10} errors"
         )
         for key, value in e2e.items():
             if not isinstance(value, dict) or "noop" not in value:
@@ -393,7 +416,8 @@ def print_report(report: Report) -> None:
                 f"{key:>7} | {noop['per_second']:>9} {noop['p50_ms']:>7} "
                 f"{noop['p99_ms']:>7} | {game['per_second']:>8} "
                 f"{game['p50_ms']:>7} {game['p99_ms']:>7} | {ratio:>5.2f} "
-                f"{game['errors'] or ''}"
+                f"{noop['server_cpu_ms_per_call']:>11} "
+                f"{game['server_cpu_ms_per_call']:>10} {game['errors'] or ''}"
             )
         lines.append("")
     for section in ("watch", "appends", "loads", "projection_rebuild"):

@@ -4,6 +4,7 @@ load time against length, fold rates, the projection rebuild."""
 from __future__ import annotations
 
 import re
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -174,7 +175,9 @@ def raw_appends(database: Database, writers: int, duration: float) -> Rate:
 
 def pgbench_appends(database: Database, clients: int, duration: float) -> Rate:
     """The same statement from pgbench (C, libpq, prepared): PostgreSQL's
-    own rate for the store's write."""
+    own rate for the store's write. NaN without pgbench."""
+    if shutil.which("pgbench") is None:
+        return Rate(float("nan"), float("nan"), float("nan"), 0)
     script = APPEND_SQL.format(
         g="('pgbench-' || :client_id || '-' || :run)", c="md5(random()::text)"
     )

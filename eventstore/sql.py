@@ -138,6 +138,11 @@ class AppendNotifier:
                 self._position = position
                 self._condition.notify_all()
 
+    @property
+    def position(self) -> int:
+        """The highest position known to be committed."""
+        return self._position
+
     def wait_past(self, position: int, timeout: float) -> bool:
         """Wait until a position past ``position`` is known; False on timeout."""
         with self._condition:
@@ -560,6 +565,31 @@ class SQLAlchemyEventStore(EventStore):
         self._start_watcher()
         self._watcher_ready.wait(max(deadline - time.monotonic(), 0.0))
         return self._notifier.wait_past(after_position, deadline - time.monotonic())
+
+    def subscribe_stream(
+        self,
+        game_id: str,
+        from_version: int = 1,
+        stop: threading.Event | None = None,
+        idle_timeout: float = 1.0,
+    ) -> Iterator[RecordedEvent]:
+        """Follow one game's stream from ``from_version`` (until ``stop``).
+
+        One read per wake-up: the mark to wait past is the highest position
+        the store knows committed, taken before the read (an append
+        committed after it has a higher position, so it wakes the wait),
+        instead of a query for the last position.
+        """
+        self._start_watcher()
+        version = from_version
+        while stop is None or not stop.is_set():
+            seen = self._notifier.position
+            events = self.read_stream(game_id, version)
+            for event in events:
+                yield event
+                version = event.version + 1
+            if not events:
+                self.wait_for_append(seen, idle_timeout)
 
     def _start_watcher(self) -> None:
         with self._watcher_lock:
