@@ -238,12 +238,13 @@ def _py_spy(service: Service, mode: Mode, output: str) -> subprocess.Popen[bytes
             "--duration",
             str(max(1, int(mode.warmup + mode.duration))),
             "--rate",
-            "200",
+            "100",
             "--format",
             "raw" if output.endswith(".txt") else "flamegraph",
             "--output",
             output,
             "--nonblocking",
+            "--gil",
         ]
     )
 
