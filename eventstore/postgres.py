@@ -112,9 +112,8 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self._wake_reader.setblocking(False)
         self._committer: GroupCommitter | None = None
         self._committer_lock = threading.Lock()
-        self._reader = RawReader(
-            self._connect_reader, _unavailable, idle=max(pool_size, 4)
-        )
+        # Idle connections kept: every request thread may read at once.
+        self._reader = RawReader(self._connect_reader, _unavailable, idle=64)
 
     # -- hot reads ----------------------------------------------------------
 
