@@ -10,9 +10,10 @@ changes nothing, retried once.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -25,15 +26,17 @@ from eventstore.base import (
     StoreUnavailable,
 )
 
-_EVENT_COLUMNS = "game_id, version, position, type, schema_version, data, recorded_at"
-_READ_STREAM = (
-    f"SELECT {_EVENT_COLUMNS} FROM events"
-    " WHERE game_id = %s AND version >= %s ORDER BY version"
+# A stream comes back as the text of one JSON array of rows: one json.loads
+# (C) for the lot is much cheaper than psycopg's per-row, per-column loaders
+# (its json loader is several times slower than json.loads on text). The
+# json ``data`` is embedded verbatim.
+_EVENT_ROWS = (
+    "SELECT coalesce(json_agg(json_build_array(version, position, type,"
+    " schema_version, data, recorded_at) ORDER BY version)::text, '[]')"
+    " FROM events WHERE game_id = %s AND version >= %s"
 )
-_READ_STREAM_RANGE = (
-    f"SELECT {_EVENT_COLUMNS} FROM events"
-    " WHERE game_id = %s AND version >= %s AND version <= %s ORDER BY version"
-)
+_READ_STREAM = _EVENT_ROWS
+_READ_STREAM_RANGE = _EVENT_ROWS + " AND version <= %s"
 _FIND_COMMAND = (
     "SELECT game_id, command_id, actor, payload, first_version, last_version,"
     " error_kind, error_reason, error_message, decided_at_version, recorded_at,"
@@ -65,17 +68,21 @@ class RawReader:
             rows = self._query(_READ_STREAM, (game_id, from_version))
         else:
             rows = self._query(_READ_STREAM_RANGE, (game_id, from_version, to_version))
+        times: dict[str, datetime] = {}  # the events of an append share one
+
+        def parse(text: str) -> datetime:
+            parsed = times.get(text)
+            if parsed is None:
+                parsed = times[text] = datetime.fromisoformat(text).astimezone(UTC)
+            return parsed
+
         return [
             RecordedEvent(
-                game_id=row[0],
-                version=row[1],
-                position=row[2],
-                type=row[3],
-                schema_version=row[4],
-                data=row[5],
-                recorded_at=row[6].astimezone(UTC),
+                game_id, version, position, type_, schema_version, data, parse(at)
             )
-            for row in rows
+            for version, position, type_, schema_version, data, at in json.loads(
+                rows[0][0]
+            )
         ]
 
     def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
