@@ -127,6 +127,13 @@ class PostgresEventStore(SQLAlchemyEventStore):
         """The logged command with this id, if any."""
         return self._reader.find_command(game_id, command_id)
 
+    def read_all(
+        self, after_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
+        """Up to ``limit`` events with position > ``after_position``, in order
+        (see :meth:`SQLAlchemyEventStore.read_all`)."""
+        return self._reader.read_all(after_position, limit)
+
     def stream_version(self, game_id: str) -> int:
         """The last version of a game's stream (0 when it has none)."""
         return self._reader.stream_version(game_id)
@@ -178,9 +185,10 @@ class PostgresEventStore(SQLAlchemyEventStore):
         pending = Append(
             game_id=game_id,
             expected_version=expected_version,
-            types=[event.type for event in events],
-            schema_versions=[event.schema_version for event in events],
-            datas=[dumps_json(event.data) for event in events],
+            count=len(events),
+            events=dumps_json(
+                [[e.type, e.schema_version, dumps_json(e.data)] for e in events]
+            ),
             recorded_at=utc_now(),
             command=logged,
         )

@@ -37,6 +37,11 @@ _EVENT_ROWS = (
 )
 _READ_STREAM = _EVENT_ROWS
 _READ_STREAM_RANGE = _EVENT_ROWS + " AND version <= %s"
+_READ_ALL = (
+    "SELECT coalesce(json_agg(json_build_array(game_id, version, position, type,"
+    " schema_version, data, recorded_at) ORDER BY position)::text, '[]')"
+    " FROM (SELECT * FROM events WHERE position > %s ORDER BY position LIMIT %s) e"
+)
 _FIND_COMMAND = (
     "SELECT game_id, command_id, actor, payload, first_version, last_version,"
     " error_kind, error_reason, error_message, decided_at_version, recorded_at,"
@@ -68,20 +73,25 @@ class RawReader:
             rows = self._query(_READ_STREAM, (game_id, from_version))
         else:
             rows = self._query(_READ_STREAM_RANGE, (game_id, from_version, to_version))
-        times: dict[str, datetime] = {}  # the events of an append share one
-
-        def parse(text: str) -> datetime:
-            parsed = times.get(text)
-            if parsed is None:
-                parsed = times[text] = datetime.fromisoformat(text).astimezone(UTC)
-            return parsed
-
+        parse = _time_parser()
         return [
             RecordedEvent(
                 game_id, version, position, type_, schema_version, data, parse(at)
             )
             for version, position, type_, schema_version, data, at in json.loads(
                 rows[0][0]
+            )
+        ]
+
+    def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
+        rows = self._query(_READ_ALL, (after_position, limit))
+        parse = _time_parser()
+        return [
+            RecordedEvent(
+                game_id, version, position, type_, schema_version, data, parse(at)
+            )
+            for game_id, version, position, type_, schema_version, data, at in (
+                json.loads(rows[0][0])
             )
         ]
 
@@ -145,3 +155,17 @@ class RawReader:
                 self._idle.append(connection)
                 return
         connection.close()
+
+
+def _time_parser() -> Callable[[str], datetime]:
+    """Parse PostgreSQL's JSON timestamps, once per distinct text (the
+    events of an append share one)."""
+    times: dict[str, datetime] = {}
+
+    def parse(text: str) -> datetime:
+        parsed = times.get(text)
+        if parsed is None:
+            parsed = times[text] = datetime.fromisoformat(text).astimezone(UTC)
+        return parsed
+
+    return parse

@@ -24,6 +24,11 @@ version check, the command insert) happens before the claim, which keeps
 the lock hold time to one INSERT and the COMMIT. The price is that appends
 of all games are serialized for that short time; that is the cost of a
 gap-free global order, and it is what a single SQLite writer pays anyway.
+Since the lock is held through the commit's WAL flush, the PostgreSQL store
+does not append one transaction per append: it group-commits
+(``eventstore.groupcommit``), the appends of a batch sharing one transaction
+whose positions all come from the row it holds locked, so the reasoning
+above holds for the batch as a whole.
 
 Concurrency of one stream
 -------------------------

@@ -50,7 +50,7 @@ class GameListProjection:
         store: SQLAlchemyEventStore,
         batch: int = 500,
         cache: int = 10_000,
-        linger: float = 0.05,
+        linger: float = 0.2,
     ) -> None:
         self.store = store
         self.linger = linger
