@@ -114,11 +114,13 @@ class CommandRecord:
 
 @dataclass(frozen=True)
 class AppendResult:
-    """Versions and global positions the append was given."""
+    """Versions and global positions the append was given, and the time it
+    recorded on its events (None from a store that does not say)."""
 
     first_version: int
     last_version: int
     last_position: int
+    recorded_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,10 @@ class InMemoryEventStore(EventStore):
                 self._log_command(game_id, replace(command, outcome=outcome), now)
             self._lock.notify_all()
             return AppendResult(
-                expected_version + 1, expected_version + len(events), len(self._log)
+                expected_version + 1,
+                expected_version + len(events),
+                len(self._log),
+                now,
             )
 
     def _log_command(

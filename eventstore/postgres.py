@@ -5,6 +5,12 @@ Positions are claimed from a counter row locked until commit (see
 ``NOTIFY strata_events, '<last position>'``, which PostgreSQL delivers at
 commit, and only if the transaction commits.
 
+Appends go through a :class:`~eventstore.groupcommit.GroupCommitter`: the
+appends that arrive while one commits share the next commit (one WAL flush
+for many), on a connection of its own, in raw psycopg with prepared
+statements. The hot reads (a game's events, a command's log entry, a
+stream's version) skip SQLAlchemy too (``eventstore.rawread``).
+
 Each store runs one listener thread on a dedicated connection (started on
 the first :meth:`~PostgresEventStore.wait_for_append`). It LISTENs, reads
 the last position (nothing committed before the LISTEN is missed), and wakes
@@ -19,7 +25,8 @@ import logging
 import select
 import socket
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import psycopg
@@ -29,7 +36,19 @@ from sqlalchemy.engine import URL
 from sqlalchemy.sql.dml import Insert
 
 from eventstore import tables
-from eventstore.sql import SQLAlchemyEventStore, dumps_json
+from eventstore.base import (
+    AppendResult,
+    CommandRecord,
+    ConcurrencyError,
+    DuplicateCommand,
+    NewCommand,
+    NewEvent,
+    RecordedEvent,
+    StoreUnavailable,
+)
+from eventstore.groupcommit import Append, GroupCommitter
+from eventstore.rawread import RawReader
+from eventstore.sql import _NO_SCHEMA, SQLAlchemyEventStore, dumps_json, utc_now
 from eventstore.urls import database_url
 
 log = logging.getLogger(__name__)
@@ -91,6 +110,128 @@ class PostgresEventStore(SQLAlchemyEventStore):
         }
         self._wake_reader, self._wake_writer = socket.socketpair()
         self._wake_reader.setblocking(False)
+        self._committer: GroupCommitter | None = None
+        self._committer_lock = threading.Lock()
+        # Idle connections kept: every request thread may read at once.
+        self._reader = RawReader(self._connect_reader, _unavailable, idle=64)
+
+    # -- hot reads ----------------------------------------------------------
+
+    def read_stream(
+        self, game_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """Events of a game with ``from_version <= version <= to_version``."""
+        return self._reader.read_stream(game_id, from_version, to_version)
+
+    def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
+        """The logged command with this id, if any."""
+        return self._reader.find_command(game_id, command_id)
+
+    def read_all(
+        self, after_position: int = 0, limit: int = 1000
+    ) -> list[RecordedEvent]:
+        """Up to ``limit`` events with position > ``after_position``, in order
+        (see :meth:`SQLAlchemyEventStore.read_all`)."""
+        return self._reader.read_all(after_position, limit)
+
+    def stream_version(self, game_id: str) -> int:
+        """The last version of a game's stream (0 when it has none)."""
+        return self._reader.stream_version(game_id)
+
+    def _connect_reader(self) -> psycopg.Connection[Any]:
+        return psycopg.connect(
+            *self._listener_args,
+            **{**self._listener_params, "application_name": "strata-reader"},
+            autocommit=True,
+        )
+
+    # -- appending --------------------------------------------------------
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command: NewCommand | None = None,
+    ) -> AppendResult:
+        """Append ``events`` atomically after ``expected_version``, sharing
+        the commit with the appends that arrive meanwhile.
+
+        See :meth:`EventStore.append`; the logged command's outcome gets the
+        versions this append wrote.
+        """
+        if not events:
+            raise ValueError("an append needs at least one event")
+        if expected_version < 0:
+            raise ValueError(f"expected_version {expected_version} is negative")
+        first_version = expected_version + 1
+        last_version = expected_version + len(events)
+        logged: dict[str, Any] | None = None
+        if command is not None:
+            outcome = replace(
+                command.outcome, first_version=first_version, last_version=last_version
+            )
+            logged = {
+                "command_id": command.command_id,
+                "actor": command.actor,
+                "payload": dumps_json(command.payload),
+                "decided": command.decided_at_version,
+                "first": first_version,
+                "last": last_version,
+                "error_kind": outcome.error_kind,
+                "error_reason": outcome.error_reason,
+                "error_message": outcome.error_message,
+            }
+        pending = Append(
+            game_id=game_id,
+            expected_version=expected_version,
+            count=len(events),
+            events=dumps_json(
+                [[e.type, e.schema_version, dumps_json(e.data)] for e in events]
+            ),
+            recorded_at=utc_now(),
+            command=logged,
+        )
+        self._group_committer().append(pending)
+        if pending.error is not None:
+            error = _unavailable(pending.error)
+            if error is pending.error:
+                raise error
+            raise error from pending.error
+        if pending.last_position is not None:
+            return AppendResult(
+                first_version,
+                last_version,
+                pending.last_position,
+                pending.recorded_at,
+            )
+        # Nothing was written: a stale version, a command logged before, or
+        # a collision with another process's append.
+        if command is not None:
+            first = self.find_command(game_id, command.command_id)
+            if first is not None:
+                raise DuplicateCommand(first)
+            if pending.stream_version == expected_version:
+                # Its logging was rolled back meanwhile: rare; a retry works.
+                raise DuplicateCommand(self._first_record(game_id, command.command_id))
+        actual = pending.stream_version
+        if actual is None or actual == expected_version:
+            actual = self.stream_version(game_id)
+        raise ConcurrencyError(game_id, expected_version, actual)
+
+    def _group_committer(self) -> GroupCommitter:
+        with self._committer_lock:
+            if self._committer is None:
+                self._committer = GroupCommitter(
+                    self._connect_writer, CHANNEL, self._notifier.advance
+                )
+            return self._committer
+
+    def _connect_writer(self) -> psycopg.Connection[Any]:
+        return psycopg.connect(
+            *self._listener_args,
+            **{**self._listener_params, "application_name": "strata-writer"},
+        )
 
     def _claim_positions(self, connection: Connection, count: int) -> int:
         claimed = connection.execute(
@@ -152,7 +293,21 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self._wake_writer.send(b"\0")
 
     def close(self) -> None:
-        """Stop the listener and close the pooled connections."""
+        """Stop the listener and the group committer, close the connections."""
+        with self._committer_lock:
+            committer, self._committer = self._committer, None
+        if committer is not None:
+            committer.close()
+        self._reader.close()
         super().close()
         self._wake_reader.close()
         self._wake_writer.close()
+
+
+def _unavailable(error: BaseException) -> BaseException:
+    """The store's error for a database error met by the group committer."""
+    if isinstance(error, psycopg.errors.UndefinedTable):
+        return StoreUnavailable(_NO_SCHEMA)
+    if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
+        return StoreUnavailable(f"database unavailable: {error}")
+    return error

@@ -24,6 +24,11 @@ version check, the command insert) happens before the claim, which keeps
 the lock hold time to one INSERT and the COMMIT. The price is that appends
 of all games are serialized for that short time; that is the cost of a
 gap-free global order, and it is what a single SQLite writer pays anyway.
+Since the lock is held through the commit's WAL flush, the PostgreSQL store
+does not append one transaction per append: it group-commits
+(``eventstore.groupcommit``), the appends of a batch sharing one transaction
+whose positions all come from the row it holds locked, so the reasoning
+above holds for the batch as a whole.
 
 Concurrency of one stream
 -------------------------
@@ -138,6 +143,11 @@ class AppendNotifier:
                 self._position = position
                 self._condition.notify_all()
 
+    @property
+    def position(self) -> int:
+        """The highest position known to be committed."""
+        return self._position
+
     def wait_past(self, position: int, timeout: float) -> bool:
         """Wait until a position past ``position`` is known; False on timeout."""
         with self._condition:
@@ -167,6 +177,8 @@ class SQLAlchemyEventStore(EventStore):
         self._watcher_ready = threading.Event()
         self._watcher: threading.Thread | None = None
         self._watcher_lock = threading.Lock()
+        self._tails: dict[str, _SharedRead] = {}
+        self._tails_lock = threading.Lock()
 
     # -- for read models ----------------------------------------------------
 
@@ -302,7 +314,7 @@ class SQLAlchemyEventStore(EventStore):
                 current = self.stream_version(game_id)
             raise ConcurrencyError(game_id, expected_version, current) from None
         self._notifier.advance(last_position)
-        return AppendResult(first_version, last_version, last_position)
+        return AppendResult(first_version, last_version, last_position, recorded_at)
 
     def import_game(
         self,
@@ -561,6 +573,62 @@ class SQLAlchemyEventStore(EventStore):
         self._watcher_ready.wait(max(deadline - time.monotonic(), 0.0))
         return self._notifier.wait_past(after_position, deadline - time.monotonic())
 
+    def subscribe_stream(
+        self,
+        game_id: str,
+        from_version: int = 1,
+        stop: threading.Event | None = None,
+        idle_timeout: float = 1.0,
+    ) -> Iterator[RecordedEvent]:
+        """Follow one game's stream from ``from_version`` (until ``stop``).
+
+        At most one read per wake-up: the mark to wait past is the highest
+        position the store knows committed, taken before the read (an append
+        committed after it has a higher position, so it wakes the wait),
+        instead of a query for the last position; and the followers of one
+        game woken by one append share one read (:meth:`_read_tail`).
+        """
+        self._start_watcher()
+        version = from_version
+        while stop is None or not stop.is_set():
+            seen = self._notifier.position
+            events = self._read_tail(game_id, version, seen)
+            for event in events:
+                yield event
+                version = event.version + 1
+            if not events:
+                self.wait_for_append(seen, idle_timeout)
+
+    def _read_tail(self, game_id: str, version: int, seen: int) -> list[RecordedEvent]:
+        """``read_stream(game_id, version)``, shared with a read of the same
+        game already running that started late enough to see everything
+        committed up to ``seen`` and early enough in the stream."""
+        with self._tails_lock:
+            read = self._tails.get(game_id)
+            joined = (
+                read is not None and read.mark >= seen and read.from_version <= version
+            )
+            if not joined:
+                read = _SharedRead(seen, version)
+                self._tails[game_id] = read
+        assert read is not None
+        if joined:
+            read.done.wait()
+            if read.error is not None:
+                raise read.error
+            return [e for e in read.events if e.version >= version]
+        try:
+            read.events = self.read_stream(game_id, version)
+        except BaseException as error:
+            read.error = error
+            raise
+        finally:
+            with self._tails_lock:
+                if self._tails.get(game_id) is read:
+                    del self._tails[game_id]
+            read.done.set()
+        return read.events
+
     def _start_watcher(self) -> None:
         with self._watcher_lock:
             if self._watcher is not None or self._stop.is_set():
@@ -582,6 +650,17 @@ class SQLAlchemyEventStore(EventStore):
             self._wake_watcher()
             watcher.join()
         self._engine.dispose()
+
+
+class _SharedRead:
+    """A read of a game's stream that other followers may wait for."""
+
+    def __init__(self, mark: int, from_version: int) -> None:
+        self.mark = mark
+        self.from_version = from_version
+        self.events: list[RecordedEvent] = []
+        self.error: BaseException | None = None
+        self.done = threading.Event()
 
 
 def _recorded_event(row: Row[Any]) -> RecordedEvent:

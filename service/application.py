@@ -34,6 +34,7 @@ from domain.session import (
     event_schema_version,
 )
 from eventstore.base import (
+    AppendResult,
     CommandOutcome,
     ConcurrencyError,
     DuplicateCommand,
@@ -381,26 +382,32 @@ class GameApp:
             raise Unauthenticated(
                 "TOKEN_REQUIRED", "Send your seat token as `authorization: Bearer …`."
             )
-        previous = self.store.find_command(game_id, command_id)
-        if previous is not None:
-            return self._replayed(caller, game_id, previous.outcome)
+        # Decide on the cached state without asking the store whether it is
+        # current: the append checks the version anyway, and a stale state
+        # costs a conflict and a retry. Only an answer that is not an append
+        # (a refusal, a seat or version mismatch) is first checked against
+        # the store's latest state, and against the command log.
+        loaded, fresh = self._load_for_command(game_id)
         for _ in range(MAX_RETRIES):
-            loaded = self.load(game_id)
             state = loaded.state
+            mismatch: Exception | None = None
             if not caller.admin and seat not in self._acts_for(caller, state):
-                raise PermissionDenied(
+                mismatch = PermissionDenied(
                     "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
                 )
-            if expected_version is not None and expected_version != state.version:
-                # The game may have moved on because of this very command,
-                # applied by a concurrent try since we looked at the log.
-                previous = self.store.find_command(game_id, command_id)
-                if previous is not None:
-                    return self._replayed(caller, game_id, previous.outcome)
-                raise Aborted(
+            elif expected_version is not None and expected_version != state.version:
+                mismatch = Aborted(
                     "VERSION_MISMATCH",
                     f"The game is at version {state.version}, not {expected_version}.",
                 )
+            if mismatch is not None:
+                if not fresh:
+                    loaded, fresh = self.load(game_id), True
+                    continue
+                previous = self.store.find_command(game_id, command_id)
+                if previous is not None:
+                    return self._replayed(caller, game_id, previous.outcome)
+                raise mismatch
             payload = {
                 "seat": seat,
                 "type": type(command).__name__,
@@ -412,6 +419,9 @@ class GameApp:
                     state, seat, command, Rng(state.config.seed, state.version)
                 )
             except DomainError as error:
+                if not fresh:
+                    loaded, fresh = self.load(game_id), True
+                    continue
                 refusal = CommandOutcome(
                     error_kind=type(error).__name__,
                     error_reason=error.reason,
@@ -419,13 +429,7 @@ class GameApp:
                 )
                 record = self.store.record_rejection(
                     game_id,
-                    NewCommand(
-                        command_id=command_id,
-                        actor=actor,
-                        payload=payload,
-                        outcome=refusal,
-                        decided_at_version=state.version,
-                    ),
+                    NewCommand(command_id, actor, payload, refusal, state.version),
                 )
                 if record.outcome != refusal:
                     # A concurrent try of this command id was logged first
@@ -437,11 +441,12 @@ class GameApp:
                 first_version=state.version + 1,
                 last_version=state.version + len(events),
             )
+            new_events = [self._new_event(e) for e in events]
             try:
-                self.store.append(
+                result = self.store.append(
                     game_id,
                     state.version,
-                    [self._new_event(e) for e in events],
+                    new_events,
                     NewCommand(command_id, actor, payload, outcome, state.version),
                 )
             except DuplicateCommand as duplicate:
@@ -451,14 +456,13 @@ class GameApp:
                     raise Aborted(
                         "VERSION_MISMATCH", "The game changed; reload and retry."
                     ) from None
+                loaded, fresh = self.load(game_id), True
                 continue
             new_state = self._after_append(
                 game_id, loaded, events, outcome.last_version
             )
             viewer = caller.viewer(new_state)
-            recorded = self.store.read_stream(
-                game_id, outcome.first_version, outcome.last_version
-            )
+            recorded = self._recorded(game_id, new_events, result)
             return Submitted(
                 outcome.last_version,
                 [
@@ -468,6 +472,37 @@ class GameApp:
                 False,
             )
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def _load_for_command(self, game_id: str) -> tuple[Loaded, bool]:
+        """The cached state (not checked against the store), else a fresh
+        load; and whether it is fresh."""
+        with self._cache_lock:
+            loaded = self._cache.get(game_id)
+        if loaded is not None:
+            return loaded, False
+        return self.load(game_id), True
+
+    def _recorded(
+        self, game_id: str, events: list[NewEvent], result: AppendResult
+    ) -> list[RecordedEvent]:
+        """The events of an append as stored, without reading them back."""
+        if result.recorded_at is None:
+            return self.store.read_stream(
+                game_id, result.first_version, result.last_version
+            )
+        first_position = result.last_position - len(events) + 1
+        return [
+            RecordedEvent(
+                game_id=game_id,
+                version=result.first_version + offset,
+                position=first_position + offset,
+                type=event.type,
+                schema_version=event.schema_version,
+                data=event.data,
+                recorded_at=result.recorded_at,
+            )
+            for offset, event in enumerate(events)
+        ]
 
     def _replayed(
         self, caller: Caller, game_id: str, outcome: CommandOutcome

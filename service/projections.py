@@ -46,9 +46,15 @@ class GameListProjection:
     """The game list, followed from the global log."""
 
     def __init__(
-        self, store: SQLAlchemyEventStore, batch: int = 500, cache: int = 10_000
+        self,
+        store: SQLAlchemyEventStore,
+        batch: int = 500,
+        cache: int = 10_000,
+        linger: float = 0.2,
     ) -> None:
         self.store = store
+        self.linger = linger
+        self._waiters = 0
         self.models = ReadModels(store)
         self.batch = batch
         self._games: OrderedDict[str, _Game] = OrderedDict()
@@ -99,8 +105,10 @@ class GameListProjection:
         """Follow the log until ``stop``; survives database outages."""
         while not stop.is_set():
             try:
-                if not self.run_once():
-                    self.store.wait_for_append(self.position, idle)
+                if not self.run_once() and self.store.wait_for_append(
+                    self.position, idle
+                ):
+                    self._linger(stop)
             except StoreError as error:
                 log.warning("projection.store_error", error=str(error))
                 stop.wait(idle)
@@ -118,7 +126,23 @@ class GameListProjection:
     def wait_for(self, position: int, timeout: float = 10.0) -> bool:
         """Block until the projection has applied ``position``."""
         with self._caught_up:
-            return self._caught_up.wait_for(lambda: self.position >= position, timeout)
+            self._waiters += 1
+            self._caught_up.notify_all()  # cut a linger short: someone waits
+            try:
+                return self._caught_up.wait_for(
+                    lambda: self.position >= position, timeout
+                )
+            finally:
+                self._waiters -= 1
+
+    def _linger(self, stop: threading.Event) -> None:
+        """Let more appends arrive before the next batch, unless a reader
+        waits: under load one batch (a read, a write, a commit) then covers
+        many appends instead of one each."""
+        with self._caught_up:
+            self._caught_up.wait_for(
+                lambda: self._waiters > 0 or stop.is_set(), self.linger
+            )
 
     def _notify(self) -> None:
         with self._caught_up:

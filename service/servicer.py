@@ -162,7 +162,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
         self, request: pb.SubmitCommandRequest, context: grpc.ServicerContext
     ) -> pb.SubmitCommandResponse:
         caller = self._caller(context)
-        loaded = self.app.load(request.game_id)
+        # Only the game's rules are needed here (they never change): no
+        # catch-up read; the application decides on the latest state.
+        loaded = self.app.load(request.game_id, refresh=False)
         rules = loaded.rules
         message = _typed(request.command, rules.game_type, "command", "command")
         if message is None:

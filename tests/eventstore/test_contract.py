@@ -351,6 +351,37 @@ def test_subscribe_yields_events_as_they_are_appended(store: EventStore) -> None
     assert [e.position for e in received] == [1, 2, 3, 4]
 
 
+def test_many_followers_of_one_game_each_see_every_event_once_in_order(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(1))
+    stop = threading.Event()
+    followers = 12
+    seen: list[list[int]] = [[] for _ in range(followers)]
+    done = threading.Barrier(followers + 1)
+
+    def follow(index: int) -> None:
+        for event in store.subscribe_stream(game, 1, stop, idle_timeout=0.1):
+            seen[index].append(event.version)
+            if event.version == 9:
+                break
+        done.wait(10)
+
+    threads = [threading.Thread(target=follow, args=(i,)) for i in range(followers)]
+    for thread in threads:
+        thread.start()
+    for version in range(1, 9, 2):
+        store.append(game, version, numbered(2, start=version + 1))
+        time.sleep(0.01)
+
+    done.wait(10)
+    stop.set()
+    for thread in threads:
+        thread.join(5)
+    assert seen == [list(range(1, 10))] * followers
+
+
 # -- waiting for appends ---------------------------------------------------
 
 

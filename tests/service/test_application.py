@@ -137,3 +137,77 @@ def test_concurrent_commands_on_one_game_lose_nothing_and_write_no_version_twice
     assert {v for v, _ in accepted} <= set(versions)
     final = GameApp(store).load(game_id).state
     assert final == apps[0].load(game_id).state
+
+
+def _next_move(app: GameApp, game_id: str, tokens: list[str]) -> tuple[int, object]:
+    loaded = app.load(game_id)
+    seat = sorted(loaded.session.active_seats(loaded.state))[0]
+    _, actions = app.legal_actions(app.caller(tokens[seat]), game_id, seat)
+    return seat, actions[0][1]
+
+
+def test_a_replica_with_a_stale_cache_decides_again_on_the_latest_state():
+    store = InMemoryEventStore()
+    here, there = GameApp(store), GameApp(store)
+    game_id, tokens = seated(here)
+    here.load(game_id)  # cached here; the other replica moves the game on
+    for n in range(3):
+        seat, command = _next_move(there, game_id, tokens)
+        there.submit(there.caller(tokens[seat]), game_id, seat, f"there-{n}", command)
+    seat, command = _next_move(there, game_id, tokens)
+    version = store.stream_version(game_id)
+
+    submitted = here.submit(here.caller(tokens[seat]), game_id, seat, "here", command)
+
+    assert submitted.version > version
+    assert not submitted.duplicate
+    assert store.find_command(game_id, "here") is not None
+    assert here.load(game_id, refresh=False).state == there.load(game_id).state
+
+
+def test_a_stale_cache_never_logs_a_refusal_the_latest_state_would_not_give():
+    store = InMemoryEventStore()
+    here, there = GameApp(store), GameApp(store)
+    game_id, tokens = seated(here)
+    cached = here.load(game_id).state
+    # Moves until the turn passes to another seat than the cached state's.
+    n = 0
+    while True:
+        seat, command = _next_move(there, game_id, tokens)
+        there.submit(there.caller(tokens[seat]), game_id, seat, f"there-{n}", command)
+        n += 1
+        loaded = there.load(game_id)
+        active = sorted(loaded.session.active_seats(loaded.state))
+        if active and active != sorted(
+            here.load(game_id, refresh=False).session.active_seats(cached)
+        ):
+            break
+    seat, command = _next_move(there, game_id, tokens)
+
+    here.submit(here.caller(tokens[seat]), game_id, seat, "here", command)
+
+    record = store.find_command(game_id, "here")
+    assert record is not None and record.outcome.accepted
+
+
+def test_a_pinned_version_older_than_the_game_is_aborted_but_a_retry_is_answered():
+    from service.errors import Aborted
+
+    store = InMemoryEventStore()
+    app = GameApp(store)
+    game_id, tokens = seated(app)
+    seat, command = _next_move(app, game_id, tokens)
+    version = store.stream_version(game_id)
+    first = app.submit(
+        app.caller(tokens[seat]), game_id, seat, "pinned", command, version
+    )
+
+    again = app.submit(
+        app.caller(tokens[seat]), game_id, seat, "pinned", command, version
+    )
+    assert again.duplicate and again.version == first.version
+    with pytest.raises(Aborted):
+        other_seat, other = _next_move(app, game_id, tokens)
+        app.submit(
+            app.caller(tokens[other_seat]), game_id, other_seat, "new", other, version
+        )

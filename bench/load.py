@@ -1,0 +1,362 @@
+"""Client processes that load the service: no-op calls, bots, watchers.
+
+Each driver process runs ``clients`` concurrent callers on one grpc.aio
+channel (asyncio tasks are the cheapest callers Python has, so the clients
+steal as little CPU from the server as they can on a shared machine). Calls
+that start inside the measurement window are counted; the parent sums the
+processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import random
+import time
+import uuid
+from dataclasses import dataclass, field
+from multiprocessing.synchronize import Event as EventType
+from pathlib import Path
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from strata.v1 import game_service_pb2 as pb
+from strata.v1 import game_service_pb2_grpc as pb_grpc
+
+
+@dataclass
+class Tally:
+    """What one driver process measured inside the window."""
+
+    calls: int = 0
+    latencies: list[float] = field(default_factory=list)
+    other_calls: int = 0
+    games_finished: int = 0
+    errors: dict[str, int] = field(default_factory=dict)
+    #: CPU seconds the service process spent inside the window.
+    server_cpu: float = 0.0
+
+    def error(self, error: grpc.RpcError) -> None:
+        name = str(error.code().name) if hasattr(error, "code") else "UNKNOWN"
+        self.errors[name] = self.errors.get(name, 0) + 1
+
+    def merge(self, other: Tally) -> None:
+        self.calls += other.calls
+        self.latencies.extend(other.latencies)
+        self.other_calls += other.other_calls
+        self.games_finished += other.games_finished
+        for name, count in other.errors.items():
+            self.errors[name] = self.errors.get(name, 0) + count
+
+
+@dataclass(frozen=True)
+class Window:
+    start: float
+    end: float
+
+    def counts(self, started: float) -> bool:
+        return self.start <= started < self.end
+
+
+class _Clock:
+    """The window, known once the parent says go."""
+
+    def __init__(self, go: EventType, go_at: Any, warmup: float, duration: float):
+        self.go = go
+        self.go_at = go_at
+        self.warmup = warmup
+        self.duration = duration
+
+    async def window(self) -> Window:
+        while not self.go.is_set():
+            await asyncio.sleep(0.01)
+        start = float(self.go_at.value) + self.warmup
+        return Window(start, start + self.duration)
+
+
+# -- no-op calls --------------------------------------------------------------
+
+
+async def _noop(channel: grpc.aio.Channel, clients: int, clock: _Clock) -> Tally:
+    stub = health_pb2_grpc.HealthStub(channel)
+    request = health_pb2.HealthCheckRequest()
+    await stub.Check(request)
+    tally = Tally()
+    window = await clock.window()
+
+    async def caller() -> None:
+        while True:
+            started = time.time()
+            if started >= window.end:
+                return
+            begun = time.perf_counter()
+            try:
+                await stub.Check(request)
+            except grpc.RpcError as error:
+                tally.error(error)
+                continue
+            if window.counts(started):
+                tally.calls += 1
+                tally.latencies.append(time.perf_counter() - begun)
+
+    await asyncio.gather(*(caller() for _ in range(clients)))
+    return tally
+
+
+# -- bots ---------------------------------------------------------------------
+
+
+def _auth(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+async def _bots(
+    channel: grpc.aio.Channel, clients: int, clock: _Clock, seed: int
+) -> Tally:
+    stub = pb_grpc.GameServiceStub(channel)
+    types = (await stub.ListGameTypes(pb.ListGameTypesRequest())).game_types
+    tally = Tally()
+    window = await clock.window()
+
+    async def bot(number: int) -> None:
+        rng = random.Random(seed * 1000 + number)
+        game_number = number
+        while time.time() < window.end:
+            game_type = types[game_number % len(types)]
+            game_number += 1
+            players = rng.randint(game_type.min_players, game_type.max_players)
+            try:
+                await _play(stub, game_type.game_type, players, rng, window, tally)
+            except grpc.RpcError as error:
+                tally.error(error)
+
+    await asyncio.gather(*(bot(i) for i in range(clients)))
+    return tally
+
+
+async def _play(
+    stub: Any,
+    game_type: str,
+    players: int,
+    rng: random.Random,
+    window: Window,
+    tally: Tally,
+) -> None:
+    """One game, every seat played by this bot (one hot-seat token)."""
+
+    def other(started: float) -> None:
+        if window.counts(started):
+            tally.other_calls += 1
+
+    started = time.time()
+    created = await stub.CreateGame(
+        pb.CreateGameRequest(game_type=game_type, players=players)
+    )
+    other(started)
+    game_id = created.game_id
+    token = ""
+    for seat in range(players):
+        started = time.time()
+        joined = await stub.JoinGame(
+            pb.JoinGameRequest(game_id=game_id, player_name=f"bot{seat}"),
+            metadata=_auth(token) if token else None,
+        )
+        other(started)
+        token = token or joined.seat_token
+    metadata = _auth(token)
+    started = time.time()
+    await stub.StartGame(pb.StartGameRequest(game_id=game_id), metadata=metadata)
+    other(started)
+    while time.time() < window.end:
+        started = time.time()
+        listed = await stub.ListLegalActions(
+            pb.ListLegalActionsRequest(game_id=game_id), metadata=metadata
+        )
+        other(started)
+        if not listed.actions:
+            if window.counts(started):
+                tally.games_finished += 1
+            return
+        action = rng.choice(listed.actions)
+        started = time.time()
+        begun = time.perf_counter()
+        await stub.SubmitCommand(
+            pb.SubmitCommandRequest(
+                game_id=game_id,
+                seat=action.seat,
+                command_id=uuid.uuid4().hex,
+                command=action.command,
+            ),
+            metadata=metadata,
+        )
+        if window.counts(started):
+            tally.calls += 1
+            tally.latencies.append(time.perf_counter() - begun)
+
+
+# -- watchers -----------------------------------------------------------------
+
+
+async def _watchers(
+    channel: grpc.aio.Channel,
+    game_id: str,
+    watchers: int,
+    ready: Any,
+    until: float,
+) -> list[float]:
+    """Follow one game from ``watchers`` streams; the delays (s) from each
+    event's recording to its arrival, for events recorded after all
+    streams delivered their first event."""
+    stub = pb_grpc.GameServiceStub(channel)
+    delays: list[float] = []
+    live = asyncio.Event()
+    opened = 0
+    live_since = 0.0
+
+    async def watcher() -> None:
+        nonlocal opened, live_since
+        call = stub.WatchGame(pb.WatchGameRequest(game_id=game_id, from_version=1))
+        first = True
+        try:
+            async for response in call:
+                arrived = time.time()
+                event = response.event
+                recorded = event.recorded_at.seconds + event.recorded_at.nanos / 1e9
+                if first:
+                    first = False
+                    opened += 1
+                    if opened == watchers:
+                        live_since = time.time()
+                        live.set()
+                        with ready.get_lock():
+                            ready.value = 1
+                elif live.is_set() and recorded > live_since:
+                    delays.append(arrived - recorded)
+                if time.time() > until:
+                    break
+        finally:
+            call.cancel()
+
+    tasks = [asyncio.ensure_future(watcher()) for _ in range(watchers)]
+    _, pending = await asyncio.wait(tasks, timeout=max(until - time.time(), 1))
+    for task in pending:
+        task.cancel()
+    return delays
+
+
+# -- process entry points -----------------------------------------------------
+
+
+def drive(
+    kind: str,
+    target: str,
+    clients: int,
+    warmup: float,
+    duration: float,
+    seed: int,
+    ready: EventType,
+    go: EventType,
+    go_at: Any,
+    results: multiprocessing.Queue[Tally],
+) -> None:
+    """A driver process: ``kind`` is ``noop`` or ``bots``."""
+
+    async def run() -> Tally:
+        async with grpc.aio.insecure_channel(target) as channel:
+            await channel.channel_ready()
+            ready.set()
+            clock = _Clock(go, go_at, warmup, duration)
+            if kind == "noop":
+                return await _noop(channel, clients, clock)
+            return await _bots(channel, clients, clock, seed)
+
+    results.put(asyncio.run(run()))
+
+
+def watch(
+    target: str,
+    game_id: str,
+    watchers: int,
+    ready: Any,
+    until: float,
+    results: multiprocessing.Queue[list[float]],
+) -> None:
+    """A watcher process."""
+
+    async def run() -> list[float]:
+        async with grpc.aio.insecure_channel(target) as channel:
+            return await _watchers(channel, game_id, watchers, ready, until)
+
+    results.put(asyncio.run(run()))
+
+
+def run_drivers(
+    kind: str,
+    target: str,
+    clients: int,
+    warmup: float,
+    duration: float,
+    processes: int = 2,
+    seed: int = 1,
+    server_pid: int | None = None,
+) -> Tally:
+    """``clients`` concurrent callers spread over up to ``processes`` client
+    processes; their tallies summed, with the CPU time the process
+    ``server_pid`` used inside the window (Linux)."""
+    context = multiprocessing.get_context("spawn")
+    go = context.Event()
+    go_at = context.Value("d", 0.0)
+    results: multiprocessing.Queue[Tally] = context.Queue()
+    count = max(1, min(processes, clients))
+    shares = [
+        clients // count + (1 if i < clients % count else 0) for i in range(count)
+    ]
+    readies = []
+    workers = []
+    for index, share in enumerate(shares):
+        ready = context.Event()
+        worker = context.Process(
+            target=drive,
+            args=(
+                kind,
+                target,
+                share,
+                warmup,
+                duration,
+                seed * 100 + index,
+                ready,
+                go,
+                go_at,
+                results,
+            ),
+            daemon=True,
+        )
+        worker.start()
+        readies.append(ready)
+        workers.append(worker)
+    for ready in readies:
+        if not ready.wait(60):
+            raise RuntimeError("a driver process did not connect")
+    go_at.value = time.time()
+    go.set()
+    cpu = 0.0
+    if server_pid is not None:
+        time.sleep(warmup)
+        before = cpu_seconds(server_pid)
+        time.sleep(duration)
+        cpu = cpu_seconds(server_pid) - before
+    total = Tally(server_cpu=cpu)
+    for _ in workers:
+        total.merge(results.get(timeout=warmup + duration + 120))
+    for worker in workers:
+        worker.join(timeout=10)
+    return total
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process and its threads (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    ticks = int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")

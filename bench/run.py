@@ -1,0 +1,437 @@
+"""``python -m bench``: the figures, their ceilings and the ratios, from one run.
+
+    python -m bench --quick          # about a minute
+    python -m bench                  # the full run (a few minutes)
+    python -m bench --tiny           # seconds: the smoke test's mode
+
+It creates a database on the PostgreSQL server of ``--database-url``
+(default ``$STRATA_BENCH_DATABASE_URL``, else
+``postgresql://postgres@127.0.0.1:5432/postgres``), runs everything, prints
+a table and writes it as JSON (``--json``), then drops the database.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import load, store
+from bench.db import Database, Service, create_database, drop_database, start_service
+from clients.client import StrataClient
+from eventstore.postgres import PostgresEventStore
+
+DEFAULT_SERVER = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    warmup: float
+    duration: float
+    concurrency: tuple[int, ...]
+    writers: int
+    watchers: int
+    long_game: int
+    fold_game: int
+    repeats: int
+
+
+MODES = {
+    "full": Mode("full", 2.0, 10.0, (1, 16, 64), 16, 100, 10_000, 1_000, 15),
+    "quick": Mode("quick", 1.0, 3.0, (1, 16, 64), 16, 100, 10_000, 1_000, 7),
+    "tiny": Mode("tiny", 0.2, 1.0, (1,), 2, 4, 400, 100, 2),
+}
+
+
+@dataclass
+class Report:
+    """Figures by name, and the targets judged on them."""
+
+    mode: str
+    command: str
+    figures: dict[str, Any] = field(default_factory=dict)
+    targets: list[dict[str, Any]] = field(default_factory=list)
+
+    def target(
+        self, name: str, value: float, bound: float, at_least: bool, note: str
+    ) -> None:
+        met = value >= bound if at_least else value <= bound
+        if math.isnan(value):
+            met = False
+        self.targets.append(
+            {
+                "target": name,
+                "value": round(value, 3),
+                "bound": f"{'>=' if at_least else '<='} {bound}",
+                "met": met,
+                "note": note,
+            }
+        )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--quick", action="store_true", help="shorter phases")
+    group.add_argument("--tiny", action="store_true", help="seconds; no meaning")
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get("STRATA_BENCH_DATABASE_URL", DEFAULT_SERVER),
+        help="a PostgreSQL server URL; the bench creates its own database there",
+    )
+    parser.add_argument("--json", default="bench-results.json", help="output file")
+    parser.add_argument(
+        "--workers", type=int, default=32, help="the service's request threads"
+    )
+    parser.add_argument(
+        "--profile",
+        default="",
+        help="py-spy the service during the 16-client game phase into this file",
+    )
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated phases: e2e,watch,appends,loads,projection",
+    )
+    args = parser.parse_args(argv)
+    mode = MODES["tiny" if args.tiny else "quick" if args.quick else "full"]
+    phases = set(args.only.split(",")) if args.only else set()
+
+    def wanted(phase: str) -> bool:
+        return not phases or phase in phases
+
+    report = Report(mode.name, "python -m bench " + " ".join(argv or sys.argv[1:]))
+    report.figures["machine"] = {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average_at_start": os.getloadavg(),
+    }
+    database = create_database(args.database_url)
+    print(f"bench: database {database.name}, mode {mode.name}", file=sys.stderr)
+    try:
+        if wanted("e2e"):
+            end_to_end(report, database, mode, args.workers, args.profile)
+        if wanted("watch"):
+            watchers(report, database, mode)
+        if wanted("appends"):
+            appends(report, database, mode)
+        if wanted("loads"):
+            loads(report, database, mode)
+        if wanted("projection"):
+            projection(report, database)
+    finally:
+        drop_database(database)
+    report.figures["machine"]["load_average_at_end"] = os.getloadavg()
+    print_report(report)
+    Path(args.json).write_text(
+        json.dumps(
+            {
+                "mode": report.mode,
+                "command": report.command,
+                "figures": report.figures,
+                "targets": report.targets,
+            },
+            indent=2,
+        )
+        + "\n"
+    )
+    print(f"bench: wrote {args.json}", file=sys.stderr)
+    return 0
+
+
+# -- phases --------------------------------------------------------------------
+
+
+def _rate(tally: load.Tally, duration: float) -> dict[str, Any]:
+    return {
+        "per_second": round(tally.calls / duration, 1),
+        "p50_ms": round(store.percentile(tally.latencies, 0.5) * 1000, 3),
+        "p99_ms": round(store.percentile(tally.latencies, 0.99) * 1000, 3),
+        "count": tally.calls,
+        "other_calls_per_second": round(tally.other_calls / duration, 1),
+        "games_finished": tally.games_finished,
+        "errors": tally.errors,
+        "server_cpu_ms_per_call": round(
+            tally.server_cpu * 1000 / tally.calls if tally.calls else float("nan"), 3
+        ),
+    }
+
+
+def end_to_end(
+    report: Report, database: Database, mode: Mode, workers: int, profile: str
+) -> None:
+    service = start_service(database, workers)
+    figures: dict[str, Any] = {"workers": workers}
+    try:
+        for clients in mode.concurrency:
+            print(f"bench: e2e at {clients} clients", file=sys.stderr)
+            pid = service.process.pid
+            noop = load.run_drivers(
+                "noop",
+                service.target,
+                clients,
+                mode.warmup,
+                mode.duration,
+                server_pid=pid,
+            )
+            spy = _py_spy(service, mode, profile) if profile and clients == 16 else None
+            game = load.run_drivers(
+                "bots",
+                service.target,
+                clients,
+                mode.warmup,
+                mode.duration,
+                server_pid=pid,
+            )
+            if spy is not None:
+                spy.wait()
+            figures[str(clients)] = {
+                "noop": _rate(noop, mode.duration),
+                "commands": _rate(game, mode.duration),
+            }
+    finally:
+        service.stop()
+    report.figures["end_to_end"] = figures
+    at = "16" if "16" in figures else str(mode.concurrency[-1])
+    noop_fig, game_fig = figures[at]["noop"], figures[at]["commands"]
+    report.target(
+        f"commands/s / no-op calls/s at {at} clients",
+        game_fig["per_second"] / noop_fig["per_second"],
+        0.5,
+        True,
+        "each command also costs the bot a ListLegalActions call",
+    )
+    rpcs = game_fig["per_second"] + game_fig["other_calls_per_second"]
+    report.figures["end_to_end"]["game_rpcs_per_second_ratio"] = round(
+        rpcs / noop_fig["per_second"], 3
+    )
+    report.figures["end_to_end"]["server_cpu_per_command_over_noop"] = round(
+        game_fig["server_cpu_ms_per_call"] / noop_fig["server_cpu_ms_per_call"], 2
+    )
+    report.target(
+        f"command p99 / no-op p99 at {at} clients",
+        game_fig["p99_ms"] / noop_fig["p99_ms"],
+        3.0,
+        False,
+        "",
+    )
+
+
+def _py_spy(service: Service, mode: Mode, output: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [
+            "py-spy",
+            "record",
+            "--pid",
+            str(service.process.pid),
+            "--duration",
+            str(max(1, int(mode.warmup + mode.duration))),
+            "--rate",
+            "100",
+            "--format",
+            "raw" if output.endswith(".txt") else "flamegraph",
+            "--output",
+            output,
+            "--nonblocking",
+            "--gil",
+        ]
+    )
+
+
+def watchers(report: Report, database: Database, mode: Mode) -> None:
+    """Delay from append to delivery for many watchers of one game."""
+    count = mode.watchers
+    # The sync server holds a thread per open stream.
+    service = start_service(database, count + 32)
+    try:
+        with StrataClient(service.target, token="bench-admin") as admin:
+            game_type, players = (
+                ("dinosaurs_extinct", 2)
+                if mode.name == "tiny"
+                else ("happy_little_dinosaurs", 4)
+            )
+            game_id = admin.create_game(game_type, players).game_id
+            for seat in range(players):
+                admin.join_game(game_id, f"p{seat}", seat)
+            admin.start_game(game_id)
+            context = multiprocessing.get_context("spawn")
+            results: multiprocessing.Queue[list[float]] = context.Queue()
+            readies = []
+            processes = []
+            until = time.time() + 120
+            share = [count // 2 + count % 2, count // 2] if count > 1 else [1]
+            for part in share:
+                ready = context.Value("i", 0)
+                process = context.Process(
+                    target=load.watch,
+                    args=(service.target, game_id, part, ready, until, results),
+                    daemon=True,
+                )
+                process.start()
+                readies.append(ready)
+                processes.append(process)
+            deadline = time.time() + 60
+            while not all(r.value for r in readies):
+                if time.time() > deadline:
+                    raise RuntimeError("the watchers did not all connect")
+                time.sleep(0.05)
+            time.sleep(0.2)
+            commands = 0
+            while True:
+                listed = admin.list_legal_actions(game_id)
+                if not listed.actions:
+                    break
+                action = listed.actions[commands % len(listed.actions)]
+                admin.submit_command(game_id, action.seat, action.command)
+                commands += 1
+                time.sleep(0.01 if mode.name != "tiny" else 0)
+            delays: list[float] = []
+            for _ in processes:
+                delays.extend(results.get(timeout=150))
+            for process in processes:
+                process.join(timeout=10)
+    finally:
+        service.stop()
+    report.figures["watch"] = {
+        "watchers": count,
+        "commands": commands,
+        "deliveries": len(delays),
+        "p50_ms": round(store.percentile(delays, 0.5) * 1000, 3),
+        "p99_ms": round(store.percentile(delays, 0.99) * 1000, 3),
+        "max_ms": round(max(delays, default=float("nan")) * 1000, 3),
+    }
+
+
+def appends(report: Report, database: Database, mode: Mode) -> None:
+    writers, duration = mode.writers, mode.duration
+    print(f"bench: appends at {writers} writers", file=sys.stderr)
+    ours = store.our_appends(database, writers, duration)
+    raw = store.raw_appends(database, writers, duration)
+    pgbench = store.pgbench_appends(database, writers, duration)
+    es = store.eventsourcing_appends(database, writers, duration)
+    report.figures["appends"] = {
+        "writers": writers,
+        "strata_store": ours.as_dict(),
+        "psycopg_one_statement": raw.as_dict(),
+        "pgbench_one_statement": pgbench.as_dict(),
+        "eventsourcing_recorder": es.as_dict(),
+    }
+    report.target(
+        "store appends/s / PostgreSQL (pgbench, same write)",
+        ours.per_second / pgbench.per_second,
+        0.6,
+        True,
+        "",
+    )
+    report.target(
+        "store appends/s / eventsourcing recorder",
+        ours.per_second / es.per_second,
+        3.0,
+        True,
+        "",
+    )
+
+
+def loads(report: Report, database: Database, mode: Mode) -> None:
+    print("bench: loads and folds", file=sys.stderr)
+    event_store = PostgresEventStore(database.url)
+    try:
+        short = store.long_game(event_store, 10, snapshot=False)
+        long_plain = store.long_game(event_store, mode.long_game, snapshot=False)
+        fold_long = store.cold_load_seconds(
+            event_store, long_plain, max(1, mode.repeats // 3)
+        )
+        long = store.long_game(event_store, mode.long_game, snapshot=True)
+        short_s = store.cold_load_seconds(event_store, short, mode.repeats)
+        long_s = store.cold_load_seconds(event_store, long, mode.repeats)
+        fold_game = store.long_game(event_store, mode.fold_game, snapshot=False)
+        ours_fold = store.cold_load_seconds(event_store, fold_game, mode.repeats)
+    finally:
+        event_store.close()
+    es_fold = store.eventsourcing_fold_seconds(database, mode.fold_game, mode.repeats)
+    report.figures["loads"] = {
+        "cold_load_10_events_ms": round(short_s * 1000, 3),
+        f"cold_load_{mode.long_game}_events_ms": round(long_s * 1000, 3),
+        f"replay_fold_{mode.long_game}_events_per_second": round(
+            mode.long_game / fold_long
+        ),
+        f"fold_{mode.fold_game}_events_ms": round(ours_fold * 1000, 3),
+        f"eventsourcing_fold_{mode.fold_game}_events_ms": round(es_fold * 1000, 3),
+    }
+    report.target(
+        f"cold load {mode.long_game} events / 10 events",
+        long_s / short_s,
+        2.0,
+        False,
+        "snapshot every 200 versions",
+    )
+    report.target(
+        f"fold {mode.fold_game} events (no snapshot) / eventsourcing",
+        ours_fold / es_fold,
+        0.5,
+        False,
+        "",
+    )
+
+
+def projection(report: Report, database: Database) -> None:
+    print("bench: projection rebuild", file=sys.stderr)
+    applied, seconds = store.projection_rebuild(database)
+    report.figures["projection_rebuild"] = {
+        "events": applied,
+        "seconds": round(seconds, 3),
+        "events_per_second": round(applied / seconds) if seconds else None,
+    }
+
+
+# -- output --------------------------------------------------------------------
+
+
+def print_report(report: Report) -> None:
+    figures = report.figures
+    lines = [f"Strata bench ({report.mode}): {report.command}", ""]
+    e2e = figures.get("end_to_end")
+    if e2e:
+        lines.append(
+            f"{'clients':>7} | {'no-op/s':>9} {'p50 ms':>7} {'p99 ms':>7} | "
+            f"{'cmds/s':>8} {'p50 ms':>7} {'p99 ms':>7} | {'ratio':>5} "
+            f"{'cpu ms/call':>11} {'cpu ms/cmd':>10} errors"
+        )
+        for key, value in e2e.items():
+            if not isinstance(value, dict) or "noop" not in value:
+                continue
+            noop, game = value["noop"], value["commands"]
+            ratio = game["per_second"] / noop["per_second"]
+            lines.append(
+                f"{key:>7} | {noop['per_second']:>9} {noop['p50_ms']:>7} "
+                f"{noop['p99_ms']:>7} | {game['per_second']:>8} "
+                f"{game['p50_ms']:>7} {game['p99_ms']:>7} | {ratio:>5.2f} "
+                f"{noop['server_cpu_ms_per_call']:>11} "
+                f"{game['server_cpu_ms_per_call']:>10} {game['errors'] or ''}"
+            )
+        lines.append("")
+    for section in ("watch", "appends", "loads", "projection_rebuild"):
+        if section in figures:
+            lines.append(f"{section}: {json.dumps(figures[section])}")
+    lines.append("")
+    for target in report.targets:
+        mark = "MET " if target["met"] else "MISS"
+        lines.append(
+            f"[{mark}] {target['target']}: {target['value']} ({target['bound']})"
+            + (f"  — {target['note']}" if target["note"] else "")
+        )
+    print("\n".join(lines))
+
+
+__all__ = ["main"]

@@ -1,0 +1,277 @@
+"""Group commit: the appends that arrive while one commits share the next.
+
+Positions come from one counter row locked until commit (``eventstore.sql``),
+so a PostgreSQL process can commit only one append at a time, and each
+commit waits for its WAL flush (``synchronous_commit = on``). A flush costs
+milliseconds, the rest of an append microseconds: one append per commit
+caps every writer of the database at one flush per append.
+
+:class:`GroupCommitter` owns one connection and one thread. Callers queue
+their appends and wait; the thread takes everything queued, runs each append
+as one statement in a single transaction (pipelined: one round trip for the
+batch), commits once, and answers every caller. The statement checks the
+stream's version, logs the command, claims the positions and inserts the
+events; an append whose version is stale or whose command id is logged
+inserts nothing and is answered as such, so it cannot spoil the others.
+
+Invariants kept: an append is answered only after its commit (durable when
+acknowledged); all of a batch's positions come from the counter row locked
+by the batch's transaction until its commit, so commit order is still
+position order and a rollback takes back every claim; a batch that fails
+as a whole (a key collision with another process's append, a deadlock) is
+rolled back and each of its appends is retried alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from eventstore import tables
+
+#: One append: version check, command log (without a command id conflict),
+#: position claim, events. Returns the stream's version before the append
+#: and the last position claimed (NULL when nothing was written).
+_APPEND_WITH_COMMAND = """
+WITH stream AS (
+  SELECT coalesce(max(version), 0) AS version FROM events WHERE game_id = %(g)s
+), command AS (
+  INSERT INTO commands (game_id, command_id, actor, payload, decided_at_version,
+    first_version, last_version, error_kind, error_reason, error_message,
+    recorded_at)
+  SELECT %(g)s, %(command_id)s, %(actor)s, %(payload)s::json, %(decided)s,
+    %(first)s, %(last)s, %(error_kind)s, %(error_reason)s, %(error_message)s,
+    %(at)s
+  FROM stream WHERE stream.version = %(expected)s
+  ON CONFLICT (game_id, command_id) DO NOTHING
+  RETURNING 1
+), claimed AS (
+  UPDATE counters SET value = value + %(count)s
+  WHERE name = %(counter)s AND EXISTS (SELECT FROM command)
+  RETURNING value
+), inserted AS (
+  INSERT INTO events (game_id, version, position, type, schema_version, data,
+    recorded_at)
+  SELECT %(g)s, %(expected)s + u.n, claimed.value - %(count)s + u.n,
+    u.event ->> 0, (u.event ->> 1)::int, (u.event ->> 2)::json, %(at)s
+  FROM claimed, json_array_elements(%(events)s::json) WITH ORDINALITY AS u(event, n)
+  RETURNING position
+)
+SELECT (SELECT version FROM stream), (SELECT max(position) FROM inserted)
+"""
+
+#: The same without a command to log.
+_APPEND = """
+WITH stream AS (
+  SELECT coalesce(max(version), 0) AS version FROM events WHERE game_id = %(g)s
+), claimed AS (
+  UPDATE counters SET value = value + %(count)s
+  WHERE name = %(counter)s
+    AND (SELECT version FROM stream) = %(expected)s
+  RETURNING value
+), inserted AS (
+  INSERT INTO events (game_id, version, position, type, schema_version, data,
+    recorded_at)
+  SELECT %(g)s, %(expected)s + u.n, claimed.value - %(count)s + u.n,
+    u.event ->> 0, (u.event ->> 1)::int, (u.event ->> 2)::json, %(at)s
+  FROM claimed, json_array_elements(%(events)s::json) WITH ORDINALITY AS u(event, n)
+  RETURNING position
+)
+SELECT (SELECT version FROM stream), (SELECT max(position) FROM inserted)
+"""
+
+_NOTIFY = "SELECT pg_notify(%s, %s)"
+
+
+@dataclass
+class Append:
+    """One queued append and, once answered, what became of it.
+
+    ``stream_version`` is the version the stream had when the append ran
+    (None: a key collision, the stream moved under it); ``last_position``
+    is set when its events were committed; ``error`` when the database
+    failed it.
+    """
+
+    game_id: str
+    expected_version: int
+    count: int
+    #: ``[[type, schema version, JSON text of the body], ...]`` as JSON: one
+    #: text parameter (psycopg's list dumpers cost more than the append).
+    events: str
+    recorded_at: datetime
+    command: dict[str, Any] | None = None
+    stream_version: int | None = None
+    last_position: int | None = None
+    error: BaseException | None = None
+    done: threading.Event = field(default_factory=threading.Event)
+
+    def parameters(self) -> dict[str, Any]:
+        values: dict[str, Any] = {
+            "g": self.game_id,
+            "expected": self.expected_version,
+            "count": self.count,
+            "counter": tables.POSITION_COUNTER,
+            "events": self.events,
+            "at": self.recorded_at,
+        }
+        if self.command is not None:
+            values.update(self.command)
+        return values
+
+
+class GroupCommitter:
+    """Commits queued appends in batches on one connection of its own."""
+
+    def __init__(
+        self,
+        connect: Callable[[], psycopg.Connection[Any]],
+        channel: str,
+        on_commit: Callable[[int], None],
+        max_batch: int = 512,
+    ) -> None:
+        self._connect = connect
+        self._channel = channel
+        self._on_commit = on_commit
+        self._max_batch = max_batch
+        self._queue: list[Append] = []
+        self._condition = threading.Condition()
+        self._connection: psycopg.Connection[Any] | None = None
+        self._closed = False
+        self._thread = threading.Thread(
+            target=self._run, name="strata-group-commit", daemon=True
+        )
+        self._thread.start()
+
+    def append(self, append: Append) -> Append:
+        """Queue ``append`` and wait until it is answered."""
+        with self._condition:
+            if self._closed:
+                raise RuntimeError("the store is closed")
+            self._queue.append(append)
+            self._condition.notify()
+        append.done.wait()
+        return append
+
+    def close(self) -> None:
+        with self._condition:
+            self._closed = True
+            self._condition.notify()
+        self._thread.join()
+        if self._connection is not None:
+            self._connection.close()
+
+    # -- the committing thread --------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            with self._condition:
+                while not self._queue and not self._closed:
+                    self._condition.wait()
+                if not self._queue:
+                    return
+                batch = self._queue[: self._max_batch]
+                del self._queue[: self._max_batch]
+            try:
+                self._commit(batch)
+            except BaseException as error:  # answer every caller, whatever happens
+                for append in batch:
+                    if not append.done.is_set():
+                        append.error = error
+            finally:
+                for append in batch:
+                    append.done.set()
+
+    def _open(self) -> psycopg.Connection[Any]:
+        connection = self._connection
+        if connection is None or connection.closed or connection.broken:
+            if connection is not None:
+                connection.close()
+            self._connection = connection = self._connect()
+        return connection
+
+    def _commit(self, batch: Sequence[Append]) -> None:
+        for attempt in (1, 2):
+            connection = self._open()
+            try:
+                results = self._run_batch(connection, batch)
+            except psycopg.Error:
+                if connection.broken:
+                    # The connection died before COMMIT was sent: nothing was
+                    # written, so the batch can go again on a new connection.
+                    if attempt == 1:
+                        continue
+                    raise
+                # One append spoiled the batch (a key collision with another
+                # process's append, a deadlock): each goes alone.
+                self._rollback(connection)
+                self._one_by_one(connection, batch)
+                return
+            self._finish(connection, batch, results)
+            return
+
+    def _run_batch(
+        self, connection: psycopg.Connection[Any], batch: Sequence[Append]
+    ) -> list[tuple[Any, ...]]:
+        with connection.pipeline():
+            cursors = []
+            for append in batch:
+                cursor = connection.cursor()
+                cursor.execute(
+                    _APPEND if append.command is None else _APPEND_WITH_COMMAND,
+                    append.parameters(),
+                    prepare=True,
+                )
+                cursors.append(cursor)
+            rows = []
+            for cursor in cursors:
+                row = cursor.fetchone()
+                assert row is not None
+                rows.append(row)
+        return rows
+
+    def _finish(
+        self,
+        connection: psycopg.Connection[Any],
+        batch: Sequence[Append],
+        rows: list[tuple[Any, ...]],
+    ) -> None:
+        last = max((row[1] for row in rows if row[1] is not None), default=None)
+        if last is not None:
+            # Delivered at commit, and only if the transaction commits.
+            connection.execute(_NOTIFY, (self._channel, str(last)), prepare=True)
+        connection.commit()  # an error here leaves the outcome unknown: raised
+        for append, row in zip(batch, rows, strict=True):
+            append.stream_version = int(row[0])
+            append.last_position = None if row[1] is None else int(row[1])
+        if last is not None:
+            self._on_commit(int(last))
+
+    def _one_by_one(
+        self, connection: psycopg.Connection[Any], batch: Sequence[Append]
+    ) -> None:
+        for append in batch:
+            try:
+                rows = self._run_batch(connection, [append])
+            except psycopg.IntegrityError:
+                self._rollback(connection)
+                append.stream_version = None  # collided: the stream moved
+                append.done.set()
+                continue
+            except psycopg.Error as error:
+                self._rollback(connection)
+                append.error = error
+                append.done.set()
+                continue
+            self._finish(connection, [append], rows)
+            append.done.set()
+
+    @staticmethod
+    def _rollback(connection: psycopg.Connection[Any]) -> None:
+        if not connection.broken and not connection.closed:
+            connection.rollback()

@@ -1,0 +1,52 @@
+"""The benchmark runs end to end in its tiny mode, so it cannot rot.
+
+No timing is asserted: on a shared machine only ratios measured side by
+side mean anything, and those are for ``python -m bench`` to report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DEFAULT_POSTGRES_URL, PostgresServer
+
+pytestmark = pytest.mark.postgres
+
+
+def test_the_bench_runs_every_phase_and_writes_its_figures(
+    postgres_server: PostgresServer, tmp_path: Path
+) -> None:
+    pytest.importorskip("eventsourcing", reason="pip install -e '.[bench]'")
+    from bench.run import main
+
+    output = tmp_path / "bench.json"
+    server = os.environ.get("STRATA_TEST_DATABASE_URL", DEFAULT_POSTGRES_URL)
+
+    assert main(["--tiny", "--database-url", server, "--json", str(output)]) == 0
+
+    report = json.loads(output.read_text())
+    figures = report["figures"]
+    assert set(figures) >= {
+        "end_to_end",
+        "watch",
+        "appends",
+        "loads",
+        "projection_rebuild",
+    }
+    commands = figures["end_to_end"]["1"]["commands"]
+    # The window is a second: on a loaded machine the bots may still be
+    # seating players, so what is asserted is that they called the service.
+    assert commands["count"] + commands["other_calls_per_second"] > 0
+    assert commands["errors"] == {}
+    assert figures["watch"]["deliveries"] > 0
+    assert figures["appends"]["strata_store"]["count"] > 0
+    assert {t["target"].split(" ")[0] for t in report["targets"]} >= {
+        "commands/s",
+        "store",
+        "cold",
+        "fold",
+    }
