@@ -453,6 +453,13 @@ class GameApp:
                 return self._replayed(caller, game_id, duplicate.record.outcome)
             except ConcurrencyError:
                 if expected_version is not None:
+                    # The stores answer a logged command id with
+                    # DuplicateCommand even on a conflict; asked again here
+                    # so that no store can turn another try's success into
+                    # ABORTED.
+                    previous = self.store.find_command(game_id, command_id)
+                    if previous is not None:
+                        return self._replayed(caller, game_id, previous.outcome)
                     raise Aborted(
                         "VERSION_MISMATCH", "The game changed; reload and retry."
                     ) from None

@@ -5,12 +5,18 @@ try decided on its own."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import pytest
 
 from domain.errors import DomainError
-from eventstore.base import CommandOutcome, CommandRecord, NewCommand
+from eventstore.base import (
+    AppendResult,
+    CommandOutcome,
+    CommandRecord,
+    NewCommand,
+    NewEvent,
+)
 from eventstore.memory import InMemoryEventStore
 from service.application import GameApp
 from service.errors import InvalidArgument
@@ -78,19 +84,35 @@ def test_a_client_command_id_cannot_pass_for_a_join_or_the_start(command_id):
 
 
 class AppliedMeanwhile(InMemoryEventStore):
-    """The first time a command id is looked up, another replica applies
-    that same command right after the lookup (the lookup saw nothing)."""
+    """The first time a command id is looked up, or the first time a command
+    is appended, whichever comes first, another replica applies that same
+    command right then (after this try looked or decided; the command path
+    decides on its cached state without looking the id up first)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.other_replica: Callable[[], object] | None = None
 
-    def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
-        found = super().find_command(game_id, command_id)
+    def _meanwhile(self) -> None:
         if self.other_replica is not None:
             other, self.other_replica = self.other_replica, None
             other()
+
+    def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
+        found = super().find_command(game_id, command_id)
+        self._meanwhile()
         return found
+
+    def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command: NewCommand | None = None,
+    ) -> AppendResult:
+        if command is not None:
+            self._meanwhile()
+        return super().append(game_id, expected_version, events, command)
 
 
 def test_a_pinned_command_applied_meanwhile_by_another_try_gets_its_outcome():
