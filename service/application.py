@@ -290,29 +290,12 @@ class GameApp:
             )
             token = token or secrets.token_urlsafe(32)
             token_hash = hash_token(token)
-            events = loaded.session.join(state, name, token_hash, seat)
-            taken = events[0].seat
-            command = NewCommand(
-                command_id=f"join-seat-{taken}",
-                actor=token_hash[:16],
-                payload={
-                    "seat": taken,
-                    "type": JOIN,
-                    "command": {"player_name": name, "token_hash": token_hash},
-                },
-                decided_at_version=state.version,
+            taken, version = self._append_join(
+                game_id, loaded, seat, name, token_hash, actor=token_hash[:16]
             )
-            try:
-                result = self.store.append(
-                    game_id,
-                    state.version,
-                    [self._new_event(e) for e in events],
-                    command,
-                )
-            except (ConcurrencyError, DuplicateCommand):
-                continue  # someone else joined meanwhile: decide again
-            self._after_append(game_id, loaded, events, result.last_version)
-            return events[0].seat, token, result.last_version
+            if version:
+                return taken, token, version
+            # someone else joined meanwhile: decide again
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
 
     def start_game(self, caller: Caller, game_id: str) -> int:
@@ -602,6 +585,40 @@ class GameApp:
                     "bots",
                 )
 
+    def _append_join(
+        self,
+        game_id: str,
+        loaded: Loaded,
+        seat: int | None,
+        name: str,
+        token_hash: str,
+        actor: str,
+        bot: str = "",
+    ) -> tuple[int, int]:
+        """Take a seat, logged as a JoinGame command (so verification decides
+        it again). Returns (seat, version), version 0 when someone else
+        changed the game meanwhile and the caller should decide again."""
+        state = loaded.state
+        events = loaded.session.join(state, name, token_hash, seat, bot=bot)
+        taken = events[0].seat
+        body = {"player_name": name, "token_hash": token_hash}
+        if bot:
+            body["bot"] = bot
+        command = NewCommand(
+            command_id=f"join-seat-{taken}",
+            actor=actor,
+            payload={"seat": taken, "type": JOIN, "command": body},
+            decided_at_version=state.version,
+        )
+        try:
+            result = self.store.append(
+                game_id, state.version, [self._new_event(e) for e in events], command
+            )
+        except (ConcurrencyError, DuplicateCommand):
+            return taken, 0
+        self._after_append(game_id, loaded, events, result.last_version)
+        return taken, result.last_version
+
     def _seat_bots(self, game_id: str, bots: Sequence[tuple[int, str]]) -> int:
         """Seat each bot (logged as a join, idempotently); start the game when
         bots fill every seat. Returns the version."""
@@ -611,32 +628,11 @@ class GameApp:
                 state = loaded.state
                 if state.seats[seat] is not None:
                     break  # seated already (a retried creation)
-                events = loaded.session.join(state, f"{kind} bot", "", seat, bot=kind)
-                command = NewCommand(
-                    command_id=f"join-seat-{seat}",
-                    actor=f"bot:{kind}",
-                    payload={
-                        "seat": seat,
-                        "type": JOIN,
-                        "command": {
-                            "player_name": f"{kind} bot",
-                            "token_hash": "",
-                            "bot": kind,
-                        },
-                    },
-                    decided_at_version=state.version,
+                _, version = self._append_join(
+                    game_id, loaded, seat, f"{kind} bot", "", f"bot:{kind}", kind
                 )
-                try:
-                    result = self.store.append(
-                        game_id,
-                        state.version,
-                        [self._new_event(e) for e in events],
-                        command,
-                    )
-                except (ConcurrencyError, DuplicateCommand):
-                    continue
-                self._after_append(game_id, loaded, events, result.last_version)
-                break
+                if version:
+                    break
         state = self.load(game_id).state
         if state.status is Status.OPEN and all(
             s is not None and s.bot for s in state.seats
