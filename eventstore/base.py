@@ -10,6 +10,7 @@ commits late.
 from __future__ import annotations
 
 import abc
+import asyncio
 import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -152,6 +153,21 @@ class EventStore(abc.ABC):
         logged for the game, raises :class:`DuplicateCommand` carrying the
         first record and writes nothing.
         """
+
+    async def append_async(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command: NewCommand | None = None,
+    ) -> AppendResult:
+        """:meth:`append` for a caller on an event loop, with the same
+        contract. This default runs :meth:`append` in the loop's default
+        executor; a store whose appends can wait without a thread of their
+        own overrides it."""
+        return await asyncio.to_thread(
+            self.append, game_id, expected_version, events, command
+        )
 
     @abc.abstractmethod
     def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:

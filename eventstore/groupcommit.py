@@ -24,6 +24,8 @@ rolled back and each of its appends is retried alone.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -110,6 +112,11 @@ class Append:
     last_position: int | None = None
     error: BaseException | None = None
     done: threading.Event = field(default_factory=threading.Event)
+    #: Set by :meth:`GroupCommitter.append_async`: the future its caller
+    #: awaits, resolved on the caller's event loop.
+    future: asyncio.Future[None] | None = None
+    #: Its outcome is known (committed, refused, collided or failed alone).
+    settled: bool = False
 
     def parameters(self) -> dict[str, Any]:
         values: dict[str, Any] = {
@@ -150,13 +157,25 @@ class GroupCommitter:
 
     def append(self, append: Append) -> Append:
         """Queue ``append`` and wait until it is answered."""
+        self._enqueue(append)
+        append.done.wait()
+        return append
+
+    async def append_async(self, append: Append) -> Append:
+        """Queue ``append`` and await its answer without holding a thread:
+        the committing thread resolves the futures of a whole batch with
+        one call into each waiting event loop."""
+        append.future = asyncio.get_running_loop().create_future()
+        self._enqueue(append)
+        await append.future
+        return append
+
+    def _enqueue(self, append: Append) -> None:
         with self._condition:
             if self._closed:
                 raise RuntimeError("the store is closed")
             self._queue.append(append)
             self._condition.notify()
-        append.done.wait()
-        return append
 
     def close(self) -> None:
         with self._condition:
@@ -181,11 +200,10 @@ class GroupCommitter:
                 self._commit(batch)
             except BaseException as error:  # answer every caller, whatever happens
                 for append in batch:
-                    if not append.done.is_set():
+                    if not append.settled:
                         append.error = error
             finally:
-                for append in batch:
-                    append.done.set()
+                _answer(batch)
 
     def _open(self) -> psycopg.Connection[Any]:
         connection = self._connection
@@ -249,6 +267,7 @@ class GroupCommitter:
         for append, row in zip(batch, rows, strict=True):
             append.stream_version = int(row[0])
             append.last_position = None if row[1] is None else int(row[1])
+            append.settled = True
         if last is not None:
             self._on_commit(int(last))
 
@@ -261,17 +280,36 @@ class GroupCommitter:
             except psycopg.IntegrityError:
                 self._rollback(connection)
                 append.stream_version = None  # collided: the stream moved
-                append.done.set()
+                append.settled = True
                 continue
             except psycopg.Error as error:
                 self._rollback(connection)
                 append.error = error
-                append.done.set()
+                append.settled = True
                 continue
             self._finish(connection, [append], rows)
-            append.done.set()
 
     @staticmethod
     def _rollback(connection: psycopg.Connection[Any]) -> None:
         if not connection.broken and not connection.closed:
             connection.rollback()
+
+
+def _answer(batch: Sequence[Append]) -> None:
+    """Wake every caller of ``batch``: threads by their event, coroutines by
+    one callback per event loop for all of its futures."""
+    waiting: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
+    for append in batch:
+        append.done.set()
+        if append.future is not None:
+            waiting.setdefault(append.future.get_loop(), []).append(append.future)
+    for loop, futures in waiting.items():
+        # RuntimeError: the loop closed, so nobody awaits these any more.
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(_resolve, futures)
+
+
+def _resolve(futures: list[asyncio.Future[None]]) -> None:
+    for future in futures:
+        if not future.done():  # a cancelled caller left its future done
+            future.set_result(None)

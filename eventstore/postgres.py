@@ -21,6 +21,7 @@ appends made while it was away still wake the waiters.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import select
 import socket
@@ -160,6 +161,34 @@ class PostgresEventStore(SQLAlchemyEventStore):
         See :meth:`EventStore.append`; the logged command's outcome gets the
         versions this append wrote.
         """
+        pending = self._pending(game_id, expected_version, events, command)
+        self._group_committer().append(pending)
+        return self._concluded(pending, command)
+
+    async def append_async(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command: NewCommand | None = None,
+    ) -> AppendResult:
+        """:meth:`append` awaited on the caller's event loop: no thread waits
+        for the commit. Only an append that wrote nothing needs reads to
+        say why, and those run in the loop's default executor."""
+        pending = self._pending(game_id, expected_version, events, command)
+        await self._group_committer().append_async(pending)
+        if pending.error is None and pending.last_position is not None:
+            return self._concluded(pending, command)
+        return await asyncio.to_thread(self._concluded, pending, command)
+
+    @staticmethod
+    def _pending(
+        game_id: str,
+        expected_version: int,
+        events: Sequence[NewEvent],
+        command: NewCommand | None,
+    ) -> Append:
+        """The append as the group committer takes it."""
         if not events:
             raise ValueError("an append needs at least one event")
         if expected_version < 0:
@@ -182,7 +211,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
                 "error_reason": outcome.error_reason,
                 "error_message": outcome.error_message,
             }
-        pending = Append(
+        return Append(
             game_id=game_id,
             expected_version=expected_version,
             count=len(events),
@@ -192,7 +221,12 @@ class PostgresEventStore(SQLAlchemyEventStore):
             recorded_at=utc_now(),
             command=logged,
         )
-        self._group_committer().append(pending)
+
+    def _concluded(self, pending: Append, command: NewCommand | None) -> AppendResult:
+        """The result of an answered append, or the error that says why it
+        wrote nothing."""
+        game_id = pending.game_id
+        expected_version = pending.expected_version
         if pending.error is not None:
             error = _unavailable(pending.error)
             if error is pending.error:
@@ -200,8 +234,8 @@ class PostgresEventStore(SQLAlchemyEventStore):
             raise error from pending.error
         if pending.last_position is not None:
             return AppendResult(
-                first_version,
-                last_version,
+                expected_version + 1,
+                expected_version + pending.count,
                 pending.last_position,
                 pending.recorded_at,
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import random
 import threading
@@ -514,6 +515,58 @@ def test_racing_retries_of_one_command_append_once(store: EventStore) -> None:
 
     assert _race(5, send) == ["appended"] + ["duplicate"] * 4
     assert store.stream_version(game) == 2
+
+
+# -- appending from an event loop -------------------------------------------
+
+
+def test_append_async_appends_like_append(store: EventStore) -> None:
+    game = new_game()
+
+    result = asyncio.run(store.append_async(game, 0, numbered(2), command("a-1")))
+
+    assert (result.first_version, result.last_version) == (1, 2)
+    stored = store.read_stream(game)
+    assert [e.data for e in stored] == [{"n": 1}, {"n": 2}]
+    assert result.last_position == stored[-1].position
+    record = store.find_command(game, "a-1")
+    assert record is not None and record.outcome == CommandOutcome(1, 2)
+
+
+def test_append_async_raises_what_append_raises(store: EventStore) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(2), command("first"))
+
+    with pytest.raises(ConcurrencyError) as stale:
+        asyncio.run(store.append_async(game, 1, numbered(1)))
+    with pytest.raises(DuplicateCommand) as repeated:
+        asyncio.run(store.append_async(game, 2, numbered(1), command("first")))
+
+    assert stale.value.actual == 2
+    assert repeated.value.record.outcome == CommandOutcome(1, 2)
+    assert store.stream_version(game) == 2
+
+
+def test_concurrent_async_appends_from_one_version_one_wins(store: EventStore) -> None:
+    games = [new_game() for _ in range(8)]
+
+    async def race() -> list[str]:
+        async def one(game: str, n: int) -> str:
+            try:
+                await store.append_async(game, 0, numbered(1, start=n))
+            except ConcurrencyError:
+                return "conflict"
+            return "appended"
+
+        return await asyncio.gather(*(one(g, n) for g in games for n in range(3)))
+
+    outcomes = asyncio.run(race())
+
+    assert outcomes.count("appended") == len(games)
+    for game in games:
+        assert store.stream_version(game) == 1
+    positions = [e.position for e in store.read_all(0, 100)]
+    assert positions == sorted(positions) and len(set(positions)) == len(games)
 
 
 def test_a_rejection_is_logged_once_and_answers_every_retry(store: EventStore) -> None:
