@@ -149,12 +149,16 @@ class StrataClient:
         command: pb.GameCommand,
         command_id: str = "",
         expected_version: int | None = None,
+        include_legal_actions: bool = False,
     ) -> pb.SubmitCommandResponse:
+        """Send a command; ``include_legal_actions`` also asks for the
+        caller's legal actions after it (one call per move)."""
         request = pb.SubmitCommandRequest(
             game_id=game_id,
             seat=seat,
             command_id=command_id or uuid.uuid4().hex,
             command=command,
+            include_legal_actions=include_legal_actions,
         )
         if expected_version is not None:
             request.expected_version = expected_version

@@ -8,6 +8,7 @@ optimistic concurrency and logs commands for idempotency.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import hashlib
 import hmac
@@ -119,6 +120,25 @@ class Submitted:
     version: int
     events: list[tuple[RecordedEvent, Any]]
     duplicate: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class _Attempt:
+    """A command decided on one state: the append it makes."""
+
+    version: int
+    events: list[Any]
+    new_events: list[NewEvent]
+    command: NewCommand
+
+
+def _payload(seat: int, command: Any) -> dict[str, Any]:
+    """A game command as its command log entry keeps it."""
+    return {
+        "seat": seat,
+        "type": type(command).__name__,
+        "command": codec.encode(command),
+    }
 
 
 class GameApp:
@@ -347,6 +367,128 @@ class GameApp:
         expected_version: int | None = None,
     ) -> Submitted:
         """Decide and append one game command, idempotently by ``command_id``."""
+        self._check_command(caller, command_id)
+        # Decide on the cached state without asking the store whether it is
+        # current: the append checks the version anyway, and a stale state
+        # costs a conflict and a retry. Only an answer that is not an append
+        # (a refusal, a seat or version mismatch) is first checked against
+        # the store's latest state, and against the command log.
+        loaded, fresh = self._load_for_command(game_id)
+        for _ in range(MAX_RETRIES):
+            try:
+                attempt = self._attempt(
+                    caller, loaded, seat, command_id, command, expected_version
+                )
+            except (PermissionDenied, Aborted):
+                if not fresh:
+                    loaded, fresh = self.load(game_id), True
+                    continue
+                previous = self.store.find_command(game_id, command_id)
+                if previous is not None:
+                    return self._replayed(caller, game_id, previous.outcome)
+                raise
+            except DomainError as error:
+                if not fresh:
+                    loaded, fresh = self.load(game_id), True
+                    continue
+                state = loaded.state
+                refusal = CommandOutcome(
+                    error_kind=type(error).__name__,
+                    error_reason=error.reason,
+                    error_message=error.message,
+                )
+                record = self.store.record_rejection(
+                    game_id,
+                    NewCommand(
+                        command_id,
+                        self._actor(caller, state, seat),
+                        _payload(seat, command),
+                        refusal,
+                        state.version,
+                    ),
+                )
+                if record.outcome != refusal:
+                    # A concurrent try of this command id was logged first
+                    # (accepted, or refused on another version): its outcome
+                    # is the answer, for this try as for every later one.
+                    return self._replayed(caller, game_id, record.outcome)
+                raise
+            try:
+                result = self.store.append(
+                    game_id, attempt.version, attempt.new_events, attempt.command
+                )
+            except DuplicateCommand as duplicate:
+                return self._replayed(caller, game_id, duplicate.record.outcome)
+            except ConcurrencyError:
+                if expected_version is not None:
+                    # The stores answer a logged command id with
+                    # DuplicateCommand even on a conflict; asked again here
+                    # so that no store can turn another try's success into
+                    # ABORTED.
+                    previous = self.store.find_command(game_id, command_id)
+                    if previous is not None:
+                        return self._replayed(caller, game_id, previous.outcome)
+                    raise Aborted(
+                        "VERSION_MISMATCH", "The game changed; reload and retry."
+                    ) from None
+                loaded, fresh = self.load(game_id), True
+                continue
+            submitted, snapshot = self._accepted(
+                caller, game_id, loaded, attempt, result
+            )
+            if snapshot is not None:
+                self.store.save_snapshot(snapshot)
+            return submitted
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    async def submit_async(
+        self,
+        caller: Caller,
+        game_id: str,
+        seat: int,
+        command_id: str,
+        command: Any,
+        expected_version: int | None = None,
+    ) -> Submitted:
+        """:meth:`submit` for a caller on an event loop.
+
+        The common case runs on the loop: a command decided on the cached
+        state and appended with :meth:`EventStore.append_async`, so no thread
+        waits for the commit. Anything else (no cached state, a refusal, a
+        seat or version mismatch, a conflict, a command id seen before)
+        starts over in :meth:`submit` on a worker thread, whose answer is
+        the answer: the same one :meth:`submit` would have given.
+        """
+        self._check_command(caller, command_id)
+
+        def slowly() -> Submitted:
+            return self.submit(
+                caller, game_id, seat, command_id, command, expected_version
+            )
+
+        loaded = self.cached(game_id)
+        if loaded is None:
+            return await asyncio.to_thread(slowly)
+        try:
+            attempt = self._attempt(
+                caller, loaded, seat, command_id, command, expected_version
+            )
+        except (PermissionDenied, Aborted, DomainError):
+            return await asyncio.to_thread(slowly)
+        try:
+            result = await self.store.append_async(
+                game_id, attempt.version, attempt.new_events, attempt.command
+            )
+        except (ConcurrencyError, DuplicateCommand):
+            return await asyncio.to_thread(slowly)
+        submitted, snapshot = self._accepted(caller, game_id, loaded, attempt, result)
+        if snapshot is not None:
+            await asyncio.to_thread(self.store.save_snapshot, snapshot)
+        return submitted
+
+    @staticmethod
+    def _check_command(caller: Caller, command_id: str) -> None:
+        """Refuse a command id or a caller no command can have."""
         if not 1 <= len(command_id) <= MAX_COMMAND_ID:
             raise InvalidArgument(
                 "COMMAND_ID_INVALID",
@@ -365,109 +507,81 @@ class GameApp:
             raise Unauthenticated(
                 "TOKEN_REQUIRED", "Send your seat token as `authorization: Bearer …`."
             )
-        # Decide on the cached state without asking the store whether it is
-        # current: the append checks the version anyway, and a stale state
-        # costs a conflict and a retry. Only an answer that is not an append
-        # (a refusal, a seat or version mismatch) is first checked against
-        # the store's latest state, and against the command log.
-        loaded, fresh = self._load_for_command(game_id)
-        for _ in range(MAX_RETRIES):
-            state = loaded.state
-            mismatch: Exception | None = None
-            if not caller.admin and seat not in self._acts_for(caller, state):
-                mismatch = PermissionDenied(
-                    "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
-                )
-            elif expected_version is not None and expected_version != state.version:
-                mismatch = Aborted(
-                    "VERSION_MISMATCH",
-                    f"The game is at version {state.version}, not {expected_version}.",
-                )
-            if mismatch is not None:
-                if not fresh:
-                    loaded, fresh = self.load(game_id), True
-                    continue
-                previous = self.store.find_command(game_id, command_id)
-                if previous is not None:
-                    return self._replayed(caller, game_id, previous.outcome)
-                raise mismatch
-            payload = {
-                "seat": seat,
-                "type": type(command).__name__,
-                "command": codec.encode(command),
-            }
-            actor = self._actor(caller, state, seat)
-            try:
-                events = loaded.session.play(
-                    state, seat, command, Rng(state.config.seed, state.version)
-                )
-            except DomainError as error:
-                if not fresh:
-                    loaded, fresh = self.load(game_id), True
-                    continue
-                refusal = CommandOutcome(
-                    error_kind=type(error).__name__,
-                    error_reason=error.reason,
-                    error_message=error.message,
-                )
-                record = self.store.record_rejection(
-                    game_id,
-                    NewCommand(command_id, actor, payload, refusal, state.version),
-                )
-                if record.outcome != refusal:
-                    # A concurrent try of this command id was logged first
-                    # (accepted, or refused on another version): its outcome
-                    # is the answer, for this try as for every later one.
-                    return self._replayed(caller, game_id, record.outcome)
-                raise
-            outcome = CommandOutcome(
-                first_version=state.version + 1,
-                last_version=state.version + len(events),
+
+    def _attempt(
+        self,
+        caller: Caller,
+        loaded: Loaded,
+        seat: int,
+        command_id: str,
+        command: Any,
+        expected_version: int | None,
+    ) -> _Attempt:
+        """Decide ``command`` on ``loaded``: the append it makes. Raises
+        PermissionDenied (NOT_YOUR_SEAT) or Aborted (VERSION_MISMATCH) when
+        the command does not fit this state, the rules' DomainError when
+        they refuse it."""
+        state = loaded.state
+        if not caller.admin and seat not in self._acts_for(caller, state):
+            raise PermissionDenied(
+                "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
             )
-            new_events = [self._new_event(e) for e in events]
-            try:
-                result = self.store.append(
-                    game_id,
-                    state.version,
-                    new_events,
-                    NewCommand(command_id, actor, payload, outcome, state.version),
-                )
-            except DuplicateCommand as duplicate:
-                return self._replayed(caller, game_id, duplicate.record.outcome)
-            except ConcurrencyError:
-                if expected_version is not None:
-                    # The stores answer a logged command id with
-                    # DuplicateCommand even on a conflict; asked again here
-                    # so that no store can turn another try's success into
-                    # ABORTED.
-                    previous = self.store.find_command(game_id, command_id)
-                    if previous is not None:
-                        return self._replayed(caller, game_id, previous.outcome)
-                    raise Aborted(
-                        "VERSION_MISMATCH", "The game changed; reload and retry."
-                    ) from None
-                loaded, fresh = self.load(game_id), True
-                continue
-            new_state = self._after_append(
-                game_id, loaded, events, outcome.last_version
+        if expected_version is not None and expected_version != state.version:
+            raise Aborted(
+                "VERSION_MISMATCH",
+                f"The game is at version {state.version}, not {expected_version}.",
             )
-            viewer = caller.viewer(new_state)
-            recorded = self._recorded(game_id, new_events, result)
-            return Submitted(
-                outcome.last_version,
-                [
-                    (r, loaded.session.redact(e, viewer))
-                    for r, e in zip(recorded, events, strict=True)
-                ],
-                False,
-            )
-        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+        events = loaded.session.play(
+            state, seat, command, Rng(state.config.seed, state.version)
+        )
+        outcome = CommandOutcome(
+            first_version=state.version + 1,
+            last_version=state.version + len(events),
+        )
+        logged = NewCommand(
+            command_id,
+            self._actor(caller, state, seat),
+            _payload(seat, command),
+            outcome,
+            state.version,
+        )
+        return _Attempt(
+            state.version, events, [self._new_event(e) for e in events], logged
+        )
+
+    def _accepted(
+        self,
+        caller: Caller,
+        game_id: str,
+        loaded: Loaded,
+        attempt: _Attempt,
+        result: AppendResult,
+    ) -> tuple[Submitted, Snapshot | None]:
+        """The answer to an appended command, and the snapshot to save."""
+        new_state, snapshot = self._advance(
+            game_id, loaded, attempt.events, result.last_version
+        )
+        viewer = caller.viewer(new_state)
+        recorded = self._recorded(game_id, attempt.new_events, result)
+        submitted = Submitted(
+            result.last_version,
+            [
+                (r, loaded.session.redact(e, viewer))
+                for r, e in zip(recorded, attempt.events, strict=True)
+            ],
+            False,
+        )
+        return submitted, snapshot
+
+    def cached(self, game_id: str) -> Loaded | None:
+        """The game's cached state, if any (not checked against the store)."""
+        with self._cache_lock:
+            return self._cache.get(game_id)
 
     def _load_for_command(self, game_id: str) -> tuple[Loaded, bool]:
         """The cached state (not checked against the store), else a fresh
         load; and whether it is fresh."""
-        with self._cache_lock:
-            loaded = self._cache.get(game_id)
+        loaded = self.cached(game_id)
         if loaded is not None:
             return loaded, False
         return self.load(game_id), True
@@ -519,20 +633,29 @@ class GameApp:
         self, game_id: str, loaded: Loaded, events: list[Any], version: int
     ) -> SessionState[Any]:
         """Cache the new state; snapshot it every SNAPSHOT_EVERY versions."""
+        state, snapshot = self._advance(game_id, loaded, events, version)
+        if snapshot is not None:
+            self.store.save_snapshot(snapshot)
+        return state
+
+    def _advance(
+        self, game_id: str, loaded: Loaded, events: list[Any], version: int
+    ) -> tuple[SessionState[Any], Snapshot | None]:
+        """Fold and cache the appended ``events``; the state, and the
+        snapshot to save when it crossed a multiple of SNAPSHOT_EVERY."""
         state = loaded.session.fold(events, loaded.state)
         if state.version != version:
             raise RuntimeError(f"folded to {state.version}, stored {version}")
         self._remember(game_id, dataclasses.replace(loaded, state=state))
+        snapshot = None
         if version // SNAPSHOT_EVERY > loaded.state.version // SNAPSHOT_EVERY:
-            self.store.save_snapshot(
-                Snapshot(
-                    game_id,
-                    version,
-                    self._snapshot_schema(loaded.session),
-                    loaded.session.encode_state(state),
-                )
+            snapshot = Snapshot(
+                game_id,
+                version,
+                self._snapshot_schema(loaded.session),
+                loaded.session.encode_state(state),
             )
-        return state
+        return state, snapshot
 
     @staticmethod
     def _new_event(event: Any) -> NewEvent:
@@ -643,10 +766,19 @@ class GameApp:
     # -- looking ----------------------------------------------------------------
 
     def legal_actions(
-        self, caller: Caller, game_id: str, seat: int | None
+        self, caller: Caller, game_id: str, seat: int | None, refresh: bool = True
     ) -> tuple[Loaded, list[tuple[int, Any]]]:
-        """The caller's seats' legal commands now."""
-        loaded = self.load(game_id)
+        """The caller's seats' legal commands now (``refresh=False``: on the
+        cached state, without asking the store for newer events)."""
+        loaded = self.load(game_id, refresh)
+        return loaded, self.actions_of(caller, loaded, seat)
+
+    @staticmethod
+    def actions_of(
+        caller: Caller, loaded: Loaded, seat: int | None = None
+    ) -> list[tuple[int, Any]]:
+        """The legal commands of the caller's seats (or of ``seat``) in
+        ``loaded``."""
         viewer = caller.viewer(loaded.state)
         seats: list[int] = (
             list(range(len(loaded.state.seats)))
@@ -659,12 +791,11 @@ class GameApp:
                     "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
                 )
             seats = [seat]
-        actions = [
+        return [
             (s, command)
             for s in seats
             for command in loaded.session.legal_actions(loaded.state, s)
         ]
-        return loaded, actions
 
     def watch(
         self,

@@ -1,19 +1,35 @@
 """Cross-cutting concerns of every RPC, in one place.
 
-:class:`ErrorsAndLogging` gives each call a request id, binds it (and the
-game id, when the request has one) to the structlog context, logs one line
-per call, and turns any error into a gRPC status via
-:func:`service.errors.classify` — the single mapping from errors to codes.
-Anything unclassified is a bug: it is logged with its traceback and answered
-INTERNAL without details.
+The server is a ``grpc.aio`` server: handlers that are coroutines run on its
+event loop; plain functions and generators (most of the servicers: they call
+the synchronous store) run in a worker thread pool. Three interceptors wrap
+every handler, outermost first:
+
+- :class:`ErrorsAndLogging` gives each call a request id, binds it (and the
+  game id, when the request has one) to the structlog context, logs one line
+  per call, and turns any error into a gRPC status via
+  :func:`service.errors.classify`, the single mapping from errors to codes.
+  Anything unclassified is a bug: it is logged with its traceback and
+  answered INTERNAL without details.
+- :class:`service.limits.Limits`: rate, concurrency and size limits.
+- :class:`InThreads` turns a synchronous handler into a coroutine that runs
+  it in the pool, handing it a :class:`ThreadContext` (the part of the call's
+  context a thread may use).
+
+Each interceptor wraps a method's handler once and reuses the wrapper: the
+wrappers hold nothing of a single call.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from concurrent.futures import Executor
+from typing import Any, TypeAlias
 
 import grpc
 import structlog
@@ -23,79 +39,134 @@ from service.errors import classify, to_status
 
 log = structlog.get_logger("strata.rpc")
 
-
-def _abort(context: grpc.ServicerContext, error: BaseException, method: str) -> None:
-    classified = classify(error)
-    if classified is None:
-        log.exception("rpc.internal_error", method=method)
-        context.abort(grpc.StatusCode.INTERNAL, "internal error")
-        return
-    code, reason, message, field = classified
-    log.info("rpc.refused", method=method, code=code.name, reason=reason)
-    context.abort_with_status(
-        rpc_status.to_status(to_status(code, reason, message, field))
-    )
+Continuation: TypeAlias = Callable[
+    [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]
+]
+AioContext: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
 
-class ErrorsAndLogging(grpc.ServerInterceptor):  # type: ignore[misc]
-    """Request ids, structured logs and error mapping for every RPC."""
+class HandlerWrapper(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """An interceptor that wraps the handlers of Strata's methods (or of
+    every method), once per method."""
 
-    def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler],
-        handler_call_details: grpc.HandlerCallDetails,
+    #: Only methods of the ``strata.*`` services (health and reflection are
+    #: left alone).
+    strata_only = True
+
+    def __init__(self) -> None:
+        self._wrapped: dict[
+            str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]
+        ] = {}
+
+    async def intercept_service(
+        self, continuation: Continuation, details: grpc.HandlerCallDetails
     ) -> grpc.RpcMethodHandler:
-        handler = continuation(handler_call_details)
-        if handler is None:
-            return None
-        method = handler_call_details.method
-        if not method.startswith("/strata."):
+        handler = await continuation(details)
+        method: str = details.method
+        if handler is None or (self.strata_only and not method.startswith("/strata.")):
             return handler
+        known = self._wrapped.get(method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        wrapped = self.wrap(method, handler)
+        self._wrapped[method] = (handler, wrapped)
+        return wrapped
+
+    def wrap(
+        self, method: str, handler: grpc.RpcMethodHandler
+    ) -> grpc.RpcMethodHandler:
         if handler.unary_unary is not None:
-            inner_unary = handler.unary_unary
-
-            def unary(request: Any, context: grpc.ServicerContext) -> Any:
-                with _bound(request, context, method) as started:
-                    try:
-                        response = inner_unary(request, context)
-                    except Exception as error:
-                        _abort(context, error, method)
-                        raise
-                    log.debug("rpc.ok", method=method, ms=_ms(started))
-                    return response
-
             return grpc.unary_unary_rpc_method_handler(
-                unary,
-                request_deserializer=handler.request_deserializer,
+                self.unary(method, handler.unary_unary),
+                request_deserializer=self.deserializer(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
-
-            def stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                with _bound(request, context, method):
-                    try:
-                        yield from inner_stream(request, context)
-                    except Exception as error:
-                        _abort(context, error, method)
-                        raise
-
             return grpc.unary_stream_rpc_method_handler(
-                stream,
-                request_deserializer=handler.request_deserializer,
+                self.stream(method, handler.unary_stream),
+                request_deserializer=self.deserializer(handler.request_deserializer),
                 response_serializer=handler.response_serializer,
             )
-        return handler
+        return handler  # no Strata method streams its requests
+
+    def deserializer(
+        self, deserialize: Callable[[bytes], Any] | None
+    ) -> Callable[[bytes], Any] | None:
+        return deserialize
+
+    def unary(
+        self, method: str, inner: Callable[..., Any]
+    ) -> Callable[[Any, AioContext], Awaitable[Any]]:
+        raise NotImplementedError
+
+    def stream(
+        self, method: str, inner: Callable[..., Any]
+    ) -> Callable[[Any, AioContext], AsyncIterator[Any]]:
+        raise NotImplementedError
+
+
+# -- errors and logging -----------------------------------------------------------
+
+
+async def _abort(context: AioContext, error: BaseException, method: str) -> None:
+    classified = classify(error)
+    if classified is None:
+        log.error("rpc.internal_error", method=method, exc_info=error)
+        await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+        return
+    code, reason, message, field = classified
+    log.info("rpc.refused", method=method, code=code.name, reason=reason)
+    status = rpc_status.to_status(to_status(code, reason, message, field))
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+class ErrorsAndLogging(HandlerWrapper):
+    """Request ids, structured logs and error mapping for every RPC."""
+
+    def unary(
+        self, method: str, inner: Callable[..., Any]
+    ) -> Callable[[Any, AioContext], Awaitable[Any]]:
+        async def unary(request: Any, context: AioContext) -> Any:
+            with _bound(request, context, method) as started:
+                try:
+                    response = await inner(request, context)
+                except grpc.aio.AbortError:
+                    raise
+                except Exception as error:
+                    await _abort(context, error, method)
+                    raise
+                log.debug("rpc.ok", method=method, ms=_ms(started))
+                return response
+
+        return unary
+
+    def stream(
+        self, method: str, inner: Callable[..., Any]
+    ) -> Callable[[Any, AioContext], AsyncIterator[Any]]:
+        async def stream(request: Any, context: AioContext) -> AsyncIterator[Any]:
+            with _bound(request, context, method):
+                try:
+                    async for response in inner(request, context):
+                        yield response
+                except grpc.aio.AbortError:
+                    raise
+                except Exception as error:
+                    await _abort(context, error, method)
+                    raise
+
+        return stream
 
 
 class _bound:
-    """Bind request id, method and game id to the log context of this call."""
+    """Bind request id, method and game id to the log context of this call
+    (context variables: each call's task has its own)."""
 
-    def __init__(
-        self, request: Any, context: grpc.ServicerContext, method: str
-    ) -> None:
-        metadata = dict(context.invocation_metadata() or ())
-        self.request_id = str(metadata.get("x-request-id") or uuid.uuid4().hex)
+    def __init__(self, request: Any, context: AioContext, method: str) -> None:
+        self.request_id = ""
+        for key, value in context.invocation_metadata() or ():
+            if key == "x-request-id":
+                self.request_id = str(value)
+        self.request_id = self.request_id or uuid.uuid4().hex
         self.game_id = getattr(request, "game_id", "") or ""
         self.method = method
 
@@ -112,3 +183,132 @@ class _bound:
 
 def _ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 2)
+
+
+# -- synchronous handlers in threads ----------------------------------------------
+
+
+class ThreadContext:
+    """What a synchronous handler, running in a worker thread, may use of
+    its call's context: the metadata, the peer, the deadline, whether the
+    call is still wanted, and callbacks run when it ends."""
+
+    def __init__(self, context: AioContext) -> None:
+        self._context = context
+        self._callbacks: list[Callable[[], object]] = []
+        self._ended = False
+        self._lock = threading.Lock()
+
+    def invocation_metadata(self) -> Any:
+        return self._context.invocation_metadata()
+
+    def peer(self) -> str:
+        return str(self._context.peer())
+
+    def time_remaining(self) -> float | None:
+        remaining = self._context.time_remaining()
+        return None if remaining is None else float(remaining)
+
+    def is_active(self) -> bool:
+        with self._lock:
+            return not self._ended
+
+    def add_callback(self, callback: Callable[[], object]) -> bool:
+        """Run ``callback`` when the call ends (at once if it has)."""
+        with self._lock:
+            if not self._ended:
+                self._callbacks.append(callback)
+                return True
+        callback()
+        return True
+
+    def end(self) -> None:
+        with self._lock:
+            self._ended = True
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+
+_END = object()
+
+
+class InThreads(HandlerWrapper):
+    """Runs synchronous handlers (of every service) in ``pool``; coroutine
+    handlers are left to the event loop."""
+
+    strata_only = False
+
+    def __init__(self, pool: Executor) -> None:
+        super().__init__()
+        self.pool = pool
+
+    def wrap(
+        self, method: str, handler: grpc.RpcMethodHandler
+    ) -> grpc.RpcMethodHandler:
+        behaviour = handler.unary_unary or handler.unary_stream
+        if inspect.iscoroutinefunction(behaviour) or inspect.isasyncgenfunction(
+            behaviour
+        ):
+            return handler
+        return super().wrap(method, handler)
+
+    def unary(
+        self, method: str, inner: Callable[..., Any]
+    ) -> Callable[[Any, AioContext], Awaitable[Any]]:
+        pool = self.pool
+
+        async def unary(request: Any, context: AioContext) -> Any:
+            thread_context = ThreadContext(context)
+            loop = asyncio.get_running_loop()
+            try:
+                return await loop.run_in_executor(pool, inner, request, thread_context)
+            finally:
+                thread_context.end()
+
+        return unary
+
+    def stream(
+        self, method: str, inner: Callable[..., Any]
+    ) -> Callable[[Any, AioContext], AsyncIterator[Any]]:
+        pool = self.pool
+
+        async def stream(request: Any, context: AioContext) -> AsyncIterator[Any]:
+            thread_context = ThreadContext(context)
+            responses = _Responses(lambda: inner(request, thread_context))
+            loop = asyncio.get_running_loop()
+            try:
+                while True:
+                    response = await loop.run_in_executor(pool, responses.next)
+                    if response is _END:
+                        return
+                    yield response
+            finally:
+                # Wake a handler waiting for events (WatchGame's stop), then
+                # let its generator clean up in a thread of its own.
+                thread_context.end()
+                pool.submit(responses.close)
+
+        return stream
+
+
+class _Responses:
+    """A synchronous handler's responses, made and stepped in worker
+    threads, one step at a time, and closed after the last."""
+
+    def __init__(self, start: Callable[[], Iterator[Any]]) -> None:
+        self._start = start
+        self._responses: Iterator[Any] | None = None
+        self._lock = threading.Lock()
+
+    def next(self) -> Any:
+        with self._lock:
+            if self._responses is None:
+                self._responses = iter(self._start())
+            return next(self._responses, _END)
+
+    def close(self) -> None:
+        with self._lock:
+            close = getattr(self._responses, "close", None)
+            if close is not None:
+                close()

@@ -29,18 +29,19 @@ import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError
 
 from service.errors import AppError, InvalidArgument, ResourceExhausted
+from service.interceptors import AioContext, HandlerWrapper
 
 DEFAULT_RATE_PER_PEER = 500.0
 DEFAULT_RATE_PER_GAME = 250.0
 DEFAULT_BURST_SECONDS = 2.0
-DEFAULT_MAX_CALLS_PER_PEER = 16
+DEFAULT_MAX_CALLS_PER_PEER = 64
 DEFAULT_MAX_REQUEST_BYTES = 64 * 1024
 
 #: Idle buckets are forgotten once there are more than this many.
@@ -138,10 +139,11 @@ class _Malformed:
         self.error = error
 
 
-class Limits(grpc.ServerInterceptor):  # type: ignore[misc]
+class Limits(HandlerWrapper):
     """Rate, concurrency and size limits per connection and per game."""
 
     def __init__(self, settings: LimitSettings | None = None) -> None:
+        super().__init__()
         self.settings = settings or LimitSettings()
         burst = self.settings.burst_seconds
         self.peers = TokenBuckets(
@@ -162,46 +164,34 @@ class Limits(grpc.ServerInterceptor):  # type: ignore[misc]
 
     # -- the interceptor ----------------------------------------------------
 
-    def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = continuation(handler_call_details)
-        if handler is None or not handler_call_details.method.startswith("/strata."):
-            return handler
-        deserialize = _tolerant(handler.request_deserializer)
-        if handler.unary_unary is not None:
-            inner_unary = handler.unary_unary
+    def deserializer(
+        self, deserialize: Callable[[bytes], Any] | None
+    ) -> Callable[[bytes], Any] | None:
+        return _tolerant(deserialize)
 
-            def unary(request: Any, context: grpc.ServicerContext) -> Any:
-                with self._admitted(request, context):
-                    return inner_unary(request, context)
+    def unary(
+        self, method: str, inner: Callable[..., Any]
+    ) -> Callable[[Any, AioContext], Awaitable[Any]]:
+        async def unary(request: Any, context: AioContext) -> Any:
+            with self._admitted(request, context):
+                return await inner(request, context)
 
-            return grpc.unary_unary_rpc_method_handler(
-                unary,
-                request_deserializer=deserialize,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            inner_stream = handler.unary_stream
+        return unary
 
-            def stream(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
-                with self._admitted(request, context):
-                    for response in inner_stream(request, context):
-                        if not context.is_active() or _expired(context):
-                            return  # nobody is listening any more
-                        yield response
+    def stream(
+        self, method: str, inner: Callable[..., Any]
+    ) -> Callable[[Any, AioContext], AsyncIterator[Any]]:
+        async def stream(request: Any, context: AioContext) -> AsyncIterator[Any]:
+            with self._admitted(request, context):
+                async for response in inner(request, context):
+                    if context.done() or _expired(context):
+                        return  # nobody is listening any more
+                    yield response
 
-            return grpc.unary_stream_rpc_method_handler(
-                stream,
-                request_deserializer=deserialize,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+        return stream
 
-    def _admitted(self, request: Any, context: grpc.ServicerContext) -> _Admission:
-        if _expired(context) or not context.is_active():
+    def _admitted(self, request: Any, context: AioContext) -> _Admission:
+        if _expired(context) or context.done():
             # Queued behind other calls until its client gave up: working on
             # it now would only delay the calls that can still be answered.
             raise DeadlinePassed(
@@ -262,7 +252,7 @@ class _Admission:
                 del self.limits._in_flight[self.peer]
 
 
-def _expired(context: grpc.ServicerContext) -> bool:
+def _expired(context: AioContext) -> bool:
     remaining = context.time_remaining()
     return remaining is not None and remaining <= 0
 

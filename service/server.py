@@ -7,6 +7,7 @@ checking and reflection, and binds a port (0 picks a free one, for tests).
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import signal
@@ -33,7 +34,7 @@ from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
 from service.bots import BotRunner
 from service.config import Config
-from service.interceptors import ErrorsAndLogging
+from service.interceptors import ErrorsAndLogging, InThreads
 from service.limits import Limits, LimitSettings
 from service.projections import GameListProjection
 from service.servicer import GameServicer
@@ -66,21 +67,34 @@ def configure_logging(level: str = "info") -> None:
 
 @dataclass
 class Running:
-    """A started server with the port it listens on."""
+    """A started server with the port it listens on.
 
-    server: grpc.Server
+    The server is a ``grpc.aio`` server on an event loop of its own thread;
+    synchronous handlers run in ``pool`` (the loop's default executor too).
+    """
+
+    server: grpc.aio.Server
     port: int
     app: GameApp
-    health: health.HealthServicer
+    health: health.aio.HealthServicer
+    loop: asyncio.AbstractEventLoop
+    loop_thread: threading.Thread
+    pool: futures.ThreadPoolExecutor
     projection: GameListProjection | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
     def stop(self, grace: float = 5.0) -> None:
         """Refuse new calls, let running ones finish within ``grace``."""
-        self.health.enter_graceful_shutdown()
         self.stopping.set()
-        self.server.stop(grace).wait()
+
+        async def stop() -> None:
+            await self.health.enter_graceful_shutdown()
+            await self.server.stop(grace)
+
+        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(grace + 30)
+        _end_loop(self.loop, self.loop_thread)
+        self.pool.shutdown(wait=False, cancel_futures=True)
         for thread in self.background:
             thread.join(timeout=5)
 
@@ -99,40 +113,63 @@ def create_server(
     projection = (
         GameListProjection(store) if isinstance(store, SQLAlchemyEventStore) else None
     )
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc"),
-        interceptors=[ErrorsAndLogging(), Limits(limits)],
-        options=[
-            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-            ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
-            ("grpc.so_reuseport", 0),
-        ],
-        maximum_concurrent_rpcs=workers * 8,
+    pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc")
+    loop = asyncio.new_event_loop()
+    loop.set_default_executor(pool)
+    loop_thread = threading.Thread(
+        target=loop.run_forever, name="strata-grpc", daemon=True
     )
-    pb_grpc.add_GameServiceServicer_to_server(GameServicer(app, projection), server)
-    admin_grpc.add_AdminServiceServicer_to_server(AdminServicer(app), server)
-    integration_grpc.add_IntegrationServiceServicer_to_server(
-        IntegrationServicer(app, projection, integration_tokens), server
+    loop_thread.start()
+
+    async def start() -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+        server = grpc.aio.server(
+            interceptors=[ErrorsAndLogging(), Limits(limits), InThreads(pool)],
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
+                ("grpc.so_reuseport", 0),
+            ],
+            maximum_concurrent_rpcs=workers * 8,
+        )
+        pb_grpc.add_GameServiceServicer_to_server(GameServicer(app, projection), server)
+        admin_grpc.add_AdminServiceServicer_to_server(AdminServicer(app), server)
+        integration_grpc.add_IntegrationServiceServicer_to_server(
+            IntegrationServicer(app, projection, integration_tokens), server
+        )
+        health_servicer = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        reflection.enable_server_reflection(
+            (
+                SERVICE_NAME,
+                ADMIN_SERVICE_NAME,
+                INTEGRATION_SERVICE_NAME,
+                health.SERVICE_NAME,
+                reflection.SERVICE_NAME,
+            ),
+            server,
+        )
+        try:
+            bound = server.add_insecure_port(f"{host}:{port}")
+        except RuntimeError:
+            bound = 0
+        if bound == 0:
+            raise OSError(f"cannot bind {host}:{port}")
+        await server.start()
+        for name in ("", SERVICE_NAME):
+            await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        return server, bound, health_servicer
+
+    try:
+        server, bound, health_servicer = asyncio.run_coroutine_threadsafe(
+            start(), loop
+        ).result()
+    except BaseException:
+        _end_loop(loop, loop_thread)
+        pool.shutdown(wait=False)
+        raise
+    running = Running(
+        server, bound, app, health_servicer, loop, loop_thread, pool, projection
     )
-    health_servicer = health.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (
-            SERVICE_NAME,
-            ADMIN_SERVICE_NAME,
-            INTEGRATION_SERVICE_NAME,
-            health.SERVICE_NAME,
-            reflection.SERVICE_NAME,
-        ),
-        server,
-    )
-    bound = server.add_insecure_port(f"{host}:{port}")
-    if bound == 0:
-        raise OSError(f"cannot bind {host}:{port}")
-    server.start()
-    for name in ("", SERVICE_NAME):
-        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    running = Running(server, bound, app, health_servicer, projection)
     if projection is not None:
         thread = threading.Thread(
             target=projection.run_forever,
@@ -144,6 +181,13 @@ def create_server(
         running.background.append(thread)
     _start_bot_runner(running)
     return running
+
+
+def _end_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
+    loop.call_soon_threadsafe(loop.stop)
+    thread.join(timeout=10)
+    if not thread.is_alive():
+        loop.close()
 
 
 def _start_bot_runner(running: Running) -> None:

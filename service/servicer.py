@@ -6,6 +6,7 @@ metadata; everything else is :class:`service.application.GameApp`'s.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import importlib
 import threading
@@ -48,7 +49,9 @@ def game_module(game_type: str) -> ModuleType:
     return importlib.import_module(f"strata.v1.games.{game_type}_pb2")
 
 
-def bearer_token(context: grpc.ServicerContext) -> str:
+def bearer_token(
+    context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any],
+) -> str:
     """The token of `authorization: Bearer <token>`, or '' when absent."""
     for key, value in context.invocation_metadata() or ():
         if key == "authorization":
@@ -85,8 +88,17 @@ class GameServicer(pb_grpc.GameServiceServicer):
         self.app = app
         self.projection = projection
 
-    def _caller(self, context: grpc.ServicerContext) -> Caller:
+    def _caller(
+        self, context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any]
+    ) -> Caller:
         return self.app.caller(bearer_token(context))
+
+    async def _cached(self, game_id: str) -> Loaded:
+        """The game as cached (loaded in a worker thread when it is not)."""
+        loaded = self.app.cached(game_id)
+        if loaded is None:
+            loaded = await asyncio.to_thread(self.app.load, game_id, False)
+        return loaded
 
     # -- RPCs -----------------------------------------------------------------
 
@@ -158,31 +170,44 @@ class GameServicer(pb_grpc.GameServiceServicer):
         version = self.app.start_game(self._caller(context), request.game_id)
         return pb.StartGameResponse(version=version)
 
-    def SubmitCommand(
-        self, request: pb.SubmitCommandRequest, context: grpc.ServicerContext
+    async def SubmitCommand(
+        self,
+        request: pb.SubmitCommandRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
     ) -> pb.SubmitCommandResponse:
+        # On the event loop: the common case (a cached game, a command its
+        # rules accept) waits for its commit without a thread; everything
+        # else runs in a worker thread (GameApp.submit_async).
         caller = self._caller(context)
+        game_id = request.game_id
         # Only the game's rules are needed here (they never change): no
         # catch-up read; the application decides on the latest state.
-        loaded = self.app.load(request.game_id, refresh=False)
+        loaded = await self._cached(game_id)
         rules = loaded.rules
         message = _typed(request.command, rules.game_type, "command", "command")
         if message is None:
             raise InvalidArgument("COMMAND_REQUIRED", "No command given.", "command")
         command = protomap.from_proto(message, rules.command_types, "command")
-        submitted = self.app.submit(
+        submitted = await self.app.submit_async(
             caller,
-            request.game_id,
+            game_id,
             request.seat,
             request.command_id,
             command,
             request.expected_version if request.HasField("expected_version") else None,
         )
-        return pb.SubmitCommandResponse(
+        response = pb.SubmitCommandResponse(
             version=submitted.version,
             duplicate=submitted.duplicate,
             events=[event_to_proto(loaded.session, r, e) for r, e in submitted.events],
         )
+        if request.include_legal_actions:
+            current = await self._cached(game_id)
+            response.legal_actions_version = current.state.version
+            response.legal_actions.extend(
+                actions_to_proto(current, self.app.actions_of(caller, current))
+            )
+        return response
 
     def GetGame(
         self, request: pb.GetGameRequest, context: grpc.ServicerContext
@@ -206,16 +231,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
         loaded, actions = self.app.legal_actions(
             caller, request.game_id, request.seat if request.HasField("seat") else None
         )
-        out = []
-        for seat, command in actions:
-            game_command = pb.GameCommand()
-            protomap.to_proto(command, getattr(game_command, loaded.rules.game_type))
-            out.append(
-                pb.LegalAction(
-                    seat=seat, command=game_command, description=describe(command)
-                )
-            )
-        return pb.ListLegalActionsResponse(version=loaded.state.version, actions=out)
+        return pb.ListLegalActionsResponse(
+            version=loaded.state.version, actions=actions_to_proto(loaded, actions)
+        )
 
     def WatchGame(
         self, request: pb.WatchGameRequest, context: grpc.ServicerContext
@@ -340,6 +358,23 @@ class GameServicer(pb_grpc.GameServiceServicer):
                 summary.created_at.FromDatetime(loaded.created_at)
             summaries.append(summary)
         return pb.ListGamesResponse(games=summaries, next_page_token=token)
+
+
+def actions_to_proto(
+    loaded: Loaded, actions: list[tuple[int, Any]]
+) -> list[pb.LegalAction]:
+    """(seat, command) pairs as LegalAction messages."""
+    game_type = loaded.rules.game_type
+    out = []
+    for seat, command in actions:
+        game_command = pb.GameCommand()
+        protomap.to_proto(command, getattr(game_command, game_type))
+        out.append(
+            pb.LegalAction(
+                seat=seat, command=game_command, description=describe(command)
+            )
+        )
+    return out
 
 
 def describe(command: Any) -> str:

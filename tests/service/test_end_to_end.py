@@ -88,6 +88,30 @@ def test_a_whole_game_plays_through_the_service(client, players):
     assert events[-1].WhichOneof("body") == "game_finished"
 
 
+def test_a_command_can_answer_with_the_next_legal_actions(client):
+    game_id, seats = seated_game(client, 3, seed="next-actions")
+    seats[0].start_game(game_id)
+    for step in range(30):
+        game = client.get_game(game_id)
+        if game.status == pb.GAME_STATUS_FINISHED:
+            break
+        seat = game.active_seats[0]
+        action = seats[seat].list_legal_actions(game_id).actions[0]
+        asked = step % 2 == 0
+
+        response = seats[seat].submit_command(
+            game_id, seat, action.command, include_legal_actions=asked
+        )
+
+        if asked:
+            listed = seats[seat].list_legal_actions(game_id)
+            assert response.legal_actions_version == listed.version == response.version
+            assert list(response.legal_actions) == list(listed.actions)
+        else:
+            assert not response.legal_actions
+            assert response.legal_actions_version == 0
+
+
 def test_the_same_seed_and_commands_give_the_same_events(client):
     runs = []
     for _ in range(2):

@@ -4,6 +4,7 @@ client's deadline has passed."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -224,8 +225,8 @@ class _ExpiredContext:
     def time_remaining(self) -> float:
         return -0.5
 
-    def is_active(self) -> bool:
-        return True
+    def done(self) -> bool:
+        return False
 
     def peer(self) -> str:
         return "ipv4:127.0.0.1:1"
@@ -234,21 +235,26 @@ class _ExpiredContext:
 def test_a_call_whose_deadline_passed_in_the_queue_is_not_started():
     ran = []
 
-    def handler(request, context):
+    async def handler(request, context):
         ran.append(request)
         return pb.ListGameTypesResponse()
 
-    limits = Limits()
-    wrapped = limits.intercept_service(
-        lambda details: grpc.unary_unary_rpc_method_handler(
+    async def continuation(details):
+        return grpc.unary_unary_rpc_method_handler(
             handler,
             request_deserializer=pb.ListGameTypesRequest.FromString,
             response_serializer=pb.ListGameTypesResponse.SerializeToString,
-        ),
-        _Details("/strata.v1.GameService/ListGameTypes"),
-    )
+        )
+
+    async def call() -> None:
+        wrapped = await limits.intercept_service(
+            continuation, _Details("/strata.v1.GameService/ListGameTypes")
+        )
+        await wrapped.unary_unary(pb.ListGameTypesRequest(), _ExpiredContext())
+
+    limits = Limits()
     with pytest.raises(DeadlinePassed):
-        wrapped.unary_unary(pb.ListGameTypesRequest(), _ExpiredContext())
+        asyncio.run(call())
     assert ran == []
     assert limits.in_flight() == 0
 

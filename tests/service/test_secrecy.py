@@ -41,7 +41,9 @@ def play_through_service(
         seat = game.active_seats[step % len(game.active_seats)]
         actions = seats[seat].list_legal_actions(game_id, seat).actions
         action = actions[(step * 7) % len(actions)]
-        response = seats[seat].submit_command(game_id, seat, action.command)
+        response = seats[seat].submit_command(
+            game_id, seat, action.command, include_legal_actions=True
+        )
         responses.append((seat, response))
         game = client.get_game(game_id)
     return game_id, seats, responses
@@ -84,12 +86,16 @@ def test_every_rpc_gives_a_player_only_what_the_rules_let_them_see(
         for action in seat_client.list_legal_actions(game_id).actions:
             assert action.seat == seat
 
-    # Each command's response was redacted for the seat that sent it.
+    # Each command's response was redacted for the seat that sent it, and
+    # lists only that seat's legal actions.
     by_version = {r.version: (r, e) for r, e in zip(recorded, events, strict=True)}
     for seat, response in responses:
         for event in response.events:
             r, e = by_version[event.version]
             assert event == event_to_proto(session, r, session.redact(e, viewers[seat]))
+        assert response.legal_actions_version == response.version
+        for action in response.legal_actions:
+            assert action.seat == seat
 
     # The admin sees the events unredacted.
     full = list(admin.watch_game(game_id, follow=False))

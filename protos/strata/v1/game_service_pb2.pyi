@@ -506,6 +506,7 @@ class SubmitCommandRequest(_message.Message):
     COMMAND_ID_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     COMMAND_FIELD_NUMBER: _builtins.int
+    INCLUDE_LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     seat: _builtins.int
@@ -517,6 +518,12 @@ class SubmitCommandRequest(_message.Message):
     expected_version: _builtins.int
     """If set, the command is refused with ABORTED unless the game is at this
     version; if unset, the service retries on concurrent changes.
+    """
+    include_legal_actions: _builtins.bool
+    """If true, the response also lists the caller's legal actions after the
+    command (what ListLegalActions would answer at the new version), so a
+    player needs one call per move instead of two. Costs the service the
+    work of computing them; leave it false when you do not need them.
     """
     @_builtins.property
     def command(self) -> Global___GameCommand:
@@ -530,10 +537,11 @@ class SubmitCommandRequest(_message.Message):
         command_id: _builtins.str = ...,
         expected_version: _builtins.int | None = ...,
         command: Global___GameCommand | None = ...,
+        include_legal_actions: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command", b"command", "expected_version", b"expected_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "include_legal_actions", b"include_legal_actions", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -550,13 +558,26 @@ class SubmitCommandResponse(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
     DUPLICATE_FIELD_NUMBER: _builtins.int
+    LEGAL_ACTIONS_FIELD_NUMBER: _builtins.int
+    LEGAL_ACTIONS_VERSION_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's version after the command."""
     duplicate: _builtins.bool
     """True when this answers a command id seen before (nothing was appended)."""
+    legal_actions_version: _builtins.int
+    """The version `legal_actions` are legal at (the game's latest version
+    known to the service; `version` or later). 0 unless requested.
+    """
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
         """The events the command caused, redacted for the caller."""
+
+    @_builtins.property
+    def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___LegalAction]:
+        """Only when the request set include_legal_actions: every legal command of
+        the caller's seats at `legal_actions_version` (empty when none of them
+        may act, for example after the game finished).
+        """
 
     def __init__(
         self,
@@ -564,10 +585,12 @@ class SubmitCommandResponse(_message.Message):
         version: _builtins.int = ...,
         events: _abc.Iterable[Global___Event] | None = ...,
         duplicate: _builtins.bool = ...,
+        legal_actions: _abc.Iterable[Global___LegalAction] | None = ...,
+        legal_actions_version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "events", b"events", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["duplicate", b"duplicate", "events", b"events", "legal_actions", b"legal_actions", "legal_actions_version", b"legal_actions_version", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
