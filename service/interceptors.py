@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import itertools
 import threading
 import time
 import uuid
@@ -166,7 +167,7 @@ class _bound:
         for key, value in context.invocation_metadata() or ():
             if key == "x-request-id":
                 self.request_id = str(value)
-        self.request_id = self.request_id or uuid.uuid4().hex
+        self.request_id = self.request_id or _next_request_id()
         self.game_id = getattr(request, "game_id", "") or ""
         self.method = method
 
@@ -179,6 +180,16 @@ class _bound:
 
     def __exit__(self, *exc: object) -> None:
         structlog.contextvars.clear_contextvars()
+
+
+#: Request ids made here: this process's random prefix and a counter (unique
+#: enough to find a call's log lines, and no system call per call).
+_REQUEST_IDS = itertools.count(1)
+_REQUEST_ID_PREFIX = uuid.uuid4().hex[:12]
+
+
+def _next_request_id() -> str:
+    return f"{_REQUEST_ID_PREFIX}-{next(_REQUEST_IDS):x}"
 
 
 def _ms(started: float) -> float:

@@ -37,6 +37,7 @@ class MappingError(TypeError):
     """A dataclass and its message do not match (a programming error)."""
 
 
+@functools.cache
 def snake(name: str) -> str:
     """``RollDie`` -> ``roll_die``."""
     return re.sub(
@@ -44,6 +45,7 @@ def snake(name: str) -> str:
     ).lower()
 
 
+@functools.cache
 def enum_prefix(descriptor: EnumDescriptor) -> str:
     return snake(descriptor.name).upper() + "_"
 
@@ -57,6 +59,7 @@ def _is_repeated(field: FieldDescriptor) -> bool:
     return bool(field.is_repeated)
 
 
+@functools.cache
 def _is_map(field: FieldDescriptor) -> bool:
     return (
         _is_repeated(field)
@@ -66,6 +69,9 @@ def _is_map(field: FieldDescriptor) -> bool:
 
 
 # -- domain -> proto ----------------------------------------------------------
+
+# How a field is filled; planned once per (dataclass, message) pair.
+_SCALAR, _ENUM, _MESSAGE, _REPEATED, _REPEATED_MESSAGE, _MAP = range(6)
 
 
 def to_proto(value: Any, message: Message) -> Message:
@@ -78,53 +84,92 @@ def to_proto(value: Any, message: Message) -> Message:
             raise MappingError(f"{descriptor.full_name} has no field {name!r}")
         to_proto(value, getattr(message, name))
         return message
-    if not dataclasses.is_dataclass(value):
-        raise MappingError(f"{descriptor.full_name} needs a dataclass, got {value!r}")
-    fields = descriptor.fields_by_name
-    for f in dataclasses.fields(value):
-        if f.name not in fields:
-            raise MappingError(f"{descriptor.full_name} has no field {f.name!r}")
-        _set_field(message, fields[f.name], getattr(value, f.name))
+    plan = _plans.get((type(value), descriptor))
+    if plan is None:
+        plan = _plans[type(value), descriptor] = _plan(type(value), descriptor)
+    for name, field, kind in plan:
+        item = getattr(value, name)
+        if item is None:
+            continue
+        if kind == _SCALAR:
+            setattr(message, name, item)
+        elif kind == _MESSAGE:
+            to_proto(item, getattr(message, name))
+        elif kind == _ENUM:
+            setattr(message, name, _enum_number(field, item))
+        elif kind == _REPEATED_MESSAGE:
+            target = getattr(message, name)
+            for element in item:
+                to_proto(element, target.add())
+        elif kind == _REPEATED:
+            getattr(message, name).extend(
+                [_scalar_to_proto(field, element) for element in item]
+            )
+        else:
+            _set_map(getattr(message, name), field, item)
     # Mark the message present even when every field holds its default (an
     # empty event in a oneof, an optional message of defaults).
     message.SetInParent()
     return message
 
 
-def _set_field(message: Message, field: FieldDescriptor, value: Any) -> None:
-    if value is None:
-        return
-    if _is_map(field):
-        target = getattr(message, field.name)
-        value_field = field.message_type.fields_by_name["value"]
-        for k, v in value.items():
-            if value_field.message_type is not None:
-                to_proto(v, target[k])
-            else:
-                target[k] = _scalar_to_proto(value_field, v)
-        return
-    if _is_repeated(field):
-        target = getattr(message, field.name)
-        for item in value:
-            if field.message_type is not None:
-                to_proto(item, target.add())
-            else:
-                target.append(_scalar_to_proto(field, item))
-        return
-    if field.message_type is not None:
-        to_proto(value, getattr(message, field.name))
-        return
-    setattr(message, field.name, _scalar_to_proto(field, value))
+_Plan = tuple[tuple[str, Any, int], ...]
+_plans: dict[tuple[type, Descriptor], _Plan] = {}
+
+
+def _plan(cls: type, descriptor: Descriptor) -> _Plan:
+    """(field name, field descriptor, how to fill it) for each field of the
+    dataclass ``cls``, checked against ``descriptor`` once."""
+    if not dataclasses.is_dataclass(cls):
+        raise MappingError(f"{descriptor.full_name} needs a dataclass, got {cls!r}")
+    fields = descriptor.fields_by_name
+    plan = []
+    for f in dataclasses.fields(cls):
+        if f.name not in fields:
+            raise MappingError(f"{descriptor.full_name} has no field {f.name!r}")
+        field = fields[f.name]
+        if _is_map(field):
+            kind = _MAP
+        elif _is_repeated(field):
+            kind = _REPEATED_MESSAGE if field.message_type is not None else _REPEATED
+        elif field.message_type is not None:
+            kind = _MESSAGE
+        elif field.enum_type is not None:
+            kind = _ENUM
+        else:
+            kind = _SCALAR
+        plan.append((f.name, field, kind))
+    return tuple(plan)
+
+
+def _set_map(target: Any, field: FieldDescriptor, value: Any) -> None:
+    value_field = field.message_type.fields_by_name["value"]
+    for k, v in value.items():
+        if value_field.message_type is not None:
+            to_proto(v, target[k])
+        else:
+            target[k] = _scalar_to_proto(value_field, v)
 
 
 def _scalar_to_proto(field: FieldDescriptor, value: Any) -> Any:
     if field.enum_type is not None:
-        if not isinstance(value, enum.Enum):
-            raise MappingError(f"{field.full_name} needs an enum member, got {value!r}")
-        return field.enum_type.values_by_name[
-            enum_prefix(field.enum_type) + value.name
-        ].number
+        return _enum_number(field, value)
     return value
+
+
+def _enum_number(field: FieldDescriptor, value: Any) -> int:
+    if not isinstance(value, enum.Enum):
+        raise MappingError(f"{field.full_name} needs an enum member, got {value!r}")
+    return _enum_numbers(field.enum_type)[value.name]
+
+
+@functools.cache
+def _enum_numbers(descriptor: EnumDescriptor) -> dict[str, int]:
+    """Python member name -> proto number (``FOOTPRINT`` -> ``SPACE_FOOTPRINT``'s)."""
+    prefix = enum_prefix(descriptor)
+    return {
+        value.name.removeprefix(prefix): value.number for value in descriptor.values
+    }
 
 
 # -- proto -> domain ----------------------------------------------------------

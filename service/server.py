@@ -111,7 +111,9 @@ def create_server(
     """A started server on ``host:port`` (port 0: a free one)."""
     app = GameApp(store, admin_token=admin_token)
     projection = (
-        GameListProjection(store) if isinstance(store, SQLAlchemyEventStore) else None
+        GameListProjection(store, states=app.cached_state)
+        if isinstance(store, SQLAlchemyEventStore)
+        else None
     )
     pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc")
     loop = asyncio.new_event_loop()

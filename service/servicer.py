@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import importlib
 import threading
 from collections.abc import Iterator
@@ -367,14 +368,24 @@ def actions_to_proto(
     game_type = loaded.rules.game_type
     out = []
     for seat, command in actions:
-        game_command = pb.GameCommand()
-        protomap.to_proto(command, getattr(game_command, game_type))
+        try:
+            game_command, description = _command_proto(game_type, command)
+        except TypeError:  # an unhashable command: not cached
+            game_command, description = _command_proto.__wrapped__(game_type, command)
         out.append(
-            pb.LegalAction(
-                seat=seat, command=game_command, description=describe(command)
-            )
+            pb.LegalAction(seat=seat, command=game_command, description=description)
         )
     return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _command_proto(game_type: str, command: Any) -> tuple[pb.GameCommand, str]:
+    """A command as a GameCommand message and its description. Cached: the
+    same few commands are legal again and again (the message is only ever
+    copied into a LegalAction, never changed)."""
+    game_command = pb.GameCommand()
+    protomap.to_proto(command, getattr(game_command, game_type))
+    return game_command, describe(command)
 
 
 def describe(command: Any) -> str:
