@@ -37,6 +37,8 @@ class Tally:
     errors: dict[str, int] = field(default_factory=dict)
     #: CPU seconds the service process spent inside the window.
     server_cpu: float = 0.0
+    #: CPU seconds the driver processes spent inside the window.
+    client_cpu: float = 0.0
 
     def error(self, error: grpc.RpcError) -> None:
         name = str(error.code().name) if hasattr(error, "code") else "UNKNOWN"
@@ -47,6 +49,7 @@ class Tally:
         self.latencies.extend(other.latencies)
         self.other_calls += other.other_calls
         self.games_finished += other.games_finished
+        self.client_cpu += other.client_cpu
         for name, count in other.errors.items():
             self.errors[name] = self.errors.get(name, 0) + count
 
@@ -250,6 +253,15 @@ async def _watchers(
     return delays
 
 
+async def _own_cpu(clock: _Clock) -> float:
+    """CPU seconds this process spends inside the window."""
+    window = await clock.window()
+    await asyncio.sleep(max(0.0, window.start - time.time()))
+    before = time.process_time()
+    await asyncio.sleep(max(0.0, window.end - time.time()))
+    return time.process_time() - before
+
+
 # -- process entry points -----------------------------------------------------
 
 
@@ -272,9 +284,14 @@ def drive(
             await channel.channel_ready()
             ready.set()
             clock = _Clock(go, go_at, warmup, duration)
-            if kind == "noop":
-                return await _noop(channel, clients, clock)
-            return await _bots(channel, clients, clock, seed)
+            calls = (
+                _noop(channel, clients, clock)
+                if kind == "noop"
+                else _bots(channel, clients, clock, seed)
+            )
+            measured, tally = await asyncio.gather(_own_cpu(clock), calls)
+            tally.client_cpu = measured
+            return tally
 
     results.put(asyncio.run(run()))
 

@@ -165,6 +165,9 @@ def _rate(tally: load.Tally, duration: float) -> dict[str, Any]:
         "server_cpu_ms_per_call": round(
             tally.server_cpu * 1000 / tally.calls if tally.calls else float("nan"), 3
         ),
+        "client_cpu_ms_per_call": round(
+            tally.client_cpu * 1000 / tally.calls if tally.calls else float("nan"), 3
+        ),
     }
 
 
@@ -210,7 +213,7 @@ def end_to_end(
         game_fig["per_second"] / noop_fig["per_second"],
         0.5,
         True,
-        "each command also costs the bot a ListLegalActions call",
+        "",
     )
     rpcs = game_fig["per_second"] + game_fig["other_calls_per_second"]
     report.figures["end_to_end"]["game_rpcs_per_second_ratio"] = round(
@@ -218,6 +221,9 @@ def end_to_end(
     )
     report.figures["end_to_end"]["server_cpu_per_command_over_noop"] = round(
         game_fig["server_cpu_ms_per_call"] / noop_fig["server_cpu_ms_per_call"], 2
+    )
+    report.figures["end_to_end"]["client_cpu_per_command_over_noop"] = round(
+        game_fig["client_cpu_ms_per_call"] / noop_fig["client_cpu_ms_per_call"], 2
     )
     report.target(
         f"command p99 / no-op p99 at {at} clients",
@@ -406,7 +412,8 @@ def print_report(report: Report) -> None:
         lines.append(
             f"{'clients':>7} | {'no-op/s':>9} {'p50 ms':>7} {'p99 ms':>7} | "
             f"{'cmds/s':>8} {'p50 ms':>7} {'p99 ms':>7} | {'ratio':>5} "
-            f"{'cpu ms/call':>11} {'cpu ms/cmd':>10} errors"
+            f"{'cpu ms/call':>11} {'cpu ms/cmd':>10} "
+            f"{'client ms/call':>14} {'client ms/cmd':>13} errors"
         )
         for key, value in e2e.items():
             if not isinstance(value, dict) or "noop" not in value:
@@ -418,7 +425,9 @@ def print_report(report: Report) -> None:
                 f"{noop['p99_ms']:>7} | {game['per_second']:>8} "
                 f"{game['p50_ms']:>7} {game['p99_ms']:>7} | {ratio:>5.2f} "
                 f"{noop['server_cpu_ms_per_call']:>11} "
-                f"{game['server_cpu_ms_per_call']:>10} {game['errors'] or ''}"
+                f"{game['server_cpu_ms_per_call']:>10} "
+                f"{noop['client_cpu_ms_per_call']:>14} "
+                f"{game['client_cpu_ms_per_call']:>13} {game['errors'] or ''}"
             )
         lines.append("")
     for section in ("watch", "appends", "loads", "projection_rebuild"):
