@@ -258,8 +258,8 @@ def _py_spy(service: Service, mode: Mode, output: str) -> subprocess.Popen[bytes
 def watchers(report: Report, database: Database, mode: Mode) -> None:
     """Delay from append to delivery for many watchers of one game."""
     count = mode.watchers
-    # The sync server holds a thread per open stream.
-    service = start_service(database, count + 32)
+    # WatchGame holds no thread while it waits: the default pool will do.
+    service = start_service(database, 32)
     try:
         with StrataClient(service.target, token="bench-admin") as admin:
             game_type, players = (

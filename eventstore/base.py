@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -273,3 +273,25 @@ class EventStore(abc.ABC):
                 version = event.version + 1
             if not events:
                 self.wait_for_append(seen, idle_timeout)
+
+    async def subscribe_stream_async(
+        self, game_id: str, from_version: int = 1, idle_timeout: float = 1.0
+    ) -> AsyncIterator[RecordedEvent]:
+        """:meth:`subscribe_stream` for a caller on an event loop, until the
+        caller stops iterating. This default reads in the loop's default
+        executor and waits with :meth:`wait_for_append_async`."""
+        version = from_version
+        while True:
+            seen = await asyncio.to_thread(self.last_position)
+            events = await asyncio.to_thread(self.read_stream, game_id, version)
+            for event in events:
+                yield event
+                version = event.version + 1
+            if not events:
+                await self.wait_for_append_async(seen, idle_timeout)
+
+    async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
+        """:meth:`wait_for_append` for a caller on an event loop. This
+        default waits in the loop's default executor; a store that can wake
+        a loop itself overrides it."""
+        return await asyncio.to_thread(self.wait_for_append, after_position, timeout)

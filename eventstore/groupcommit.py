@@ -25,7 +25,6 @@ rolled back and each of its appends is retried alone.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from typing import Any
 import psycopg
 
 from eventstore import tables
+from eventstore.loops import resolve_on_their_loops
 
 #: One append: version check, command log (without a command id conflict),
 #: position claim, events. Returns the stream's version before the append
@@ -298,18 +298,6 @@ class GroupCommitter:
 def _answer(batch: Sequence[Append]) -> None:
     """Wake every caller of ``batch``: threads by their event, coroutines by
     one callback per event loop for all of its futures."""
-    waiting: dict[asyncio.AbstractEventLoop, list[asyncio.Future[None]]] = {}
     for append in batch:
         append.done.set()
-        if append.future is not None:
-            waiting.setdefault(append.future.get_loop(), []).append(append.future)
-    for loop, futures in waiting.items():
-        # RuntimeError: the loop closed, so nobody awaits these any more.
-        with contextlib.suppress(RuntimeError):
-            loop.call_soon_threadsafe(_resolve, futures)
-
-
-def _resolve(futures: list[asyncio.Future[None]]) -> None:
-    for future in futures:
-        if not future.done():  # a cancelled caller left its future done
-            future.set_result(None)
+    resolve_on_their_loops(a.future for a in batch if a.future is not None)

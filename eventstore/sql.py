@@ -42,11 +42,12 @@ exactly one wins.
 from __future__ import annotations
 
 import abc
+import asyncio
 import json
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -72,6 +73,7 @@ from eventstore.base import (
     StoreError,
     StoreUnavailable,
 )
+from eventstore.loops import resolve_on_their_loops
 
 log = logging.getLogger(__name__)
 
@@ -129,19 +131,27 @@ class AppendNotifier:
 
     Appends in this process and the backend's watcher (a poller or a
     PostgreSQL listener) advance it; :meth:`wait_past` sleeps on a condition
-    variable until it passes a mark.
+    variable until it passes a mark, :meth:`wait_past_async` awaits a future
+    that :meth:`advance` resolves on the waiter's event loop.
     """
 
     def __init__(self) -> None:
         self._condition = threading.Condition()
         self._position = 0
+        self._futures: list[tuple[int, asyncio.Future[None]]] = []
 
     def advance(self, position: int) -> None:
         """Record that ``position`` is committed and wake the waiters it concerns."""
         with self._condition:
-            if position > self._position:
-                self._position = position
-                self._condition.notify_all()
+            if position <= self._position:
+                return
+            self._position = position
+            self._condition.notify_all()
+            passed = [f for mark, f in self._futures if mark < position]
+            if passed:
+                self._futures = [(m, f) for m, f in self._futures if m >= position]
+        if passed:
+            resolve_on_their_loops(passed)
 
     @property
     def position(self) -> int:
@@ -154,6 +164,24 @@ class AppendNotifier:
             return self._condition.wait_for(
                 lambda: self._position > position, max(timeout, 0.0)
             )
+
+    async def wait_past_async(self, position: int, timeout: float) -> bool:
+        """:meth:`wait_past` without a thread: False on timeout."""
+        future = asyncio.get_running_loop().create_future()
+        entry = (position, future)
+        with self._condition:
+            if self._position > position:
+                return True
+            self._futures.append(entry)
+        try:
+            await asyncio.wait_for(future, max(timeout, 0.0))
+        except TimeoutError:
+            pass
+        finally:
+            with self._condition:
+                if entry in self._futures:
+                    self._futures.remove(entry)
+        return self._position > position
 
 
 class _StreamConflict(Exception):
@@ -598,6 +626,34 @@ class SQLAlchemyEventStore(EventStore):
                 version = event.version + 1
             if not events:
                 self.wait_for_append(seen, idle_timeout)
+
+    async def subscribe_stream_async(
+        self, game_id: str, from_version: int = 1, idle_timeout: float = 1.0
+    ) -> AsyncIterator[RecordedEvent]:
+        """:meth:`subscribe_stream` on an event loop: the reads (shared like
+        :meth:`subscribe_stream`'s) run in the loop's default executor; the
+        waits hold no thread."""
+        version = from_version
+        while True:
+            seen = self._notifier.position
+            events = await asyncio.to_thread(self._read_tail, game_id, version, seen)
+            for event in events:
+                yield event
+                version = event.version + 1
+            if not events:
+                await self.wait_for_append_async(seen, idle_timeout)
+
+    async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
+        """:meth:`wait_for_append` without holding a thread."""
+        deadline = time.monotonic() + timeout
+        self._start_watcher()
+        if not self._watcher_ready.is_set():
+            await asyncio.to_thread(
+                self._watcher_ready.wait, max(deadline - time.monotonic(), 0.0)
+            )
+        return await self._notifier.wait_past_async(
+            after_position, deadline - time.monotonic()
+        )
 
     def _read_tail(self, game_id: str, version: int, seen: int) -> list[RecordedEvent]:
         """``read_stream(game_id, version)``, shared with a read of the same

@@ -17,7 +17,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -803,29 +803,29 @@ class GameApp:
             for command in loaded.session.legal_actions(loaded.state, s)
         ]
 
-    def watch(
-        self,
-        caller: Caller,
-        game_id: str,
-        from_version: int,
-        follow: bool,
-        stop: threading.Event,
-    ) -> Iterator[tuple[RecordedEvent, Any]]:
+    async def watch_async(
+        self, caller: Caller, game_id: str, from_version: int, follow: bool
+    ) -> AsyncIterator[tuple[RecordedEvent, Any]]:
         """The game's events from ``from_version``, redacted for the caller;
-        live until the game finishes when ``follow``."""
-        loaded = self.load(game_id)
+        live until the game finishes when ``follow``. Reads run in the
+        loop's default executor; no thread waits for the next event."""
+        loaded = await asyncio.to_thread(self.load, game_id)
         session = loaded.session
         if not follow:
-            events = self.store.read_stream(game_id, max(from_version, 1))
+            events = await asyncio.to_thread(
+                self.store.read_stream, game_id, max(from_version, 1)
+            )
             viewer = caller.viewer(loaded.state)
             for recorded in events:
                 yield recorded, session.redact(self._decode(session, recorded), viewer)
             return
-        for recorded in self.store.subscribe_stream(
-            game_id, max(from_version, 1), stop
+        async for recorded in self.store.subscribe_stream_async(
+            game_id, max(from_version, 1)
         ):
             event = self._decode(session, recorded)
-            viewer = caller.viewer(self.load(game_id, refresh=False).state)
+            # Seats only fill up: a state older than the cache's can only
+            # make the caller see less.
+            viewer = caller.viewer((self.cached(game_id) or loaded).state)
             yield recorded, session.redact(event, viewer)
             if isinstance(event, GameFinished):
                 return

@@ -10,8 +10,7 @@ import asyncio
 import dataclasses
 import functools
 import importlib
-import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from functools import cache
 from types import ModuleType
 from typing import Any
@@ -236,19 +235,14 @@ class GameServicer(pb_grpc.GameServiceServicer):
             version=loaded.state.version, actions=actions_to_proto(loaded, actions)
         )
 
-    def WatchGame(
-        self, request: pb.WatchGameRequest, context: grpc.ServicerContext
-    ) -> Iterator[pb.WatchGameResponse]:
+    async def WatchGame(
+        self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        # On the event loop: a watcher holds no thread while it waits.
         caller = self._caller(context)
-        stop = threading.Event()
-        context.add_callback(stop.set)
-        loaded = self.app.load(request.game_id)
-        for recorded, event in self.app.watch(
-            caller,
-            request.game_id,
-            request.from_version or 1,
-            not request.no_follow,
-            stop,
+        loaded = await asyncio.to_thread(self.app.load, request.game_id, False)
+        async for recorded, event in self.app.watch_async(
+            caller, request.game_id, request.from_version or 1, not request.no_follow
         ):
             yield pb.WatchGameResponse(
                 event=event_to_proto(loaded.session, recorded, event)

@@ -383,6 +383,60 @@ def test_many_followers_of_one_game_each_see_every_event_once_in_order(
     assert seen == [list(range(1, 10))] * followers
 
 
+def test_async_followers_of_one_game_see_every_event_once_in_order(
+    store: EventStore, open_stores: Callable[[], EventStore]
+) -> None:
+    """Followers on an event loop, woken by appends through this store and
+    through another connection, each see the game's stream once, in order."""
+    other = open_stores()
+    game = new_game()
+    store.append(game, 0, numbered(1))
+    followers = 12
+
+    async def follow() -> list[int]:
+        seen = []
+        async for event in store.subscribe_stream_async(game, 1, idle_timeout=0.1):
+            seen.append(event.version)
+            if event.version == 9:
+                return seen
+        raise AssertionError("the subscription ended")
+
+    def write() -> None:
+        for version in range(1, 9, 2):
+            writer = store if version % 4 == 1 else other
+            writer.append(game, version, numbered(2, start=version + 1))
+            time.sleep(0.02)
+
+    async def run() -> list[list[int]]:
+        tasks = [asyncio.ensure_future(follow()) for _ in range(followers)]
+        await asyncio.sleep(0.1)
+        await asyncio.to_thread(write)
+        return await asyncio.wait_for(asyncio.gather(*tasks), 10)
+
+    assert asyncio.run(run()) == [list(range(1, 10))] * followers
+
+
+def test_wait_for_append_async_wakes_on_another_connections_append(
+    store: EventStore, open_stores: Callable[[], EventStore]
+) -> None:
+    other = open_stores()
+    store.append(new_game(), 0, numbered(1))
+
+    async def run() -> tuple[bool, float, bool]:
+        waiter = asyncio.ensure_future(store.wait_for_append_async(1, 10))
+        await asyncio.sleep(0.2)
+        started = time.monotonic()
+        await asyncio.to_thread(other.append, new_game(), 0, numbered(1))
+        woken = await waiter
+        quiet = await store.wait_for_append_async(store.last_position(), 0.2)
+        return woken, time.monotonic() - started, quiet
+
+    woken, elapsed, quiet = asyncio.run(run())
+
+    assert woken and elapsed < 2
+    assert not quiet
+
+
 # -- waiting for appends ---------------------------------------------------
 
 

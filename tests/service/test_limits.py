@@ -263,3 +263,33 @@ class _Details(grpc.HandlerCallDetails):  # type: ignore[misc]
     def __init__(self, method: str) -> None:
         self.method = method
         self.invocation_metadata = ()
+
+
+def test_open_watch_streams_hold_no_worker_thread(tmp_path: Path):
+    """More live WatchGame streams than worker threads, and the calls that
+    need a thread are still answered, and every watcher sees new events."""
+    url = f"sqlite:///{tmp_path / 'watch.sqlite3'}"
+    migrate.upgrade(url)
+    store = open_store(url)
+    running = create_server(store, admin_token="admin", workers=2)
+    try:
+        admin = connect(running, "admin")
+        game_id = admin.create_game(GAME, 2, seed="watchers").game_id
+        streams = [
+            admin.stub.WatchGame(pb.WatchGameRequest(game_id=game_id), timeout=20)
+            for _ in range(8)
+        ]
+        for stream in streams:
+            assert next(stream).event.version == 1  # open and live
+
+        for seat in range(2):  # JoinGame and GetGame run in worker threads
+            admin.join_game(game_id, f"p{seat}", seat)
+        assert admin.get_game(game_id).version == 3
+
+        for stream in streams:
+            assert [next(stream).event.version for _ in range(2)] == [2, 3]
+            stream.cancel()
+        admin.close()
+    finally:
+        running.stop(grace=0.2)
+        store.close()
