@@ -100,24 +100,34 @@ def code_env() -> dict[str, str]:
 
 @dataclass
 class Service:
-    """The service running in its own process (``strata serve``)."""
+    """The service running in its own process (``strata serve``), and the
+    ``strata worker`` process doing its background work when it has one."""
 
     process: subprocess.Popen[bytes]
     target: str
+    worker: subprocess.Popen[bytes] | None = None
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        for process in (self.process, self.worker):
+            if process is None:
+                continue
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
 
 
 def start_service(
-    database: Database, workers: int, extra_env: dict[str, str] | None = None
+    database: Database,
+    workers: int,
+    extra_env: dict[str, str] | None = None,
+    separate_worker: bool = False,
 ) -> Service:
-    """``strata serve`` on the database, on 127.0.0.1, ready to answer."""
+    """``strata serve`` on the database, on 127.0.0.1, ready to answer;
+    with ``separate_worker``, it serves with ``STRATA_BACKGROUND=none`` and
+    a ``strata worker`` process runs the projection and the bot seats."""
     port = free_port()
     env = code_env()
     env.update(
@@ -129,21 +139,19 @@ def start_service(
         STRATA_ADMIN_TOKEN="bench-admin",
     )
     env.update(extra_env or {})
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import sys; from clients.cli import main; sys.exit(main(['serve']))",
-        ],
-        env=env,
-        cwd=ROOT,
-    )
+    worker = None
+    if separate_worker:
+        env["STRATA_BACKGROUND"] = "none"
+        worker = subprocess.Popen(_strata("worker"), env=env, cwd=ROOT)
+    process = subprocess.Popen(_strata("serve"), env=env, cwd=ROOT)
     target = f"127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     with grpc.insecure_channel(target) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             if process.poll() is not None:
+                if worker is not None:
+                    worker.kill()
                 raise RuntimeError(f"the service exited with {process.returncode}")
             try:
                 answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=1)
@@ -153,6 +161,16 @@ def start_service(
                 pass
             if time.monotonic() > deadline:
                 process.kill()
+                if worker is not None:
+                    worker.kill()
                 raise RuntimeError("the service did not start within 30 s")
             time.sleep(0.1)
-    return Service(process, target)
+    return Service(process, target, worker)
+
+
+def _strata(command: str) -> list[str]:
+    return [
+        sys.executable,
+        "-c",
+        f"import sys; from clients.cli import main; sys.exit(main([{command!r}]))",
+    ]

@@ -39,6 +39,8 @@ class Tally:
     server_cpu: float = 0.0
     #: CPU seconds the driver processes spent inside the window.
     client_cpu: float = 0.0
+    #: CPU seconds the service's ``strata worker`` spent inside the window.
+    worker_cpu: float = 0.0
 
     def error(self, error: grpc.RpcError) -> None:
         name = str(error.code().name) if hasattr(error, "code") else "UNKNOWN"
@@ -322,6 +324,7 @@ def run_drivers(
     processes: int = 2,
     seed: int = 1,
     server_pid: int | None = None,
+    worker_pid: int | None = None,
 ) -> Tally:
     """``clients`` concurrent callers spread over up to ``processes`` client
     processes; their tallies summed, with the CPU time the process
@@ -362,13 +365,16 @@ def run_drivers(
             raise RuntimeError("a driver process did not connect")
     go_at.value = time.time()
     go.set()
-    cpu = 0.0
-    if server_pid is not None:
+    pids = [pid for pid in (server_pid, worker_pid) if pid is not None]
+    spent = [0.0] * 2
+    if pids:
         time.sleep(warmup)
-        before = cpu_seconds(server_pid)
+        before = [cpu_seconds(pid) for pid in pids]
         time.sleep(duration)
-        cpu = cpu_seconds(server_pid) - before
-    total = Tally(server_cpu=cpu)
+        spent[: len(pids)] = [
+            cpu_seconds(p) - b for p, b in zip(pids, before, strict=True)
+        ]
+    total = Tally(server_cpu=spent[0], worker_cpu=spent[1] if worker_pid else 0.0)
     for _ in workers:
         total.merge(results.get(timeout=warmup + duration + 120))
     for worker in workers:

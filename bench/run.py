@@ -95,6 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--workers", type=int, default=32, help="the service's request threads"
     )
     parser.add_argument(
+        "--separate-worker",
+        action="store_true",
+        help="serve with STRATA_BACKGROUND=none beside a `strata worker` process "
+        "(the projection and the bot seats out of the request process)",
+    )
+    parser.add_argument(
         "--profile",
         default="",
         help="py-spy the service during the 16-client game phase into this file",
@@ -121,7 +127,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"bench: database {database.name}, mode {mode.name}", file=sys.stderr)
     try:
         if wanted("e2e"):
-            end_to_end(report, database, mode, args.workers, args.profile)
+            end_to_end(
+                report, database, mode, args.workers, args.profile, args.separate_worker
+            )
         if wanted("watch"):
             watchers(report, database, mode)
         if wanted("appends"):
@@ -168,14 +176,26 @@ def _rate(tally: load.Tally, duration: float) -> dict[str, Any]:
         "client_cpu_ms_per_call": round(
             tally.client_cpu * 1000 / tally.calls if tally.calls else float("nan"), 3
         ),
+        "worker_cpu_ms_per_call": round(
+            tally.worker_cpu * 1000 / tally.calls if tally.calls else float("nan"), 3
+        ),
     }
 
 
 def end_to_end(
-    report: Report, database: Database, mode: Mode, workers: int, profile: str
+    report: Report,
+    database: Database,
+    mode: Mode,
+    workers: int,
+    profile: str,
+    separate_worker: bool = False,
 ) -> None:
-    service = start_service(database, workers)
-    figures: dict[str, Any] = {"workers": workers}
+    service = start_service(database, workers, separate_worker=separate_worker)
+    worker_pid = service.worker.pid if service.worker is not None else None
+    figures: dict[str, Any] = {
+        "workers": workers,
+        "background": "strata worker process" if separate_worker else "in process",
+    }
     try:
         for clients in mode.concurrency:
             print(f"bench: e2e at {clients} clients", file=sys.stderr)
@@ -187,6 +207,7 @@ def end_to_end(
                 mode.warmup,
                 mode.duration,
                 server_pid=pid,
+                worker_pid=worker_pid,
             )
             spy = _py_spy(service, mode, profile) if profile and clients == 16 else None
             game = load.run_drivers(
@@ -196,6 +217,7 @@ def end_to_end(
                 mode.warmup,
                 mode.duration,
                 server_pid=pid,
+                worker_pid=worker_pid,
             )
             if spy is not None:
                 spy.wait()
@@ -413,7 +435,8 @@ def print_report(report: Report) -> None:
             f"{'clients':>7} | {'no-op/s':>9} {'p50 ms':>7} {'p99 ms':>7} | "
             f"{'cmds/s':>8} {'p50 ms':>7} {'p99 ms':>7} | {'ratio':>5} "
             f"{'cpu ms/call':>11} {'cpu ms/cmd':>10} "
-            f"{'client ms/call':>14} {'client ms/cmd':>13} errors"
+            f"{'client ms/call':>14} {'client ms/cmd':>13} {'worker ms/cmd':>13} "
+            "errors"
         )
         for key, value in e2e.items():
             if not isinstance(value, dict) or "noop" not in value:
@@ -427,7 +450,8 @@ def print_report(report: Report) -> None:
                 f"{noop['server_cpu_ms_per_call']:>11} "
                 f"{game['server_cpu_ms_per_call']:>10} "
                 f"{noop['client_cpu_ms_per_call']:>14} "
-                f"{game['client_cpu_ms_per_call']:>13} {game['errors'] or ''}"
+                f"{game['client_cpu_ms_per_call']:>13} "
+                f"{game['worker_cpu_ms_per_call']:>13} {game['errors'] or ''}"
             )
         lines.append("")
     for section in ("watch", "appends", "loads", "projection_rebuild"):

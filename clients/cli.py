@@ -1,6 +1,7 @@
 """The `strata` command: run the service, and play, watch and export games.
 
     strata serve                      run the service (SQLite by default)
+    strata worker                     run the background work only (projections, bots)
     strata migrate                    apply database migrations
     strata autoplay --game T --players N --seed S
     strata play --game T --players N  hot-seat play in the terminal
@@ -73,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, handler: Any, help: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
         sub.set_defaults(handler=handler)
-        if name not in ("serve", "migrate", "simulate"):
+        if name not in ("serve", "worker", "migrate", "simulate"):
             sub.add_argument(
                 "--target", default=default_target(), help="HOST:PORT of the service"
             )
@@ -82,6 +83,15 @@ def build_parser() -> argparse.ArgumentParser:
     serve = command("serve", cmd_serve, "Run the service.")
     serve.add_argument("--port", type=int, help="port (default $STRATA_PORT or 50051)")
     serve.add_argument("--database-url", help="default $STRATA_DATABASE_URL or SQLite")
+
+    worker = command(
+        "worker",
+        cmd_worker,
+        "Run the background work (the game list projection and the bot seats) "
+        "without serving requests, for replicas that serve with "
+        "STRATA_BACKGROUND=none.",
+    )
+    worker.add_argument("--database-url", help="default $STRATA_DATABASE_URL or SQLite")
 
     migrate = command("migrate", cmd_migrate, "Apply database migrations.")
     migrate.add_argument("--database-url", help="default $STRATA_DATABASE_URL")
@@ -278,6 +288,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.database_url:
         config = dataclasses.replace(config, database_url=args.database_url)
     serve(config)
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    import dataclasses
+
+    from service.config import Config
+    from service.server import work
+
+    config = Config.from_env()
+    if args.database_url:
+        config = dataclasses.replace(config, database_url=args.database_url)
+    work(config)
     return 0
 
 

@@ -25,7 +25,7 @@ from eventstore.base import ConcurrencyError
 from service import portable, protomap
 from service.application import GameApp, hash_token
 from service.errors import InvalidArgument, PermissionDenied, Unauthenticated
-from service.projections import GameListProjection
+from service.projections import GameList
 from service.servicer import bearer_token, event_to_proto
 from service.verification import Verdict, Verification, verify_game
 
@@ -149,7 +149,7 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
     def __init__(
         self,
         app: GameApp,
-        projection: GameListProjection | None,
+        projection: GameList | None,
         integration_tokens: tuple[str, ...] = (),
     ) -> None:
         self.app = app

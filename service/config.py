@@ -10,6 +10,26 @@ from service.limits import LimitSettings
 
 DEFAULT_PORT = 50051
 
+#: The background work a service process can run beside its requests.
+BACKGROUND_WORK = ("projections", "bots")
+
+
+def parse_background(raw: str | None) -> tuple[str, ...]:
+    """``STRATA_BACKGROUND``: a comma-separated subset of
+    :data:`BACKGROUND_WORK`, or ``none``; unset or empty: all of it."""
+    if raw is None or not raw.strip():
+        return BACKGROUND_WORK
+    names = [n.strip().lower() for n in raw.split(",") if n.strip()]
+    if names == ["none"]:
+        return ()
+    unknown = [n for n in names if n not in BACKGROUND_WORK]
+    if unknown:
+        raise ValueError(
+            f"STRATA_BACKGROUND: unknown {', '.join(unknown)}; use a comma-separated "
+            f"subset of {', '.join(BACKGROUND_WORK)}, or none"
+        )
+    return tuple(n for n in BACKGROUND_WORK if n in names)
+
 
 def default_database_url() -> str:
     """A SQLite file in the working directory's ``data/`` folder."""
@@ -25,12 +45,18 @@ class Config:
     - ``STRATA_PORT``: the port to listen on (default 50051);
     - ``STRATA_HOST``: the address to bind (default ``[::]``, every interface);
     - ``STRATA_ADMIN_TOKEN``: the admin bearer token (unset: no admin);
-    - ``STRATA_WORKERS``: threads serving requests (default 32);
+    - ``STRATA_WORKERS``: threads for the requests that use the database
+      synchronously (default 32; the server itself is ``grpc.aio``);
     - ``STRATA_LOG_LEVEL``: ``debug``, ``info`` (default), ``warning``;
     - ``STRATA_INTEGRATION_TOKENS``: comma-separated tokens for the
       integration feed (IntegrationService);
     - ``STRATA_RATE_PER_PEER``, ``STRATA_RATE_PER_GAME`` and the other limits
-      of :class:`service.limits.LimitSettings`.
+      of :class:`service.limits.LimitSettings`;
+    - ``STRATA_BACKGROUND``: the background work ``strata serve`` runs beside
+      its requests: ``projections`` (the game list behind ListGames and the
+      statistics) and ``bots`` (the bot seats' moves), comma-separated, or
+      ``none`` (default: both). Run what a replica leaves out in another
+      (``strata worker``).
     """
 
     database_url: str = dataclasses.field(default_factory=default_database_url)
@@ -41,6 +67,7 @@ class Config:
     log_level: str = "info"
     integration_tokens: tuple[str, ...] = ()
     limits: LimitSettings = dataclasses.field(default_factory=LimitSettings)
+    background: tuple[str, ...] = BACKGROUND_WORK
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Config:
@@ -58,4 +85,5 @@ class Config:
                 if t.strip()
             ),
             limits=LimitSettings.from_env(env),
+            background=parse_background(env.get("STRATA_BACKGROUND")),
         )

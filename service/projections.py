@@ -12,10 +12,11 @@ applies one twice, even when killed mid-batch or run by several replicas.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
@@ -249,4 +250,45 @@ class GameListProjection:
         )
 
 
-__all__ = ["GAME_LIST", "GameCreated", "GameListProjection"]
+class GameList(Protocol):
+    """What the API reads of the game list: the read model, how far it has
+    applied the log, and a way to wait until it has applied a position."""
+
+    models: ReadModels
+
+    @property
+    def position(self) -> int: ...
+
+    def wait_for(self, position: int, timeout: float = 10.0) -> bool: ...
+
+
+class GameListReader:
+    """The game list kept by a projection that runs elsewhere (``strata
+    worker``, another replica): it reads the read model and waits by
+    polling the projection's checkpoint."""
+
+    def __init__(self, store: SQLAlchemyEventStore, poll: float = 0.01) -> None:
+        self.models = ReadModels(store)
+        self.poll = poll
+
+    @property
+    def position(self) -> int:
+        return self.models.checkpoint(GAME_LIST)
+
+    def wait_for(self, position: int, timeout: float = 10.0) -> bool:
+        """Wait until the projection has applied ``position``."""
+        deadline = time.monotonic() + timeout
+        while self.position < position:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(self.poll)
+        return True
+
+
+__all__ = [
+    "GAME_LIST",
+    "GameCreated",
+    "GameList",
+    "GameListProjection",
+    "GameListReader",
+]

@@ -13,9 +13,11 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Collection
 from concurrent import futures
 from dataclasses import dataclass
 from types import FrameType
+from typing import Any
 
 import grpc
 import structlog
@@ -33,10 +35,10 @@ from eventstore.sql import SQLAlchemyEventStore
 from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
 from service.bots import BotRunner
-from service.config import Config
+from service.config import BACKGROUND_WORK, Config
 from service.interceptors import ErrorsAndLogging, InThreads
 from service.limits import Limits, LimitSettings
-from service.projections import GameListProjection
+from service.projections import GameList, GameListProjection, GameListReader
 from service.servicer import GameServicer
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -80,7 +82,7 @@ class Running:
     loop: asyncio.AbstractEventLoop
     loop_thread: threading.Thread
     pool: futures.ThreadPoolExecutor
-    projection: GameListProjection | None = None
+    projection: GameList | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
@@ -107,14 +109,18 @@ def create_server(
     workers: int = 32,
     integration_tokens: tuple[str, ...] = (),
     limits: LimitSettings | None = None,
+    background: Collection[str] = BACKGROUND_WORK,
 ) -> Running:
-    """A started server on ``host:port`` (port 0: a free one)."""
+    """A started server on ``host:port`` (port 0: a free one), running the
+    ``background`` work too (see :data:`service.config.BACKGROUND_WORK`)."""
     app = GameApp(store, admin_token=admin_token)
-    projection = (
-        GameListProjection(store, states=app.cached_state)
-        if isinstance(store, SQLAlchemyEventStore)
-        else None
-    )
+    projection: GameList | None = None
+    if isinstance(store, SQLAlchemyEventStore):
+        projection = (
+            GameListProjection(store, states=app.cached_state)
+            if "projections" in background
+            else GameListReader(store)
+        )
     pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc")
     loop = asyncio.new_event_loop()
     loop.set_default_executor(pool)
@@ -172,17 +178,47 @@ def create_server(
     running = Running(
         server, bound, app, health_servicer, loop, loop_thread, pool, projection
     )
-    if projection is not None:
-        thread = threading.Thread(
-            target=projection.run_forever,
-            args=(running.stopping,),
-            name="projection-game-list",
-            daemon=True,
+    running.background.extend(
+        _start_background(
+            app,
+            projection if isinstance(projection, GameListProjection) else None,
+            "bots" in background,
+            running.stopping,
         )
-        thread.start()
-        running.background.append(thread)
-    _start_bot_runner(running)
+    )
     return running
+
+
+def _start_background(
+    app: GameApp,
+    projection: GameListProjection | None,
+    bots: bool,
+    stopping: threading.Event,
+) -> list[threading.Thread]:
+    """Threads that keep ``projection`` and play the bot seats (``bots``)
+    until ``stopping`` is set."""
+    threads = []
+    if projection is not None:
+        threads.append(
+            threading.Thread(
+                target=projection.run_forever,
+                args=(stopping,),
+                name="projection-game-list",
+                daemon=True,
+            )
+        )
+    if bots:
+        threads.append(
+            threading.Thread(
+                target=BotRunner(app).run_forever,
+                args=(stopping,),
+                name="bot-runner",
+                daemon=True,
+            )
+        )
+    for thread in threads:
+        thread.start()
+    return threads
 
 
 def _end_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None:
@@ -190,19 +226,6 @@ def _end_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None
     thread.join(timeout=10)
     if not thread.is_alive():
         loop.close()
-
-
-def _start_bot_runner(running: Running) -> None:
-    """The service plays its bot seats from a background thread."""
-    runner = BotRunner(running.app)
-    thread = threading.Thread(
-        target=runner.run_forever,
-        args=(running.stopping,),
-        name="bot-runner",
-        daemon=True,
-    )
-    thread.start()
-    running.background.append(thread)
 
 
 def serve(config: Config) -> None:
@@ -218,13 +241,47 @@ def serve(config: Config) -> None:
         workers=config.workers,
         integration_tokens=config.integration_tokens,
         limits=config.limits,
+        background=config.background,
     )
     log.info(
         "strata.serving",
         port=running.port,
         database=_safe_url(config.database_url),
         admin_token_set=bool(config.admin_token),
+        background=",".join(config.background) or "none",
     )
+    _until_signal(log)
+    running.stop()
+    store.close()
+    log.info("strata.stopped")
+
+
+def work(config: Config) -> None:
+    """Run the background work (the game list projection, the bot seats)
+    without serving requests, until SIGTERM or SIGINT: for deployments whose
+    replicas serve with ``STRATA_BACKGROUND=none``."""
+    configure_logging(config.log_level)
+    log = structlog.get_logger("strata")
+    store = open_prepared_store(config.database_url)
+    app = GameApp(store, admin_token=config.admin_token)
+    projection = (
+        GameListProjection(store, states=app.cached_state)
+        if isinstance(store, SQLAlchemyEventStore)
+        else None
+    )
+    stopping = threading.Event()
+    threads = _start_background(app, projection, True, stopping)
+    log.info("strata.working", database=_safe_url(config.database_url))
+    _until_signal(log)
+    stopping.set()
+    for thread in threads:
+        thread.join(timeout=10)
+    store.close()
+    log.info("strata.stopped")
+
+
+def _until_signal(log: Any) -> None:
+    """Block until SIGTERM or SIGINT."""
     done = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -234,9 +291,6 @@ def serve(config: Config) -> None:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     done.wait()
-    running.stop()
-    store.close()
-    log.info("strata.stopped")
 
 
 class StoreNotReady(SystemExit):

@@ -33,7 +33,7 @@ from eventstore.base import RecordedEvent
 from service import protomap
 from service.application import Caller, GameApp, Loaded
 from service.errors import InvalidArgument, Unauthenticated
-from service.projections import GameListProjection
+from service.projections import GameList
 
 _STATUS_TO_PROTO = {
     Status.OPEN: pb.GAME_STATUS_OPEN,
@@ -82,9 +82,7 @@ def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message |
 class GameServicer(pb_grpc.GameServiceServicer):
     """strata.v1.GameService."""
 
-    def __init__(
-        self, app: GameApp, projection: GameListProjection | None = None
-    ) -> None:
+    def __init__(self, app: GameApp, projection: GameList | None = None) -> None:
         self.app = app
         self.projection = projection
 
