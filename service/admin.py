@@ -7,9 +7,9 @@ global log, filtered, and per-game-type statistics.
 
 from __future__ import annotations
 
+import asyncio
 import hmac
-import threading
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -156,7 +156,9 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
         self.projection = projection
         self._token_hashes = tuple(hash_token(t) for t in integration_tokens if t)
 
-    def _require_integration(self, context: grpc.ServicerContext) -> None:
+    def _require_integration(
+        self, context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any]
+    ) -> None:
         token = bearer_token(context)
         if not token:
             raise Unauthenticated("TOKEN_REQUIRED", "An integration token is required.")
@@ -168,9 +170,13 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
                 "INTEGRATION_ONLY", "This feed needs an integration token."
             )
 
-    def FollowLog(
-        self, request: integration_pb.FollowLogRequest, context: grpc.ServicerContext
-    ) -> Iterator[integration_pb.FollowLogResponse]:
+    async def FollowLog(
+        self,
+        request: integration_pb.FollowLogRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> AsyncIterator[integration_pb.FollowLogResponse]:
+        # On the event loop: a follower holds no thread while it waits; the
+        # reads run in worker threads.
         self._require_integration(context)
         if request.after_position < 0:
             raise InvalidArgument(
@@ -186,21 +192,20 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
             )
         event_types = set(request.event_types)
         store = self.app.store
-        stop = threading.Event()
-        context.add_callback(stop.set)
         spectator = Viewer.spectator()
         game_types_of: dict[str, str] = {}
         position = request.after_position
         skipped = 0
-        while not stop.is_set():
-            batch = store.read_all(position, 500)
+        while True:
+            batch = await asyncio.to_thread(store.read_all, position, 500)
             for recorded in batch:
                 position = recorded.position
                 game_type = game_types_of.get(recorded.game_id)
                 if game_type is None:
-                    game_type = store.read_stream(recorded.game_id, 1, 1)[0].data.get(
-                        "game_type", ""
+                    first = await asyncio.to_thread(
+                        store.read_stream, recorded.game_id, 1, 1
                     )
+                    game_type = first[0].data.get("game_type", "")
                     game_types_of[recorded.game_id] = game_type
                 wanted = (not game_types or game_type in game_types) and (
                     not event_types or recorded.type in event_types
@@ -228,7 +233,7 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
                     yield integration_pb.FollowLogResponse(position=position)
                 if request.no_follow:
                     return
-                store.wait_for_append(position, 1.0)
+                await store.wait_for_append_async(position, 1.0)
 
     def GetStatistics(
         self,

@@ -12,6 +12,8 @@ from pathlib import Path
 import grpc
 import pytest
 from strata.v1 import game_service_pb2 as pb
+from strata.v1 import integration_service_pb2 as integration_pb
+from strata.v1 import integration_service_pb2_grpc as integration_grpc
 
 from clients.client import StrataClient, StrataError
 from eventstore import migrate
@@ -266,8 +268,9 @@ class _Details(grpc.HandlerCallDetails):  # type: ignore[misc]
 
 
 def test_open_watch_streams_hold_no_worker_thread(tmp_path: Path):
-    """More live WatchGame streams than worker threads, and the calls that
-    need a thread are still answered, and every watcher sees new events."""
+    """More live WatchGame and FollowLog streams than worker threads, and
+    the calls that need a thread are still answered, and every stream sees
+    the new events."""
     url = f"sqlite:///{tmp_path / 'watch.sqlite3'}"
     migrate.upgrade(url)
     store = open_store(url)
@@ -281,6 +284,17 @@ def test_open_watch_streams_hold_no_worker_thread(tmp_path: Path):
         ]
         for stream in streams:
             assert next(stream).event.version == 1  # open and live
+        feed = integration_grpc.IntegrationServiceStub(admin.channel)
+        follows = [
+            feed.FollowLog(
+                integration_pb.FollowLogRequest(),
+                metadata=(("authorization", "Bearer admin"),),
+                timeout=20,
+            )
+            for _ in range(4)
+        ]
+        for follow in follows:
+            assert next(follow).event.version == 1
 
         for seat in range(2):  # JoinGame and GetGame run in worker threads
             admin.join_game(game_id, f"p{seat}", seat)
@@ -289,6 +303,9 @@ def test_open_watch_streams_hold_no_worker_thread(tmp_path: Path):
         for stream in streams:
             assert [next(stream).event.version for _ in range(2)] == [2, 3]
             stream.cancel()
+        for follow in follows:
+            assert [next(follow).event.version for _ in range(2)] == [2, 3]
+            follow.cancel()
         admin.close()
     finally:
         running.stop(grace=0.2)
