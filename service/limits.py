@@ -9,8 +9,10 @@ runs, refuses with RESOURCE_EXHAUSTED (an ``ErrorInfo`` reason, mapped by
   at ``rate_per_peer`` / ``rate_per_game`` requests a second and holds
   ``burst_seconds`` worth of them;
 - ``TOO_MANY_CALLS``: the connection already has ``max_calls_per_peer``
-  calls running (a client opening dozens of endless ``WatchGame`` streams
-  would otherwise hold every worker thread);
+  calls running (streams hold no worker thread while they wait, but a
+  client opening thousands of endless ``WatchGame`` streams would still
+  cost the others memory and wake-ups; and calls that do run in worker
+  threads would queue behind one client's);
 - ``REQUEST_TOO_LARGE``: the request is over ``max_request_bytes`` (the
   transport already refuses anything over 1 MiB; no Strata request needs
   more than a few KiB).
