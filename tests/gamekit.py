@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
 
+import pytest
+
 from domain import codec
 from domain.chance import Rng
 from domain.rules import GameConfig, GameRules, Viewer
@@ -65,6 +67,22 @@ def when(
 ) -> list[Any]:
     """The events ``command`` causes (raises the domain error if refused)."""
     return rules.decide(state, seat, command, Rng(seed, 0))
+
+
+#: Random-play tests split their seeds into this many test items, so that
+#: pytest-xdist can share one parameter set's games between its workers.
+SEED_CHUNKS = 10
+
+#: Parametrizes a random-play test with ``chunk``: see :func:`seed_chunk`.
+over_seed_chunks = pytest.mark.parametrize(
+    "chunk", range(SEED_CHUNKS), ids=[f"chunk{c}" for c in range(SEED_CHUNKS)]
+)
+
+
+def seed_chunk(seeds: int, chunk: int, chunks: int = SEED_CHUNKS) -> range:
+    """The seed indices of ``chunk`` (0 to ``chunks - 1``) out of ``seeds``:
+    the chunks together cover ``range(seeds)`` once each."""
+    return range(seeds * chunk // chunks, seeds * (chunk + 1) // chunks)
 
 
 @dataclasses.dataclass

@@ -15,7 +15,9 @@ from tests.gamekit import (
     assert_maps_to_proto,
     assert_replays,
     assert_replays_deterministically,
+    over_seed_chunks,
     play_random,
+    seed_chunk,
 )
 
 SEEDS = 1000
@@ -57,13 +59,14 @@ def check_invariants(state: CubosaursState) -> None:
 
 
 @pytest.mark.slow
+@over_seed_chunks
 @pytest.mark.parametrize("advanced", [False, True], ids=["basic", "advanced"])
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_random_games_conserve_everything_end_and_replay(
-    players: int, advanced: bool
+    players: int, advanced: bool, chunk: int
 ) -> None:
     options = Options(advanced=advanced)
-    for index in range(SEEDS):
+    for index in seed_chunk(SEEDS, chunk):
         seed = f"cubosaurs-{players}-{advanced}-{index}"
         played = play_random(
             RULES, players, seed, options, check_each_step=check_invariants

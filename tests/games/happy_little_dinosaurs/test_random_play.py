@@ -27,7 +27,9 @@ from tests.gamekit import (
     assert_maps_to_proto,
     assert_replays,
     assert_replays_deterministically,
+    over_seed_chunks,
     play_random,
+    seed_chunk,
 )
 
 SEEDS = 1000
@@ -153,10 +155,11 @@ def assert_no_leak(played: Any) -> None:
 
 
 @pytest.mark.slow
+@over_seed_chunks
 @pytest.mark.parametrize("players", [2, 3, 4])
-def test_random_games_end_conserve_cards_and_replay(players: int) -> None:
+def test_random_games_end_conserve_cards_and_replay(players: int, chunk: int) -> None:
     lengths = []
-    for i in range(SEEDS):
+    for i in seed_chunk(SEEDS, chunk):
         seed = f"hld-{players}-{i}"
         played = play_random(RULES, players, seed, check_each_step=check_invariants)
         assert RULES.is_terminal(played.state.game)
