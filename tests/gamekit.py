@@ -119,11 +119,10 @@ def play_random(
         actions = rules.legal_actions(state.game, seat)
         assert actions, f"seat {seat} is active but has no legal action"
         command = chooser.choice(actions)
-        new = session.play(state, seat, command, Rng(seed, state.version))
+        new, state = session.advance(state, seat, command, Rng(seed, state.version))
         assert new, f"{command} produced no event"
         commands.append((seat, command))
         events += new
-        state = session.fold(new, state)
         if check_each_step is not None:
             check_each_step(state.game)
     raise AssertionError(f"game did not end in {max_steps} steps (seed {seed})")
@@ -151,10 +150,10 @@ def assert_replays_deterministically(
     players = len(played.state.seats)
     state, events = new_game(rules, players, seed, played.state.config.options)
     for seat, command in played.commands:
-        new = session.play(state, seat, command, Rng(seed, state.version))
+        new, state = session.advance(state, seat, command, Rng(seed, state.version))
         events += new
-        state = session.fold(new, state)
     assert events == played.events
+    assert state == played.state
 
 
 def assert_maps_to_proto(

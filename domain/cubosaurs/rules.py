@@ -509,7 +509,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         )
 
     def start(self, state: CubosaursState, rng: Rng) -> list[Event]:
-        return self._continue(state, self._deal(state, rng, 1, 0, 1), rng)
+        return self._continue(state, self._deal(state, rng, 1, 0, 1), rng)[0]
 
     def _deal(
         self,
@@ -629,6 +629,11 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
     def decide(
         self, state: CubosaursState, seat: int, command: Command, rng: Rng
     ) -> list[Event]:
+        return self.decide_and_evolve(state, seat, command, rng)[0]
+
+    def decide_and_evolve(
+        self, state: CubosaursState, seat: int, command: Command, rng: Rng
+    ) -> tuple[list[Event], CubosaursState]:
         if state.phase is Phase.OVER:
             raise RuleViolation("GAME_OVER", "The game is over.")
         if state.phase is Phase.SETUP:
@@ -776,16 +781,17 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
 
     def _continue(
         self, state: CubosaursState, events: list[Event], rng: Rng
-    ) -> list[Event]:
+    ) -> tuple[list[Event], CubosaursState]:
         """``events`` followed by every step that needs no decision: settling
         a debt nobody can pay, ending a turn when no purchase is possible,
-        drawing for an empty packet, scoring and dealing rounds."""
+        drawing for an empty packet, scoring and dealing rounds; and the
+        state after them all."""
         events = list(events)
         state = self._fold(state, events)
         while True:
             step = self._next_step(state, rng)
             if not step:
-                return events
+                return events, state
             state = self._fold(state, step)
             events += step
 

@@ -773,6 +773,11 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     def decide(
         self, state: State, seat: int, command: Command, rng: Rng
     ) -> list[Event]:
+        return self.decide_and_evolve(state, seat, command, rng)[0]
+
+    def decide_and_evolve(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> tuple[list[Event], State]:
         self._check(state, seat, command)
         t = _Table(state, rng)
         dino = command.dino
@@ -818,7 +823,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             case EndTurn():
                 t.emit(TurnEnded(dino))
         self._settle(t)
-        return t.events
+        return t.events, t.state
 
     @staticmethod
     def _pending(t: _Table) -> Pending:
