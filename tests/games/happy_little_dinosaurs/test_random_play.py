@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 from typing import Any
 
 import pytest
@@ -88,15 +89,23 @@ def mentioned(value: Any) -> set[str]:
     """Every card id a value (event, view) mentions."""
     if isinstance(value, str):
         return {value} if value in CARDS else set()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return set().union(
-            *(mentioned(getattr(value, f.name)) for f in dataclasses.fields(value))
-        )
+    cls: Any = type(value)
+    names = _field_names(cls)
+    if names is not None:
+        return set().union(*(mentioned(getattr(value, name)) for name in names))
     if isinstance(value, tuple | list):
         return set().union(*(mentioned(v) for v in value))
     if isinstance(value, dict):
         return set().union(*(mentioned(v) for v in value.values()))
     return set()
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...] | None:
+    """The fields of a dataclass (None for any other class)."""
+    if not dataclasses.is_dataclass(cls):
+        return None
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def secrets_kept_from(state: State, seat: int) -> set[str]:
