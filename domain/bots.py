@@ -154,8 +154,7 @@ def play_bot_game(
         seat = min(active)
         rng = bot_rng(seed, seat, state.version)
         command = bot_move(rules, state.game, seat, bots[seat], rng)
-        events = session.play(state, seat, command, Rng(seed, state.version))
-        state = session.fold(events, state)
+        _, state = session.advance(state, seat, command, Rng(seed, state.version))
         commands += 1
     outcome = state.outcome
     if outcome is None:  # pragma: no cover - FINISHED always has an outcome

@@ -31,10 +31,26 @@ def derive_seed(seed: str, version: int) -> int:
 
 
 class Rng:
-    """A seeded random generator with the few draws games need."""
+    """A seeded random generator with the few draws games need.
+
+    The generator is seeded on the first draw: most commands draw nothing,
+    and deriving the seed (a SHA-256) costs more than deciding them.
+    """
+
+    __slots__ = ("_generator", "_seed", "_version")
 
     def __init__(self, seed: str, version: int) -> None:
-        self._random = random.Random(derive_seed(seed, version))
+        self._seed = seed
+        self._version = version
+        self._generator: random.Random | None = None
+
+    @property
+    def _random(self) -> random.Random:
+        generator = self._generator
+        if generator is None:
+            generator = random.Random(derive_seed(self._seed, self._version))
+            self._generator = generator
+        return generator
 
     def roll(self, sides: int = 6) -> int:
         """A die roll from 1 to ``sides``."""

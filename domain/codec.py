@@ -24,21 +24,68 @@ class CodecError(ValueError):
     """The data does not fit the type."""
 
 
+#: Types that encode as themselves (the exact types: a subclass, an
+#: ``IntEnum`` say, goes through :func:`_encoder`).
+_PLAIN = frozenset({type(None), bool, int, str, float})
+
+Encoder = Callable[[Any], Any]
+
+
 def encode(value: Any) -> Any:
     """A JSON-compatible form of ``value``."""
-    if value is None or isinstance(value, bool | int | str | float):
+    cls: Any = type(value)
+    if cls in _PLAIN:
         return value
-    if isinstance(value, enum.Enum):
-        return value.name
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: encode(getattr(value, f.name)) for f in _fields(type(value))}
-    if isinstance(value, tuple | list):
-        return [encode(v) for v in value]
-    if isinstance(value, frozenset | set):
-        return sorted((encode(v) for v in value), key=_sort_key)
-    if isinstance(value, dict):
-        return {str(encode(k)): encode(v) for k, v in value.items()}
-    raise CodecError(f"cannot encode {type(value).__name__}")
+    return _encoder(cls)(value)
+
+
+@functools.cache
+def _encoder(cls: type) -> Encoder:
+    """The function encoding values of class ``cls``, chosen once per class
+    (everything below depends on the class only)."""
+    if cls is type(None) or issubclass(cls, bool | int | str | float):
+        return _same
+    if issubclass(cls, enum.Enum):
+        return _enum_name
+    if dataclasses.is_dataclass(cls):
+        names = tuple(f.name for f in _fields(cls))
+
+        def encode_dataclass(value: Any) -> Any:
+            return {name: encode(getattr(value, name)) for name in names}
+
+        return encode_dataclass
+    if issubclass(cls, tuple | list):
+        return _encode_sequence
+    if issubclass(cls, frozenset | set):
+        return _encode_set
+    if issubclass(cls, dict):
+        return _encode_dict
+
+    def refuse(value: Any) -> Any:
+        raise CodecError(f"cannot encode {cls.__name__}")
+
+    return refuse
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _enum_name(value: enum.Enum) -> str:
+    return value.name
+
+
+def _encode_sequence(value: Any) -> list[Any]:
+    plain = _PLAIN
+    return [v if type(v) in plain else encode(v) for v in value]
+
+
+def _encode_set(value: Any) -> list[Any]:
+    return sorted((encode(v) for v in value), key=_sort_key)
+
+
+def _encode_dict(value: Any) -> dict[str, Any]:
+    return {str(encode(k)): encode(v) for k, v in value.items()}
 
 
 def _sort_key(value: Any) -> tuple[str, str]:
@@ -96,9 +143,14 @@ def _decoder(tp: Any) -> Decoder:
         args = get_args(tp)
         if len(args) == 2 and args[1] is Ellipsis:
             item = _decoder(args[0])
+            # What decodes as itself (the int or str items of most
+            # tuples) is checked by type only.
+            plain = args[0] if args[0] in (int, str) else None
 
             def decode_tuple(data: Any) -> Any:
                 _expect(data, list, tp)
+                if plain is not None and all(type(v) is plain for v in data):
+                    return tuple(data)
                 return tuple([item(v) for v in data])
 
             return decode_tuple
@@ -186,18 +238,24 @@ def _decoder(tp: Any) -> Decoder:
 
 def _dataclass_decoder(cls: type) -> Decoder:
     hints = _hints(cls)
-    fields = [
+    specs = [
         (
             f.name,
-            _LazyDecoder(hints[f.name]),
+            hints[f.name],
             f.default is dataclasses.MISSING
             and f.default_factory is dataclasses.MISSING,
         )
         for f in _fields(cls)
     ]
+    # The fields' decoders are built on first use: types may refer to each
+    # other, and this one's decoder must be cached before theirs are built.
+    fields: list[tuple[str, Decoder, bool]] | None = None
 
     def decode_dataclass(data: Any) -> Any:
+        nonlocal fields
         _expect(data, dict, cls)
+        if fields is None:
+            fields = [(name, _decoder(tp), required) for name, tp, required in specs]
         kwargs = {}
         for name, decoder, required in fields:
             if name in data:
@@ -207,21 +265,6 @@ def _dataclass_decoder(cls: type) -> Decoder:
         return cls(**kwargs)
 
     return decode_dataclass
-
-
-class _LazyDecoder:
-    """A field's decoder, built on first use (types may refer to each other)."""
-
-    __slots__ = ("_decoder", "_tp")
-
-    def __init__(self, tp: Any) -> None:
-        self._tp = tp
-        self._decoder: Decoder | None = None
-
-    def __call__(self, data: Any) -> Any:
-        if self._decoder is None:
-            self._decoder = _decoder(self._tp)
-        return self._decoder(data)
 
 
 def _expect(data: Any, kind: type, tp: Any) -> None:

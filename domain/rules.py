@@ -8,6 +8,8 @@ A game is one object with these methods, all pure:
   :class:`~domain.errors.DomainError`;
 - ``evolve(state, event)``: the state after an event (never draws chance,
   reads a clock or does I/O);
+- ``decide_and_evolve``: both at once (a game whose ``decide`` already
+  folds its events may return the state it reached);
 - ``is_terminal`` / ``outcome``: whether and how the game ended;
 - ``active_seats`` / ``legal_actions``: who may act now, and with what;
 - ``view(state, viewer)`` / ``redact(event, viewer)``: what a viewer may see.
@@ -122,6 +124,18 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
     @abc.abstractmethod
     def evolve(self, state: S, event: E) -> S:
         """The state after ``event``."""
+
+    def decide_and_evolve(
+        self, state: S, seat: int, command: C, rng: Rng
+    ) -> tuple[list[E], S]:
+        """What :meth:`decide` returns, and the state after those events (what
+        :meth:`evolve` gives folding them over ``state``). A game whose
+        ``decide`` folds its events as it goes overrides this to hand back
+        the state it reached, so a player's move is evolved only once."""
+        events = self.decide(state, seat, command, rng)
+        for event in events:
+            state = self.evolve(state, event)
+        return events, state
 
     @abc.abstractmethod
     def is_terminal(self, state: S) -> bool:

@@ -151,6 +151,8 @@ class Session(Generic[S]):
         self._event_types: dict[str, type] = {
             t.__name__: t for t in (*LIFECYCLE_EVENTS, *rules.event_types)
         }
+        # A game's own events skip the lifecycle's match in ``evolve``.
+        self._game_events = frozenset(rules.event_types) - set(LIFECYCLE_EVENTS)
         self._command_types: dict[str, type] = {
             t.__name__: t for t in rules.command_types
         }
@@ -290,6 +292,9 @@ class Session(Generic[S]):
             )
         version = state.version + 1
         replace = _replace
+        if type(event) in self._game_events:
+            game = self.rules.evolve(state.game, event)
+            return replace(state, game=game, version=version)
         match event:
             case PlayerJoined(
                 seat=seat, player_name=name, token_hash=token_hash, bot=bot
@@ -358,15 +363,29 @@ class Session(Generic[S]):
         self, state: SessionState[S], seat: int, command: Any, rng: Rng
     ) -> list[Any]:
         """The events a game command from ``seat`` causes."""
+        return self.advance(state, seat, command, rng)[0]
+
+    def advance(
+        self, state: SessionState[S], seat: int, command: Any, rng: Rng
+    ) -> tuple[list[Any], SessionState[S]]:
+        """The events a game command from ``seat`` causes (as :meth:`play`),
+        and the state after them (as :meth:`fold` would give), evolving each
+        event once."""
         if state.status is Status.OPEN:
             raise RuleViolation("GAME_NOT_STARTED", "This game has not started.")
         if state.status is Status.FINISHED:
             raise RuleViolation("GAME_FINISHED", "This game is over.")
         if not 0 <= seat < len(state.seats):
             raise NotYourSeat("NOT_YOUR_SEAT", f"Seat {seat} does not exist.")
-        return self._with_finish(
-            state, self.rules.decide(state.game, seat, command, rng)
-        )
+        rules = self.rules
+        events, game = rules.decide_and_evolve(state.game, seat, command, rng)
+        after = _replace(state, game=game, version=state.version + len(events))
+        if rules.is_terminal(game):
+            outcome = rules.outcome(game)
+            finished = GameFinished(outcome.winners, outcome.result)
+            events = [*events, finished]
+            after = self.evolve(after, finished)
+        return events, after
 
     def _with_finish(self, state: SessionState[S], events: list[Any]) -> list[Any]:
         game = state.game

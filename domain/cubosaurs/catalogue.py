@@ -37,6 +37,11 @@ class Kind(enum.Enum):
     BRACHIOSAURUS_EGG = "brachiosaurus_egg"
     RAPTOR_EGG = "raptor_egg"
 
+    # Members are singletons, equal only to themselves: hash them by
+    # identity too (Enum's own __hash__ is a Python call, and scoring a
+    # round looks kinds up in dicts and counters thousands of times).
+    __hash__ = object.__hash__
+
 
 class Scoring(enum.Enum):
     """How a kind of card scores at the end of a round."""

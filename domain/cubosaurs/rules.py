@@ -401,6 +401,14 @@ def _replace(obj: T, **changes: object) -> T:
     return new
 
 
+def _seats_with(
+    state: CubosaursState, seat: int, **changes: object
+) -> tuple[SeatState, ...]:
+    """The seats, with ``changes`` made to ``seat``'s."""
+    seats = state.seats
+    return (*seats[:seat], _replace(seats[seat], **changes), *seats[seat + 1 :])
+
+
 def _total(seat: SeatState) -> int:
     return sum(seat.scores)
 
@@ -509,7 +517,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         )
 
     def start(self, state: CubosaursState, rng: Rng) -> list[Event]:
-        return self._continue(state, self._deal(state, rng, 1, 0, 1), rng)
+        return self._continue(state, self._deal(state, rng, 1, 0, 1), rng)[0]
 
     def _deal(
         self,
@@ -629,6 +637,11 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
     def decide(
         self, state: CubosaursState, seat: int, command: Command, rng: Rng
     ) -> list[Event]:
+        return self.decide_and_evolve(state, seat, command, rng)[0]
+
+    def decide_and_evolve(
+        self, state: CubosaursState, seat: int, command: Command, rng: Rng
+    ) -> tuple[list[Event], CubosaursState]:
         if state.phase is Phase.OVER:
             raise RuleViolation("GAME_OVER", "The game is over.")
         if state.phase is Phase.SETUP:
@@ -776,16 +789,17 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
 
     def _continue(
         self, state: CubosaursState, events: list[Event], rng: Rng
-    ) -> list[Event]:
+    ) -> tuple[list[Event], CubosaursState]:
         """``events`` followed by every step that needs no decision: settling
         a debt nobody can pay, ending a turn when no purchase is possible,
-        drawing for an empty packet, scoring and dealing rounds."""
+        drawing for an empty packet, scoring and dealing rounds; and the
+        state after them all."""
         events = list(events)
         state = self._fold(state, events)
         while True:
             step = self._next_step(state, rng)
             if not step:
-                return events
+                return events, state
             state = self._fold(state, step)
             events += step
 
@@ -841,7 +855,42 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
 
     def evolve(self, state: CubosaursState, event: Event) -> CubosaursState:
         replace = _replace
+        # The cases are tried in order: a turn's events first, the most
+        # frequent (TurnEnded, four events in ten) at the top.
         match event:
+            case TurnEnded(next_seat=next_seat):
+                return replace(state, turn=next_seat, phase=Phase.TURN, bought=False)
+            case PacketPassed(seat=seat, card=card):
+                collection = _without(state.seats[seat].collection, card)
+                return replace(
+                    state,
+                    seats=_seats_with(state, seat, collection=collection),
+                    packet=(*state.packet, card),
+                    phase=Phase.ACTED,
+                )
+            case CardDrawn(card=card):
+                return replace(state, deck=state.deck[1:], packet=(card,))
+            case PacketTaken(seat=seat, cards=cards):
+                collection = state.seats[seat].collection + cards
+                return replace(
+                    state,
+                    seats=_seats_with(state, seat, collection=collection),
+                    packet=(),
+                    phase=Phase.ACTED,
+                )
+            case DnaTokensGained(seat=seat, amount=amount, from_seat=source):
+                if source is None:
+                    state = replace(state, supply=state.supply - amount)
+                else:
+                    state = self._change(
+                        state, source, tokens=state.seats[source].tokens - amount
+                    )
+                    state = replace(state, debts=state.debts[1:])
+                return self._change(
+                    state, seat, tokens=state.seats[seat].tokens + amount
+                )
+            case TileBought(seat=seat, tile=tile_id, card=card):
+                return self._bought(state, seat, TILES[tile_id], card)
             case RoundDealt():
                 return replace(
                     state,
@@ -864,43 +913,10 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                     bought=False,
                     debts=(),
                 )
-            case CardDrawn(card=card):
-                return replace(state, deck=state.deck[1:], packet=(card,))
-            case PacketTaken(seat=seat, cards=cards):
-                return replace(
-                    self._change(
-                        state, seat, collection=self._cards(state, seat) + cards
-                    ),
-                    packet=(),
-                    phase=Phase.ACTED,
-                )
-            case PacketPassed(seat=seat, card=card):
-                return replace(
-                    self._change(
-                        state, seat, collection=_without(self._cards(state, seat), card)
-                    ),
-                    packet=(*state.packet, card),
-                    phase=Phase.ACTED,
-                )
-            case TileBought(seat=seat, tile=tile_id, card=card):
-                return self._bought(state, seat, TILES[tile_id], card)
-            case DnaTokensGained(seat=seat, amount=amount, from_seat=source):
-                if source is None:
-                    state = replace(state, supply=state.supply - amount)
-                else:
-                    state = self._change(
-                        state, source, tokens=state.seats[source].tokens - amount
-                    )
-                    state = replace(state, debts=state.debts[1:])
-                return self._change(
-                    state, seat, tokens=state.seats[seat].tokens + amount
-                )
             case DnaTokensOwed(seat=seat, amount=amount):
                 return replace(state, debts=(*state.debts, Debt(seat, amount)))
             case DnaTokensForgone():
                 return replace(state, debts=state.debts[1:])
-            case TurnEnded(next_seat=next_seat):
-                return replace(state, turn=next_seat, phase=Phase.TURN, bought=False)
             case RoundScored(scores=scores):
                 return replace(
                     state,
@@ -929,16 +945,15 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         instant: int | None = None,
     ) -> CubosaursState:
         old = state.seats[seat]
-        new = _replace(
-            old,
+        seats = _seats_with(
+            state,
+            seat,
             collection=old.collection if collection is None else collection,
             tokens=old.tokens if tokens is None else tokens,
             tiles=old.tiles if tiles is None else tiles,
             instant=old.instant if instant is None else instant,
         )
-        return _replace(
-            state, seats=(*state.seats[:seat], new, *state.seats[seat + 1 :])
-        )
+        return _replace(state, seats=seats)
 
     def _bought(
         self, state: CubosaursState, seat: int, tile: Tile, card: int | None

@@ -169,6 +169,11 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     def decide(
         self, state: State, seat: int, command: Command, rng: Rng
     ) -> list[Event]:
+        return self.decide_and_evolve(state, seat, command, rng)[0]
+
+    def decide_and_evolve(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> tuple[list[Event], State]:
         if isinstance(command, SwitchWith) and not (
             0 <= command.target_seat < state.players
         ):
@@ -205,7 +210,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                 turn.switch_with(target)
             case _:
                 raise InvalidCommand("UNKNOWN_COMMAND", f"Unknown command {command!r}.")
-        return turn.events
+        return turn.events, turn.state
 
     # -- evolving ---------------------------------------------------------------
 

@@ -368,9 +368,7 @@ def play_game(
         legal = session.legal_actions(state, seat)
         view = RULES.view(state.game, Viewer.player(seat))
         command = chooser(view, legal)
-        state = session.fold(
-            session.play(state, seat, command, Rng(seed, state.version)), state
-        )
+        _, state = session.advance(state, seat, command, Rng(seed, state.version))
     raise RuntimeError(f"bot game {seed} did not end in {max_steps} steps")
 
 

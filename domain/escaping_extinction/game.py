@@ -226,6 +226,15 @@ def parts_collected(state: State) -> int:
     return CONTENT.supply["rocket_parts"] - state.supply.rocket_parts
 
 
+def _travel_cost(mode: TravelMode, in_tarpit: bool) -> int:
+    """The Food a journey costs (a push is only made from the Tarpit)."""
+    if mode is TravelMode.CAVE:
+        return CONTENT.tarpit_cave_food if in_tarpit else 0
+    if mode is TravelMode.PUSH:
+        return CONTENT.tarpit_push_food
+    return CONTENT.tarpit_walk_food if in_tarpit else 1
+
+
 def caves(state: State) -> tuple[int, ...]:
     return tuple(i for i, p in enumerate(state.places) if p.cave)
 
@@ -459,11 +468,15 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         can_act = d.health > 0 and state.actions_left > 0
         if can_act:
             in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
+            # Most travel a Dino cannot pay for: its Food rules it out here.
+            walk = d.food >= _travel_cost(TravelMode.WALK, in_tarpit)
+            push = in_tarpit and d.food >= _travel_cost(TravelMode.PUSH, in_tarpit)
             for p in _SORTED_NEIGHBOURS[d.position]:
-                out.append(Travel(dino, p, TravelMode.WALK))
-                if in_tarpit:
+                if walk:
+                    out.append(Travel(dino, p, TravelMode.WALK))
+                if push:
                     out.append(Travel(dino, p, TravelMode.PUSH))
-            if here.cave:
+            if here.cave and d.food >= _travel_cost(TravelMode.CAVE, in_tarpit):
                 out.extend(Travel(dino, p, TravelMode.CAVE) for p in caves(state))
             out.append(Explore(dino, False))
             if dino is Dino.LONG_NECK and here.token:
@@ -729,20 +742,16 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                     "NOT_THE_OTHER_CAVE",
                     "The Secret Cave leads to the other Cave only.",
                 )
-            cost = CONTENT.tarpit_cave_food if in_tarpit else 0
         else:
             if destination not in CONTENT.neighbours[d.position]:
                 raise RuleViolation(
                     "NOT_ADJACENT", f"Position {destination} is not adjacent."
                 )
-            if command.mode is TravelMode.PUSH:
-                if not in_tarpit:
-                    raise RuleViolation(
-                        "NOT_IN_TARPIT", "Only a Dino in the Tarpit pushes out."
-                    )
-                cost = CONTENT.tarpit_push_food
-            else:
-                cost = CONTENT.tarpit_walk_food if in_tarpit else 1
+            if command.mode is TravelMode.PUSH and not in_tarpit:
+                raise RuleViolation(
+                    "NOT_IN_TARPIT", "Only a Dino in the Tarpit pushes out."
+                )
+        cost = _travel_cost(command.mode, in_tarpit)
         if d.food < cost:
             raise RuleViolation(
                 "NOT_ENOUGH_FOOD", f"{_name(d.dino)} needs {cost} Food to travel."
@@ -773,6 +782,11 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     def decide(
         self, state: State, seat: int, command: Command, rng: Rng
     ) -> list[Event]:
+        return self.decide_and_evolve(state, seat, command, rng)[0]
+
+    def decide_and_evolve(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> tuple[list[Event], State]:
         self._check(state, seat, command)
         t = _Table(state, rng)
         dino = command.dino
@@ -818,7 +832,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             case EndTurn():
                 t.emit(TurnEnded(dino))
         self._settle(t)
-        return t.events
+        return t.events, t.state
 
     @staticmethod
     def _pending(t: _Table) -> Pending:

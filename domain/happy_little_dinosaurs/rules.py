@@ -291,7 +291,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
             hand = main_deck[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]
             events.append(CardsDrawn(seat=seat, cards=hand, count=len(hand)))
         events.append(DisasterFlipped(round=1, card=disaster_deck[0]))
-        return self._then(state, events, rng)
+        return self._then(state, events, rng)[0]
 
     # -- who may do what ----------------------------------------------------------
 
@@ -486,6 +486,11 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     def decide(
         self, state: State, seat: int, command: Command, rng: Rng
     ) -> list[Event]:
+        return self.decide_and_evolve(state, seat, command, rng)[0]
+
+    def decide_and_evolve(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> tuple[list[Event], State]:
         if state.phase in (Phase.SETUP, Phase.OVER):
             raise RuleViolation("WRONG_PHASE", "The game is not being played.")
         if state.players[seat].eliminated:
@@ -751,15 +756,18 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
 
     # -- what happens by itself -----------------------------------------------
 
-    def _then(self, state: State, events: list[Event], rng: Rng) -> list[Event]:
-        """``events`` followed by every automatic step they lead to."""
+    def _then(
+        self, state: State, events: list[Event], rng: Rng
+    ) -> tuple[list[Event], State]:
+        """``events`` followed by every automatic step they lead to, and the
+        state after them all."""
         for event in events:
             state = self.evolve(state, event)
         out = list(events)
         for _ in range(_MAX_STEPS):
             step = self._step(state, rng)
             if not step:
-                return out
+                return out, state
             for event in step:
                 state = self.evolve(state, event)
             out += step

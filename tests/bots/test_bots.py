@@ -50,23 +50,34 @@ def test_a_bot_is_given_a_view_legal_actions_and_a_generator_only():
 GAMES_PER_LINEUP = {RANDOM: 60, HEURISTIC: 8, "mixed": 8}
 
 
-@pytest.mark.parametrize("game_type", GAME_TYPES)
-def test_bots_only_ever_choose_legal_actions(game_type: str):
+def player_counts(game_type: str) -> range:
+    rules = registry.rules_for(game_type)
+    return range(rules.min_players, rules.max_players + 1)
+
+
+def test_the_legality_test_plays_hundreds_of_games_per_game_type():
+    for game_type in GAME_TYPES:
+        per_count = sum(GAMES_PER_LINEUP.values())
+        assert per_count * len(player_counts(game_type)) >= 200
+
+
+# One test item per game type and player count, so xdist's workers share them.
+@pytest.mark.parametrize(
+    ("game_type", "players"),
+    [(g, players) for g in GAME_TYPES for players in player_counts(g)],
+)
+def test_bots_only_ever_choose_legal_actions(game_type: str, players: int):
     """Hundreds of games per game type, every player count, three lineups:
     :func:`play_bot_game` raises if a bot picks an action not listed, and
     the rules themselves refuse anything illegal."""
     rules = registry.rules_for(game_type)
-    games = 0
-    for players in range(rules.min_players, rules.max_players + 1):
-        for lineup in lineups(players):
-            name = lineup[0] if len(set(lineup)) == 1 else "mixed"
-            bots = [bot_for(game_type, kind).play for kind in lineup]
-            for index in range(GAMES_PER_LINEUP[name]):
-                game = play_bot_game(rules, f"legal/{players}/{index}", bots)
-                assert game.commands > 0
-                assert set(game.winners) <= set(range(players))
-                games += 1
-    assert games >= 200
+    for lineup in lineups(players):
+        name = lineup[0] if len(set(lineup)) == 1 else "mixed"
+        bots = [bot_for(game_type, kind).play for kind in lineup]
+        for index in range(GAMES_PER_LINEUP[name]):
+            game = play_bot_game(rules, f"legal/{players}/{index}", bots)
+            assert game.commands > 0
+            assert set(game.winners) <= set(range(players))
 
 
 def test_cubosaurs_bots_play_the_advanced_mode_legally_too():

@@ -15,7 +15,9 @@ from tests.gamekit import (
     assert_maps_to_proto,
     assert_replays,
     assert_replays_deterministically,
+    over_seed_chunks,
     play_random,
+    seed_chunk,
 )
 
 SEEDS = 1000
@@ -25,22 +27,30 @@ ALL_TILES = list(range(TILE_COUNT))
 
 
 def check_invariants(state: CubosaursState) -> None:
-    """What must hold after every command."""
-    seats = state.seats
-    # Cards: every one of the 55 is in exactly one place.
+    """What must hold after every command (it reads each seat once)."""
+    # Rounds: scored once each, alternating directions.
+    finished = state.round if state.phase is Phase.OVER else state.round - 1
+    assert state.direction == (1 if state.round % 2 else -1)
+    assert 1 <= state.round <= state.rounds
     places = [*state.deck, *state.out_of_play, *state.packet, *state.discarded]
-    for seat in seats:
+    owned: list[int] = []
+    tokens = 0
+    for seat in state.seats:
         places += seat.collection
+        owned += seat.tiles
+        assert seat.tokens >= 0
+        tokens += seat.tokens
+        assert len(seat.scores) == finished
+    # Cards: every one of the 55 is in exactly one place.
     assert sorted(places) == ALL_CARDS
     assert len(state.out_of_play) == CARD_COUNT - 10 * state.players
     # The packet never holds two cards of one kind.
     kinds = [CARDS[c].kind for c in state.packet]
     assert len(kinds) == len(set(kinds))
     # DNA tokens: the supply and the players hold all 40 between them.
-    assert state.supply + sum(s.tokens for s in seats) == DNA_TOKENS
-    assert state.supply >= 0 and all(s.tokens >= 0 for s in seats)
+    assert state.supply + tokens == DNA_TOKENS
+    assert state.supply >= 0
     # DNA tiles: on offer, bought this round, or in the box.
-    owned = [t for s in seats for t in s.tiles]
     if state.advanced:
         assert sorted([*state.offer, *state.box, *owned]) == ALL_TILES
         assert len(state.offer) + len(owned) <= state.players + 1
@@ -48,22 +58,18 @@ def check_invariants(state: CubosaursState) -> None:
         assert state.offer == state.box == () and not owned
         assert state.supply == DNA_TOKENS and not state.debts
     assert all(d.amount > 0 for d in state.debts)
-    # Rounds: scored once each, alternating directions.
-    finished = state.round if state.phase is Phase.OVER else state.round - 1
-    assert all(len(s.scores) == finished for s in seats)
-    assert state.direction == (1 if state.round % 2 else -1)
-    assert 1 <= state.round <= state.rounds
     assert RULES.active_seats(state) or state.phase is Phase.OVER
 
 
 @pytest.mark.slow
+@over_seed_chunks
 @pytest.mark.parametrize("advanced", [False, True], ids=["basic", "advanced"])
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_random_games_conserve_everything_end_and_replay(
-    players: int, advanced: bool
+    players: int, advanced: bool, chunk: int
 ) -> None:
     options = Options(advanced=advanced)
-    for index in range(SEEDS):
+    for index in seed_chunk(SEEDS, chunk):
         seed = f"cubosaurs-{players}-{advanced}-{index}"
         played = play_random(
             RULES, players, seed, options, check_each_step=check_invariants

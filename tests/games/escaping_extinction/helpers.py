@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -114,64 +113,69 @@ def dino(state: State, d: Dino) -> Any:
 
 # -- invariants ---
 
+# What every deal must hold, in a comparable order (sorted once).
+ALL_TILES = sorted(CONTENT.tile_order)
+ALL_EXPLORATION = sorted(CONTENT.exploration_order)
+ALL_METEOR = sorted(CONTENT.meteor_order)
+ALL_DOCKET = sorted(CONTENT.docket_order)
+
 
 def check_invariants(state: State) -> None:
-    """Tokens and cards are conserved; everything stays within its limits."""
+    """Tokens and cards are conserved; everything stays within its limits.
+
+    It runs after every move of every random game, so it reads the places
+    and the Dinos once each."""
     if not state.meteor_deck and not state.meteor_drawn:
         return  # before set-up
     supply = state.supply
-    on_tiles: Counter[Resource] = Counter()
-    for place in state.places:
+    places = state.places
+    # Tokens on the tiles, by resource; Lava Flows and Secret Caves placed.
+    tokens = dict.fromkeys(Resource, 0)
+    lava = caves = 0
+    for place in places:
         if place.token:
             assert place.revealed, place
             resource = CONTENT.tile(place.tile).resource
             assert resource is not None, place
-            on_tiles[resource] += 1
-    total = CONTENT.supply
-    dinos = state.dinos
-    assert (
-        supply.food + on_tiles[Resource.FOOD] + sum(d.food for d in dinos)
-        == total["food"]
-    )
-    assert (
-        supply.wood
-        + on_tiles[Resource.WOOD]
-        + sum(d.wood for d in dinos)
-        + state.launchpad_wood
-        == total["wood"]
-    )
-    assert (
-        supply.vines + on_tiles[Resource.VINE] + sum(d.vines for d in dinos)
-        == total["vines"]
-    )
-    assert (
-        supply.rocket_parts + sum(d.rocket_part for d in dinos) + state.launchpad_parts
-        == total["rocket_parts"]
-    )
-    assert supply.lava_flows + sum(p.lava for p in state.places) == total["lava_flows"]
-    assert min(supply.food, supply.wood, supply.vines, supply.rocket_parts) >= 0
-    assert sum(p.cave for p in state.places) in (0, 2)
-    assert not state.places[0].cave
-    assert sorted(p.tile for p in state.places[1:]) == sorted(CONTENT.tile_order)
-    held = [c for d in dinos for c in d.held_cards]
-    floating = (
-        [state.pending.card] if state.pending is not None and state.pending.card else []
-    )
-    cards = [*state.exploration_deck, *state.exploration_discard, *held, *floating]
-    assert sorted(cards) == sorted(CONTENT.exploration_order)
-    assert sorted((*state.meteor_deck, *state.meteor_drawn)) == sorted(
-        CONTENT.meteor_order
-    )
-    assert sorted(
-        (*state.docket_deck, *state.docket_open, *state.docket_done)
-    ) == sorted(CONTENT.docket_order)
-    for d in dinos:
+            tokens[resource] += 1
+        lava += place.lava
+        caves += place.cave
+    food = wood = vines = parts = 0
+    held: list[str] = []
+    for d in state.dinos:
         card = CONTENT.dinos[d.dino]
         assert 0 <= d.health <= card.health
         assert 0 <= d.food <= card.energy
         assert 0 <= d.wood + d.vines <= card.satchel
         assert min(d.wood, d.vines) >= 0
-        assert state.places[d.position].revealed
+        assert places[d.position].revealed
+        food += d.food
+        wood += d.wood
+        vines += d.vines
+        parts += d.rocket_part
+        held += d.held_cards
+    total = CONTENT.supply
+    assert supply.food + tokens[Resource.FOOD] + food == total["food"]
+    assert (
+        supply.wood + tokens[Resource.WOOD] + wood + state.launchpad_wood
+        == total["wood"]
+    )
+    assert supply.vines + tokens[Resource.VINE] + vines == total["vines"]
+    assert supply.rocket_parts + parts + state.launchpad_parts == total["rocket_parts"]
+    assert supply.lava_flows + lava == total["lava_flows"]
+    assert min(supply.food, supply.wood, supply.vines, supply.rocket_parts) >= 0
+    assert caves in (0, 2)
+    assert not places[0].cave
+    assert sorted([p.tile for p in places[1:]]) == ALL_TILES
+    pending = state.pending
+    floating = [pending.card] if pending is not None and pending.card else []
+    cards = [*state.exploration_deck, *state.exploration_discard, *held, *floating]
+    assert sorted(cards) == ALL_EXPLORATION
+    assert sorted((*state.meteor_deck, *state.meteor_drawn)) == ALL_METEOR
+    assert (
+        sorted((*state.docket_deck, *state.docket_open, *state.docket_done))
+        == ALL_DOCKET
+    )
     assert 0 <= state.meteor <= CONTENT.track_length
     if not state.result:
         assert state.turn_open

@@ -19,7 +19,9 @@ from tests.gamekit import (
     assert_maps_to_proto,
     assert_replays,
     assert_replays_deterministically,
+    over_seed_chunks,
     play_random,
+    seed_chunk,
 )
 from tests.games.escaping_extinction.helpers import check_invariants
 from tests.games.escaping_extinction.test_secrecy import VIEWERS, twin
@@ -48,12 +50,17 @@ def assert_no_secret_leaks(state: State, events: list[Any]) -> None:
 SEEDS = 1000
 
 
-# About 40 s per player count on a quiet core: hence the slow mark.
+# About 40 s per player count on a quiet core: hence the slow mark, and
+# the seeds in chunks that xdist's workers share.
 @pytest.mark.slow
+@over_seed_chunks
 @pytest.mark.parametrize("players", [1, 2, 3, 4])
-def test_random_games_conserve_everything_end_and_replay(players: int) -> None:
+def test_random_games_conserve_everything_end_and_replay(
+    players: int, chunk: int
+) -> None:
     results: dict[str, int] = {}
-    for n in range(SEEDS):
+    seeds = seed_chunk(SEEDS, chunk)
+    for n in seeds:
         seed = f"random-{players}-{n}"
         played = play_random(RULES, players, seed, check_each_step=check_invariants)
         assert RULES.is_terminal(played.state.game)
@@ -64,4 +71,4 @@ def test_random_games_conserve_everything_end_and_replay(players: int) -> None:
             assert_no_secret_leaks(played.state.game, played.events)
         result = played.state.game.result
         results[result] = results.get(result, 0) + 1
-    assert sum(results.values()) == SEEDS
+    assert sum(results.values()) == len(seeds)
