@@ -130,6 +130,8 @@ class _Attempt:
     events: list[Any]
     new_events: list[NewEvent]
     command: NewCommand
+    #: The state after ``events`` (folded by the decision itself).
+    after: SessionState[Any]
 
 
 def _payload(seat: int, command: Any) -> dict[str, Any]:
@@ -531,7 +533,7 @@ class GameApp:
                 "VERSION_MISMATCH",
                 f"The game is at version {state.version}, not {expected_version}.",
             )
-        events = loaded.session.play(
+        events, after = loaded.session.advance(
             state, seat, command, Rng(state.config.seed, state.version)
         )
         outcome = CommandOutcome(
@@ -546,7 +548,7 @@ class GameApp:
             state.version,
         )
         return _Attempt(
-            state.version, events, [self._new_event(e) for e in events], logged
+            state.version, events, [self._new_event(e) for e in events], logged, after
         )
 
     def _accepted(
@@ -559,7 +561,7 @@ class GameApp:
     ) -> tuple[Submitted, Snapshot | None]:
         """The answer to an appended command, and the snapshot to save."""
         new_state, snapshot = self._advance(
-            game_id, loaded, attempt.events, result.last_version
+            game_id, loaded, attempt.after, result.last_version
         )
         viewer = caller.viewer(new_state)
         recorded = self._recorded(game_id, attempt.new_events, result)
@@ -639,17 +641,19 @@ class GameApp:
         self, game_id: str, loaded: Loaded, events: list[Any], version: int
     ) -> SessionState[Any]:
         """Cache the new state; snapshot it every SNAPSHOT_EVERY versions."""
-        state, snapshot = self._advance(game_id, loaded, events, version)
+        state, snapshot = self._advance(
+            game_id, loaded, loaded.session.fold(events, loaded.state), version
+        )
         if snapshot is not None:
             self.store.save_snapshot(snapshot)
         return state
 
     def _advance(
-        self, game_id: str, loaded: Loaded, events: list[Any], version: int
+        self, game_id: str, loaded: Loaded, state: SessionState[Any], version: int
     ) -> tuple[SessionState[Any], Snapshot | None]:
-        """Fold and cache the appended ``events``; the state, and the
-        snapshot to save when it crossed a multiple of SNAPSHOT_EVERY."""
-        state = loaded.session.fold(events, loaded.state)
+        """Cache ``state``, ``loaded``'s state after an append that stored
+        ``version``; the state, and the snapshot to save when it crossed a
+        multiple of SNAPSHOT_EVERY."""
         if state.version != version:
             raise RuntimeError(f"folded to {state.version}, stored {version}")
         self._remember(game_id, dataclasses.replace(loaded, state=state))
