@@ -2,8 +2,8 @@
 
 The server is a ``grpc.aio`` server: handlers that are coroutines run on its
 event loop; plain functions and generators (most of the servicers: they call
-the synchronous store) run in a worker thread pool. Three interceptors wrap
-every handler, outermost first:
+the synchronous store) run in a worker thread pool. One interceptor,
+:class:`Door`, wraps every handler in three concerns, outermost first:
 
 - :class:`ErrorsAndLogging` gives each call a request id, binds it (and the
   game id, when the request has one) to the structlog context, logs one line
@@ -16,8 +16,8 @@ every handler, outermost first:
   it in the pool, handing it a :class:`ThreadContext` (the part of the call's
   context a thread may use).
 
-Each interceptor wraps a method's handler once and reuses the wrapper: the
-wrappers hold nothing of a single call.
+A method's handler is wrapped once and the wrapper reused: the wrappers hold
+nothing of a single call.
 """
 
 from __future__ import annotations
@@ -46,15 +46,13 @@ Continuation: TypeAlias = Callable[
 AioContext: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
 
-class HandlerWrapper(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """An interceptor that wraps the handlers of Strata's methods (or of
-    every method), once per method."""
+class Door(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """The server's one interceptor: it wraps each method's handler in the
+    :class:`HandlerWrapper` s given (outermost first), once per method, so
+    a call pays for one interception however many concerns there are."""
 
-    #: Only methods of the ``strata.*`` services (health and reflection are
-    #: left alone).
-    strata_only = True
-
-    def __init__(self) -> None:
+    def __init__(self, *wrappers: HandlerWrapper) -> None:
+        self.wrappers = wrappers
         self._wrapped: dict[
             str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]
         ] = {}
@@ -63,15 +61,27 @@ class HandlerWrapper(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         self, continuation: Continuation, details: grpc.HandlerCallDetails
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(details)
+        if handler is None:
+            return None
         method: str = details.method
-        if handler is None or (self.strata_only and not method.startswith("/strata.")):
-            return handler
         known = self._wrapped.get(method)
         if known is not None and known[0] is handler:
             return known[1]
-        wrapped = self.wrap(method, handler)
+        wrapped = handler
+        for wrapper in reversed(self.wrappers):
+            if not wrapper.strata_only or method.startswith("/strata."):
+                wrapped = wrapper.wrap(method, wrapped)
         self._wrapped[method] = (handler, wrapped)
         return wrapped
+
+
+class HandlerWrapper:
+    """One concern around every handler of Strata's methods (or of every
+    method), applied by :class:`Door`."""
+
+    #: Only methods of the ``strata.*`` services (health and reflection are
+    #: left alone).
+    strata_only = True
 
     def wrap(
         self, method: str, handler: grpc.RpcMethodHandler

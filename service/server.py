@@ -36,7 +36,7 @@ from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
 from service.bots import BotRunner
 from service.config import BACKGROUND_WORK, Config
-from service.interceptors import ErrorsAndLogging, InThreads
+from service.interceptors import Door, ErrorsAndLogging, InThreads
 from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
 from service.servicer import GameServicer
@@ -131,7 +131,7 @@ def create_server(
 
     async def start() -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
         server = grpc.aio.server(
-            interceptors=[ErrorsAndLogging(), Limits(limits), InThreads(pool)],
+            interceptors=[Door(ErrorsAndLogging(), Limits(limits), InThreads(pool))],
             options=[
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),

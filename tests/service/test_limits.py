@@ -18,6 +18,7 @@ from strata.v1 import integration_service_pb2_grpc as integration_grpc
 from clients.client import StrataClient, StrataError
 from eventstore import migrate
 from eventstore.factory import open_store
+from service.interceptors import Door
 from service.limits import DeadlinePassed, Limits, LimitSettings, TokenBuckets
 from service.server import MAX_MESSAGE_BYTES, Running, create_server
 
@@ -249,7 +250,7 @@ def test_a_call_whose_deadline_passed_in_the_queue_is_not_started():
         )
 
     async def call() -> None:
-        wrapped = await limits.intercept_service(
+        wrapped = await Door(limits).intercept_service(
             continuation, _Details("/strata.v1.GameService/ListGameTypes")
         )
         await wrapped.unary_unary(pb.ListGameTypesRequest(), _ExpiredContext())
