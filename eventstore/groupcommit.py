@@ -14,6 +14,12 @@ stream's version, logs the command, claims the positions and inserts the
 events; an append whose version is stale or whose command id is logged
 inserts nothing and is answered as such, so it cannot spoil the others.
 
+After a batch of n appends, the thread gives their callers up to
+``gather`` (2 ms) to come back before it takes the next batch: without it,
+16 callers in lockstep split into batches of 1 and 15 (the first to return
+alone pays a flush), and measured on this machine 16 writers made ~2,850
+appends/s instead of ~4,100. A lone caller (a batch of one) never waits.
+
 Invariants kept: an append is answered only after its commit (durable when
 acknowledged); all of a batch's positions come from the counter row locked
 by the batch's transaction until its commit, so commit order is still
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -141,11 +148,15 @@ class GroupCommitter:
         channel: str,
         on_commit: Callable[[int], None],
         max_batch: int = 512,
+        gather: float = 0.002,
     ) -> None:
         self._connect = connect
         self._channel = channel
         self._on_commit = on_commit
         self._max_batch = max_batch
+        self._gather = gather
+        #: How many queued appends wake the committing thread.
+        self._wanted = 1
         self._queue: list[Append] = []
         self._condition = threading.Condition()
         self._connection: psycopg.Connection[Any] | None = None
@@ -175,7 +186,8 @@ class GroupCommitter:
             if self._closed:
                 raise RuntimeError("the store is closed")
             self._queue.append(append)
-            self._condition.notify()
+            if len(self._queue) >= self._wanted:
+                self._condition.notify()
 
     def close(self) -> None:
         with self._condition:
@@ -188,14 +200,29 @@ class GroupCommitter:
     # -- the committing thread --------------------------------------------
 
     def _run(self) -> None:
+        last = 1
         while True:
             with self._condition:
+                self._wanted = 1
                 while not self._queue and not self._closed:
                     self._condition.wait()
+                if last > 1 and len(self._queue) < last:
+                    # The callers of the last batch are coming back: give
+                    # them up to ``gather`` to share the next commit rather
+                    # than pay a flush for the first few of them.
+                    self._wanted = last
+                    deadline = time.monotonic() + self._gather
+                    while len(self._queue) < last and not self._closed:
+                        remaining = deadline - time.monotonic()
+                        if remaining <= 0:
+                            break
+                        self._condition.wait(remaining)
+                    self._wanted = 1
                 if not self._queue:
                     return
                 batch = self._queue[: self._max_batch]
                 del self._queue[: self._max_batch]
+                last = len(batch)
             try:
                 self._commit(batch)
             except BaseException as error:  # answer every caller, whatever happens
