@@ -67,7 +67,7 @@ WITH stream AS (
   INSERT INTO events (game_id, version, position, type, schema_version, data,
     recorded_at)
   SELECT %(g)s, %(expected)s + u.n, claimed.value - %(count)s + u.n,
-    u.event ->> 0, (u.event ->> 1)::int, (u.event ->> 2)::json, %(at)s
+    u.event ->> 0, (u.event ->> 1)::int, u.event -> 2, %(at)s
   FROM claimed, json_array_elements(%(events)s::json) WITH ORDINALITY AS u(event, n)
   RETURNING position
 )
@@ -87,7 +87,7 @@ WITH stream AS (
   INSERT INTO events (game_id, version, position, type, schema_version, data,
     recorded_at)
   SELECT %(g)s, %(expected)s + u.n, claimed.value - %(count)s + u.n,
-    u.event ->> 0, (u.event ->> 1)::int, (u.event ->> 2)::json, %(at)s
+    u.event ->> 0, (u.event ->> 1)::int, u.event -> 2, %(at)s
   FROM claimed, json_array_elements(%(events)s::json) WITH ORDINALITY AS u(event, n)
   RETURNING position
 )
@@ -95,6 +95,26 @@ SELECT (SELECT version FROM stream), (SELECT max(position) FROM inserted)
 """
 
 _NOTIFY = "SELECT pg_notify(%s, %s)"
+
+
+class _Signal:
+    """Set once by the committing thread, waited for by one caller: a lock
+    held from the start (cheaper than a ``threading.Event``, which builds
+    a condition and a lock for every wait)."""
+
+    __slots__ = ("_lock",)
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._lock.acquire()
+
+    def set(self) -> None:
+        if self._lock.locked():
+            self._lock.release()
+
+    def wait(self) -> None:
+        self._lock.acquire()
+        self._lock.release()
 
 
 @dataclass
@@ -110,7 +130,7 @@ class Append:
     game_id: str
     expected_version: int
     count: int
-    #: ``[[type, schema version, JSON text of the body], ...]`` as JSON: one
+    #: ``[[type, schema version, body], ...]`` as JSON: one
     #: text parameter (psycopg's list dumpers cost more than the append).
     events: str
     recorded_at: datetime
@@ -118,7 +138,7 @@ class Append:
     stream_version: int | None = None
     last_position: int | None = None
     error: BaseException | None = None
-    done: threading.Event = field(default_factory=threading.Event)
+    done: _Signal = field(default_factory=lambda: _Signal())
     #: Set by :meth:`GroupCommitter.append_async`: the future its caller
     #: awaits, resolved on the caller's event loop.
     future: asyncio.Future[None] | None = None

@@ -216,7 +216,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
             expected_version=expected_version,
             count=len(events),
             events=dumps_json(
-                [[e.type, e.schema_version, dumps_json(e.data)] for e in events]
+                [[e.type, e.schema_version, e.data] for e in events]
             ),
             recorded_at=utc_now(),
             command=logged,
