@@ -64,7 +64,7 @@ class GameListProjection:
         self._waiters = 0
         self.models = ReadModels(store)
         self.batch = batch
-        self._games: OrderedDict[str, _Game] = OrderedDict()
+        self._games: OrderedDict[str, _Game | None] = OrderedDict()
         self._cache = cache
         self._caught_up = threading.Condition()
         self.position = self.models.checkpoint(GAME_LIST)
@@ -197,10 +197,11 @@ class GameListProjection:
         return state if state is not None and state.version == version else None
 
     def _game(self, recorded: RecordedEvent) -> _Game | None:
-        game = self._games.get(recorded.game_id)
-        if game is not None:
+        """The game of ``recorded`` as folded so far (None: not a game this
+        service runs, remembered as such so its stream is read only once)."""
+        if recorded.game_id in self._games:
             self._games.move_to_end(recorded.game_id)
-            return game
+            return self._games[recorded.game_id]
         if recorded.version == 1:
             created = recorded
             earlier: list[RecordedEvent] = []
@@ -210,7 +211,10 @@ class GameListProjection:
         try:
             session = registry.session_for(created.data.get("game_type", ""))
         except KeyError:
-            return None  # a game type this service does not run
+            self._remember(
+                recorded.game_id, None
+            )  # a game type this service does not run
+            return None
         state = session.evolve(
             None,
             session.decode_event(created.type, created.data, created.schema_version),
@@ -222,10 +226,13 @@ class GameListProjection:
             )
             if game.state.outcome is not None and game.finished_at is None:
                 game.finished_at = r.recorded_at
-        self._games[recorded.game_id] = game
+        self._remember(recorded.game_id, game)
+        return game
+
+    def _remember(self, game_id: str, game: _Game | None) -> None:
+        self._games[game_id] = game
         while len(self._games) > self._cache:
             self._games.popitem(last=False)
-        return game
 
     @staticmethod
     def _row(game_id: str, game: _Game) -> GameRow:

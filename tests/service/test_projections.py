@@ -284,3 +284,35 @@ def test_the_example_leaderboard_counts_every_win_once_across_restarts(
         for item in feed(client, board, follow=False):
             board.apply(item)
     assert {name: wins for (_, name), wins in board.wins.items()} == expected
+
+
+def test_a_stream_of_no_game_this_service_runs_is_read_once(sql_store, monkeypatch):
+    """Events of a stream whose type the service does not run (another
+    application's, or a removed game's) are skipped without reading the
+    stream again for each of them."""
+    store = sql_store
+    from eventstore.base import NewEvent
+
+    store.append("foreign", 0, [NewEvent("Created", {"game_type": "chess"})])
+    for version in range(1, 60):
+        store.append("foreign", version, [NewEvent("Moved", {"n": version})])
+    app = GameApp(store)
+    random_game(app, "dinosaurs_extinct", 2, "beside-foreign")
+    reads = []
+    original = store.read_stream
+
+    def counted(game_id, from_version=1, to_version=None):
+        reads.append(game_id)
+        return original(game_id, from_version, to_version)
+
+    monkeypatch.setattr(store, "read_stream", counted)
+    projection = GameListProjection(store, batch=7)
+    # Start past the foreign stream's first event: the projection meets the
+    # stream mid-way, as after a restart.
+    projection.models.apply_game_rows(GAME_LIST, 0, 1, [])
+    projection.position = 1
+
+    projection.run_until_caught_up()
+
+    assert reads.count("foreign") <= 1
+    assert [g.game_type for g in projection.models.all_games()] == ["dinosaurs_extinct"]
