@@ -31,6 +31,7 @@ rolled back and each of its appends is retried alone.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -283,21 +284,25 @@ class GroupCommitter:
     def _run_batch(
         self, connection: psycopg.Connection[Any], batch: Sequence[Append]
     ) -> list[tuple[Any, ...]]:
-        with connection.pipeline():
-            cursors = []
-            for append in batch:
-                cursor = connection.cursor()
-                cursor.execute(
-                    _APPEND if append.command is None else _APPEND_WITH_COMMAND,
-                    append.parameters(),
-                    prepare=True,
+        """Run the batch's statements in order in one pipeline (each run of
+        appends of one kind, with a command to log or without, as one
+        ``executemany``); the row each returned, in batch order."""
+        rows: list[tuple[Any, ...]] = []
+        with connection.pipeline(), connection.cursor() as cursor:
+            for logged, run in itertools.groupby(
+                batch, lambda append: append.command is not None
+            ):
+                cursor.executemany(
+                    _APPEND_WITH_COMMAND if logged else _APPEND,
+                    [append.parameters() for append in run],
+                    returning=True,
                 )
-                cursors.append(cursor)
-            rows = []
-            for cursor in cursors:
-                row = cursor.fetchone()
-                assert row is not None
-                rows.append(row)
+                while True:
+                    row = cursor.fetchone()
+                    assert row is not None
+                    rows.append(row)
+                    if not cursor.nextset():
+                        break
         return rows
 
     def _finish(

@@ -215,9 +215,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
             game_id=game_id,
             expected_version=expected_version,
             count=len(events),
-            events=dumps_json(
-                [[e.type, e.schema_version, e.data] for e in events]
-            ),
+            events=dumps_json([[e.type, e.schema_version, e.data] for e in events]),
             recorded_at=utc_now(),
             command=logged,
         )

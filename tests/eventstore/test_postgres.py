@@ -147,3 +147,66 @@ def test_passwords_survive_the_url_rewrite() -> None:
     assert url.drivername == "postgresql+psycopg"
     assert url.password == "p@ss%word"
     assert (url.host, url.port, url.database) == ("db.example", 6543, "strata")
+
+
+def test_one_batch_mixing_logged_stale_and_plain_appends_answers_each(
+    url: str, stores: list[EventStore]
+) -> None:
+    """Appends queued while the committer is busy share one batch: with and
+    without a command to log, on one stream in sequence and on others, one
+    of them stale; each gets its own answer and the stream its events."""
+    from eventstore.base import NewCommand
+    from eventstore.groupcommit import GroupCommitter
+
+    store = _open(stores, url)
+    assert isinstance(store, PostgresEventStore)
+    shared, other = f"g-{uuid.uuid4().hex}", f"g-{uuid.uuid4().hex}"
+    committer = store._group_committer()
+    busy = threading.Lock()
+    original = GroupCommitter._commit
+
+    def held(self: GroupCommitter, batch: object) -> None:
+        with busy:
+            original(self, batch)  # type: ignore[arg-type]
+
+    outcomes: dict[str, object] = {}
+
+    def append(name: str, game: str, expected: int, logged: bool) -> None:
+        command = NewCommand(f"c-{name}", "test", {"n": name}) if logged else None
+        try:
+            result = store.append(game, expected, [NewEvent("E", {"n": name})], command)
+            outcomes[name] = (result.first_version, result.last_version)
+        except ConcurrencyError as error:
+            outcomes[name] = ("conflict", error.actual)
+
+    plan = [
+        ("a", shared, 0, True),
+        ("b", shared, 1, False),
+        ("c", other, 0, False),
+        ("d", shared, 2, True),
+        ("stale", other, 0, True),
+        ("e", shared, 3, False),
+    ]
+    threads = [threading.Thread(target=append, args=step) for step in plan]
+    with busy:
+        GroupCommitter._commit = held  # type: ignore[method-assign]
+        try:
+            for thread in threads:  # queued in order while the batch waits
+                thread.start()
+                time.sleep(0.05)
+        finally:
+            GroupCommitter._commit = original  # type: ignore[method-assign]
+    for thread in threads:
+        thread.join(10)
+
+    assert outcomes == {
+        "a": (1, 1),
+        "b": (2, 2),
+        "c": (1, 1),
+        "d": (3, 3),
+        "stale": ("conflict", 1),
+        "e": (4, 4),
+    }
+    assert [e.data["n"] for e in store.read_stream(shared)] == ["a", "b", "d", "e"]
+    assert store.find_command(other, "c-stale") is None
+    assert committer is store._group_committer()
