@@ -161,6 +161,13 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
     def redact(self, event: E, viewer: Viewer) -> E:
         """``event`` as ``viewer`` may see it (secrets blanked)."""
 
+    #: The game's own event types that can change :meth:`characters` (None:
+    #: not said). A reader that needs only the characters, the lifecycle and
+    #: the version (the game list projection) folds only these and the
+    #: lifecycle's events; each game's tests check the set against a full
+    #: fold at every version of random games.
+    character_events: ClassVar[frozenset[type] | None] = None
+
     def characters(self, state: S) -> dict[int, str]:
         """Seat to character (dinosaur, Dino) name, for statistics."""
         return {}

@@ -11,6 +11,7 @@ applies one twice, even when killed mid-batch or run by several replicas.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import OrderedDict
@@ -21,7 +22,7 @@ from typing import Any, Protocol
 import structlog
 
 from domain import registry
-from domain.session import GameCreated, Session, SessionState
+from domain.session import LIFECYCLE_EVENTS, GameCreated, Session, SessionState
 from eventstore.base import RecordedEvent, StoreError
 from eventstore.readmodels import GameRow, ReadModels
 from eventstore.sql import SQLAlchemyEventStore
@@ -41,6 +42,30 @@ class _Game:
         self.state = state
         self.created_at = created_at
         self.finished_at: datetime | None = None
+        # The game's own events that change nothing the row shows: when its
+        # rules name the events that can change the characters, the others
+        # only move the version (no decoding, no folding).
+        rules = session.rules
+        keep = rules.character_events
+        own = {t.__name__ for t in rules.event_types} - _LIFECYCLE
+        self._skip = (
+            frozenset() if keep is None else frozenset(own - {t.__name__ for t in keep})
+        )
+
+    def fold(self, recorded: RecordedEvent) -> None:
+        """Take ``recorded``, the game's next event, into the state."""
+        if recorded.type in self._skip:
+            self.state = dataclasses.replace(self.state, version=recorded.version)
+        else:
+            event = self.session.decode_event(
+                recorded.type, recorded.data, recorded.schema_version
+            )
+            self.state = self.session.evolve(self.state, event)
+        if self.state.outcome is not None and self.finished_at is None:
+            self.finished_at = recorded.recorded_at
+
+
+_LIFECYCLE = frozenset(t.__name__ for t in LIFECYCLE_EVENTS)
 
 
 class GameListProjection:
@@ -178,14 +203,8 @@ class GameListProjection:
                         game.finished_at = recorded.recorded_at
             else:
                 for recorded in recorded_events:
-                    if recorded.version <= game.state.version:
-                        continue  # folded when the game was first met
-                    event = game.session.decode_event(
-                        recorded.type, recorded.data, recorded.schema_version
-                    )
-                    game.state = game.session.evolve(game.state, event)
-                    if game.state.outcome is not None and game.finished_at is None:
-                        game.finished_at = recorded.recorded_at
+                    if recorded.version > game.state.version:  # else folded already
+                        game.fold(recorded)
             rows.append(self._row(game_id, game))
         return rows
 
@@ -221,11 +240,7 @@ class GameListProjection:
         )
         game = _Game(session, state, created.recorded_at)
         for r in earlier[1:]:
-            game.state = session.evolve(
-                game.state, session.decode_event(r.type, r.data, r.schema_version)
-            )
-            if game.state.outcome is not None and game.finished_at is None:
-                game.finished_at = r.recorded_at
+            game.fold(r)
         self._remember(recorded.game_id, game)
         return game
 

@@ -432,6 +432,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         EndTurn,
         ClaimDnaTokens,
     )
+    character_events: ClassVar[frozenset[type] | None] = frozenset()  # none
     event_types: ClassVar[tuple[type, ...]] = (
         RoundDealt,
         CardDrawn,

@@ -97,6 +97,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     state_type: ClassVar[type] = State
     view_type: ClassVar[type] = View
     command_types: ClassVar[tuple[type, ...]] = (RollDie, SwitchWith)
+    character_events: ClassVar[frozenset[type] | None] = frozenset()  # by seat
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
 
     def __init__(self) -> None:

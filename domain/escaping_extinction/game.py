@@ -334,6 +334,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     state_type: ClassVar[type] = State
     view_type: ClassVar[type] = View
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
+    character_events: ClassVar[frozenset[type] | None] = frozenset()  # set up front
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
 
     # -- configuration and set-up -------------------------------------------

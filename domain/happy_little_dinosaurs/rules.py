@@ -182,6 +182,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     state_type: ClassVar[type] = State
     view_type: ClassVar[type] = View
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
+    character_events: ClassVar[frozenset[type] | None] = frozenset({GameSetUp})
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
 
     @property
