@@ -23,6 +23,7 @@ nothing of a single call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import itertools
 import threading
@@ -211,14 +212,12 @@ def _ms(started: float) -> float:
 
 class ThreadContext:
     """What a synchronous handler, running in a worker thread, may use of
-    its call's context: the metadata, the peer, the deadline, whether the
-    call is still wanted, and callbacks run when it ends."""
+    its call's context: the metadata, the peer and the deadline. (A handler
+    that waits for something belongs on the event loop, where the call's
+    end cancels it: ``WatchGame``, ``FollowLog``.)"""
 
     def __init__(self, context: AioContext) -> None:
         self._context = context
-        self._callbacks: list[Callable[[], object]] = []
-        self._ended = False
-        self._lock = threading.Lock()
 
     def invocation_metadata(self) -> Any:
         return self._context.invocation_metadata()
@@ -229,26 +228,6 @@ class ThreadContext:
     def time_remaining(self) -> float | None:
         remaining = self._context.time_remaining()
         return None if remaining is None else float(remaining)
-
-    def is_active(self) -> bool:
-        with self._lock:
-            return not self._ended
-
-    def add_callback(self, callback: Callable[[], object]) -> bool:
-        """Run ``callback`` when the call ends (at once if it has)."""
-        with self._lock:
-            if not self._ended:
-                self._callbacks.append(callback)
-                return True
-        callback()
-        return True
-
-    def end(self) -> None:
-        with self._lock:
-            self._ended = True
-            callbacks, self._callbacks = self._callbacks, []
-        for callback in callbacks:
-            callback()
 
 
 _END = object()
@@ -280,12 +259,10 @@ class InThreads(HandlerWrapper):
         pool = self.pool
 
         async def unary(request: Any, context: AioContext) -> Any:
-            thread_context = ThreadContext(context)
             loop = asyncio.get_running_loop()
-            try:
-                return await loop.run_in_executor(pool, inner, request, thread_context)
-            finally:
-                thread_context.end()
+            return await loop.run_in_executor(
+                pool, inner, request, ThreadContext(context)
+            )
 
         return unary
 
@@ -305,10 +282,10 @@ class InThreads(HandlerWrapper):
                         return
                     yield response
             finally:
-                # Wake a handler waiting for events (WatchGame's stop), then
-                # let its generator clean up in a thread of its own.
-                thread_context.end()
-                pool.submit(responses.close)
+                # Let the generator clean up (its finally blocks) in a thread;
+                # a pool already shut down (the server stopping) has none.
+                with contextlib.suppress(RuntimeError):
+                    pool.submit(responses.close)
 
         return stream
 
