@@ -266,8 +266,7 @@ class EventStore(abc.ABC):
         """Follow one game's stream from ``from_version`` (until ``stop``)."""
         version = from_version
         while stop is None or not stop.is_set():
-            seen = self.last_position()
-            events = self.read_stream(game_id, version)
+            seen, events = self._stream_tail(game_id, version)
             for event in events:
                 yield event
                 version = event.version + 1
@@ -278,17 +277,24 @@ class EventStore(abc.ABC):
         self, game_id: str, from_version: int = 1, idle_timeout: float = 1.0
     ) -> AsyncIterator[RecordedEvent]:
         """:meth:`subscribe_stream` for a caller on an event loop, until the
-        caller stops iterating. This default reads in the loop's default
-        executor and waits with :meth:`wait_for_append_async`."""
+        caller stops iterating: the reads run in the loop's default
+        executor, the waits are :meth:`wait_for_append_async`."""
         version = from_version
         while True:
-            seen = await asyncio.to_thread(self.last_position)
-            events = await asyncio.to_thread(self.read_stream, game_id, version)
+            seen, events = await asyncio.to_thread(self._stream_tail, game_id, version)
             for event in events:
                 yield event
                 version = event.version + 1
             if not events:
                 await self.wait_for_append_async(seen, idle_timeout)
+
+    def _stream_tail(
+        self, game_id: str, version: int
+    ) -> tuple[int, list[RecordedEvent]]:
+        """A position to wait past when nothing is new, taken before the
+        read, and the game's events from ``version``."""
+        seen = self.last_position()
+        return seen, self.read_stream(game_id, version)
 
     async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
         """:meth:`wait_for_append` for a caller on an event loop. This

@@ -47,7 +47,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -601,47 +601,17 @@ class SQLAlchemyEventStore(EventStore):
         self._watcher_ready.wait(max(deadline - time.monotonic(), 0.0))
         return self._notifier.wait_past(after_position, deadline - time.monotonic())
 
-    def subscribe_stream(
-        self,
-        game_id: str,
-        from_version: int = 1,
-        stop: threading.Event | None = None,
-        idle_timeout: float = 1.0,
-    ) -> Iterator[RecordedEvent]:
-        """Follow one game's stream from ``from_version`` (until ``stop``).
-
-        At most one read per wake-up: the mark to wait past is the highest
+    def _stream_tail(
+        self, game_id: str, version: int
+    ) -> tuple[int, list[RecordedEvent]]:
+        """At most one read per wake-up: the mark to wait past is the highest
         position the store knows committed, taken before the read (an append
         committed after it has a higher position, so it wakes the wait),
         instead of a query for the last position; and the followers of one
-        game woken by one append share one read (:meth:`_read_tail`).
-        """
+        game woken by one append share one read (:meth:`_read_tail`)."""
         self._start_watcher()
-        version = from_version
-        while stop is None or not stop.is_set():
-            seen = self._notifier.position
-            events = self._read_tail(game_id, version, seen)
-            for event in events:
-                yield event
-                version = event.version + 1
-            if not events:
-                self.wait_for_append(seen, idle_timeout)
-
-    async def subscribe_stream_async(
-        self, game_id: str, from_version: int = 1, idle_timeout: float = 1.0
-    ) -> AsyncIterator[RecordedEvent]:
-        """:meth:`subscribe_stream` on an event loop: the reads (shared like
-        :meth:`subscribe_stream`'s) run in the loop's default executor; the
-        waits hold no thread."""
-        version = from_version
-        while True:
-            seen = self._notifier.position
-            events = await asyncio.to_thread(self._read_tail, game_id, version, seen)
-            for event in events:
-                yield event
-                version = event.version + 1
-            if not events:
-                await self.wait_for_append_async(seen, idle_timeout)
+        seen = self._notifier.position
+        return seen, self._read_tail(game_id, version, seen)
 
     async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
         """:meth:`wait_for_append` without holding a thread."""
