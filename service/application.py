@@ -580,12 +580,6 @@ class GameApp:
         with self._cache_lock:
             return self._cache.get(game_id)
 
-    def cached_state(self, game_id: str) -> SessionState[Any] | None:
-        """:meth:`cached`'s state: the fold of the game's stored events up
-        to its version."""
-        loaded = self.cached(game_id)
-        return None if loaded is None else loaded.state
-
     def _load_for_command(self, game_id: str) -> tuple[Loaded, bool]:
         """The cached state (not checked against the store), else a fresh
         load; and whether it is fresh."""

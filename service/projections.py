@@ -77,14 +77,8 @@ class GameListProjection:
         batch: int = 500,
         cache: int = 10_000,
         linger: float = 0.2,
-        states: Callable[[str], SessionState[Any] | None] | None = None,
     ) -> None:
         self.store = store
-        #: Where to borrow a game's state already folded in this process
-        #: (the service's cache), so that a game's events are not folded a
-        #: second time here. Any state it gives must be the fold of the
-        #: game's stored events up to that state's version.
-        self._states = states
         self.linger = linger
         self._waiters = 0
         self.models = ReadModels(store)
@@ -191,29 +185,11 @@ class GameListProjection:
             game = self._game(recorded_events[0])
             if game is None:
                 continue
-            last = recorded_events[-1].version
-            borrowed = (
-                self._borrow(game_id, last) if last > game.state.version else None
-            )
-            if borrowed is not None:
-                game.state = borrowed
-                for recorded in recorded_events:
-                    # Only GameFinished sets the outcome.
-                    if recorded.type == "GameFinished" and game.finished_at is None:
-                        game.finished_at = recorded.recorded_at
-            else:
-                for recorded in recorded_events:
-                    if recorded.version > game.state.version:  # else folded already
-                        game.fold(recorded)
+            for recorded in recorded_events:
+                if recorded.version > game.state.version:  # else folded already
+                    game.fold(recorded)
             rows.append(self._row(game_id, game))
         return rows
-
-    def _borrow(self, game_id: str, version: int) -> SessionState[Any] | None:
-        """The game's state at exactly ``version`` if this process has it."""
-        if self._states is None:
-            return None
-        state = self._states(game_id)
-        return state if state is not None and state.version == version else None
 
     def _game(self, recorded: RecordedEvent) -> _Game | None:
         """The game of ``recorded`` as folded so far (None: not a game this

@@ -117,7 +117,7 @@ def create_server(
     projection: GameList | None = None
     if isinstance(store, SQLAlchemyEventStore):
         projection = (
-            GameListProjection(store, states=app.cached_state)
+            GameListProjection(store)
             if "projections" in background
             else GameListReader(store)
         )
@@ -265,9 +265,7 @@ def work(config: Config) -> None:
     store = open_prepared_store(config.database_url)
     app = GameApp(store, admin_token=config.admin_token)
     projection = (
-        GameListProjection(store, states=app.cached_state)
-        if isinstance(store, SQLAlchemyEventStore)
-        else None
+        GameListProjection(store) if isinstance(store, SQLAlchemyEventStore) else None
     )
     stopping = threading.Event()
     threads = _start_background(app, projection, True, stopping)

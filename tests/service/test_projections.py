@@ -42,29 +42,16 @@ def sql_store(request, tmp_path):
     store.close()
 
 
-@pytest.mark.parametrize("borrowing", [False, True], ids=["folding", "borrowing"])
-def test_a_rebuilt_game_list_equals_the_live_one_after_concurrent_writers(
-    sql_store, borrowing
-):
-    """Live, the projection folds each game itself or (borrowing) takes the
-    writers' own folded states where they are at the batch's version."""
+def test_a_rebuilt_game_list_equals_the_live_one_after_concurrent_writers(sql_store):
     store = sql_store
-    shared = GameApp(store)
-    borrowed = []
-
-    def states(game_id: str):
-        state = shared.cached_state(game_id)
-        borrowed.append(state is not None)
-        return state
-
-    live = GameListProjection(store, batch=7, states=states if borrowing else None)
+    live = GameListProjection(store, batch=7)
     stop = threading.Event()
     runner = threading.Thread(target=live.run_forever, args=(stop, 0.05))
     runner.start()
     types = registry.game_types()
 
     def writer(n: int) -> None:
-        app = shared if borrowing else GameApp(store)
+        app = GameApp(store)
         for k in range(3):
             game_type = types[(n + k) % len(types)]
             rules = registry.rules_for(game_type)
@@ -86,7 +73,6 @@ def test_a_rebuilt_game_list_equals_the_live_one_after_concurrent_writers(
     rebuilt = GameListProjection(store, batch=1000)
     rebuilt.rebuild()
     assert rebuilt.models.all_games() == built_live
-    assert any(borrowed) == borrowing
     assert rebuilt.position == store.last_position()
 
 
