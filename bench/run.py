@@ -199,26 +199,21 @@ def end_to_end(
     try:
         for clients in mode.concurrency:
             print(f"bench: e2e at {clients} clients", file=sys.stderr)
-            pid = service.process.pid
-            noop = load.run_drivers(
-                "noop",
-                service.target,
-                clients,
-                mode.warmup,
-                mode.duration,
-                server_pid=pid,
-                worker_pid=worker_pid,
-            )
+
+            def measure(kind: str, clients: int = clients) -> load.Tally:
+                return load.run_drivers(
+                    kind,
+                    service.target,
+                    clients,
+                    mode.warmup,
+                    mode.duration,
+                    server_pid=service.process.pid,
+                    worker_pid=worker_pid,
+                )
+
+            noop = measure("noop")
             spy = _py_spy(service, mode, profile) if profile and clients == 16 else None
-            game = load.run_drivers(
-                "bots",
-                service.target,
-                clients,
-                mode.warmup,
-                mode.duration,
-                server_pid=pid,
-                worker_pid=worker_pid,
-            )
+            game = measure("bots")
             if spy is not None:
                 spy.wait()
             figures[str(clients)] = {
