@@ -137,6 +137,10 @@ def start_service(
         STRATA_WORKERS=str(workers),
         STRATA_LOG_LEVEL="warning",
         STRATA_ADMIN_TOKEN="bench-admin",
+        # The two driver processes each stand for up to 32 players behind one
+        # connection: a per-connection rate meant for one client would cap
+        # the bench, not measure the service (the per-game rate stays on).
+        STRATA_RATE_PER_PEER="0",
     )
     env.update(extra_env or {})
     worker = None
