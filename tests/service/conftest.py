@@ -10,9 +10,16 @@ import pytest
 from clients.client import StrataClient
 from eventstore import migrate
 from eventstore.factory import open_store
+from service.limits import LimitSettings
 from service.server import Running, create_server
 
 ADMIN_TOKEN = "test-admin-token"
+
+#: The servers of these tests play whole games as fast as the machine lets
+#: them, from one connection: the production rates (500 calls/s a
+#: connection, 250 a game) would make them fail on a fast machine. The
+#: limits have their own tests (test_limits.py), with their own settings.
+NO_RATE_LIMITS = LimitSettings(rate_per_peer=0, rate_per_game=0)
 
 
 @pytest.fixture
@@ -20,7 +27,9 @@ def server(tmp_path: Path) -> Iterator[Running]:
     url = f"sqlite:///{tmp_path / 'strata.sqlite3'}"
     migrate.upgrade(url)
     store = open_store(url)
-    running = create_server(store, admin_token=ADMIN_TOKEN, port=0)
+    running = create_server(
+        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS
+    )
     try:
         yield running
     finally:

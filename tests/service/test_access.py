@@ -20,7 +20,7 @@ from clients.client import StrataClient, StrataError
 from domain import registry
 from eventstore.factory import open_store
 from service.server import Running, create_server
-from tests.service.conftest import ADMIN_TOKEN
+from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
 
 GAME_TYPES = registry.game_types()
 URLSAFE = set(string.ascii_letters + string.digits + "-_")
@@ -56,7 +56,7 @@ def test_seat_tokens_are_long_random_and_never_repeat(client: StrataClient):
 def server_on(store_url: str) -> Iterator[Running]:
     """A server on each backend (SQLite and PostgreSQL)."""
     store = open_store(store_url)
-    running = create_server(store, admin_token=ADMIN_TOKEN)
+    running = create_server(store, admin_token=ADMIN_TOKEN, limits=NO_RATE_LIMITS)
     try:
         yield running
     finally:

@@ -24,6 +24,7 @@ from eventstore.sql import SQLAlchemyEventStore
 from service.application import GameApp
 from service.projections import GAME_LIST, GameListProjection
 from service.server import create_server
+from tests.service.conftest import NO_RATE_LIMITS
 from tests.service.test_replays import random_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -157,7 +158,11 @@ def feed_server(tmp_path):
     migrate.upgrade(url)
     store = open_store(url)
     running = create_server(
-        store, admin_token="admin", port=0, integration_tokens=(INTEGRATION_TOKEN,)
+        store,
+        admin_token="admin",
+        port=0,
+        integration_tokens=(INTEGRATION_TOKEN,),
+        limits=NO_RATE_LIMITS,
     )
     yield running
     running.stop(0.5)
