@@ -49,9 +49,10 @@ class InMemoryEventStore(EventStore):
         with self._lock:
             if command is not None and (game_id, command.command_id) in self._commands:
                 raise DuplicateCommand(self._commands[game_id, command.command_id])
-            stream = self._streams.setdefault(game_id, [])
+            stream = self._streams.get(game_id, [])
             if len(stream) != expected_version:
                 raise ConcurrencyError(game_id, expected_version, len(stream))
+            self._streams[game_id] = stream
             now = datetime.now(UTC)
             for offset, event in enumerate(events, start=1):
                 recorded = RecordedEvent(

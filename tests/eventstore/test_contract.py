@@ -159,6 +159,18 @@ def test_append_at_the_wrong_version_raises_and_writes_nothing(
     assert store.last_position() == 2
 
 
+def test_a_refused_append_to_a_new_game_creates_no_stream(store: EventStore) -> None:
+    game = new_game()
+
+    with pytest.raises(ConcurrencyError):
+        store.append(game, 3, numbered(1))
+
+    assert store.list_streams() == []
+    assert store.stream_version(game) == 0
+    assert store.append(game, 0, numbered(1)).last_version == 1
+    assert store.list_streams() == [game]
+
+
 def _race(writers: int, write: Callable[[int], str]) -> list[str]:
     """Run ``write(i)`` in ``writers`` threads released together; their outcomes."""
     barrier = threading.Barrier(writers)
