@@ -13,6 +13,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from eventstore.base import (
+    JSON,
     AppendResult,
     CommandRecord,
     ConcurrencyError,
@@ -25,8 +26,20 @@ from eventstore.base import (
 )
 
 
+def _encode(value: JSON) -> str:
+    """The JSON text of ``value``, as a database would store it; NaN and
+    infinities are refused with ``ValueError``, other values that are not
+    JSON with ``TypeError``."""
+    return json.dumps(value, allow_nan=False)
+
+
 class InMemoryEventStore(EventStore):
-    """The event store port, in memory."""
+    """The event store port, in memory.
+
+    Event data, command payloads and snapshot states are kept as JSON text
+    and decoded on every read, so callers get fresh objects and the store
+    never shares one with them.
+    """
 
     def __init__(self) -> None:
         self._lock = threading.Condition()
@@ -44,24 +57,29 @@ class InMemoryEventStore(EventStore):
     ) -> AppendResult:
         if not events:
             raise ValueError("an append needs at least one event")
-        for event in events:
-            json.dumps(event.data, allow_nan=False)  # JSON only, as a database
+        encoded = [_encode(event.data) for event in events]
+        if command is not None:
+            command = replace(command, payload=_encode(command.payload))
         with self._lock:
             if command is not None and (game_id, command.command_id) in self._commands:
-                raise DuplicateCommand(self._commands[game_id, command.command_id])
+                raise DuplicateCommand(
+                    _decoded_command(self._commands[game_id, command.command_id])
+                )
             stream = self._streams.get(game_id, [])
             if len(stream) != expected_version:
                 raise ConcurrencyError(game_id, expected_version, len(stream))
             self._streams[game_id] = stream
             now = datetime.now(UTC)
-            for offset, event in enumerate(events, start=1):
+            for offset, (event, data) in enumerate(
+                zip(events, encoded, strict=True), 1
+            ):
                 recorded = RecordedEvent(
                     game_id=game_id,
                     version=expected_version + offset,
                     position=len(self._log) + 1,
                     type=event.type,
                     schema_version=event.schema_version,
-                    data=event.data,
+                    data=data,
                     recorded_at=now,
                 )
                 stream.append(recorded)
@@ -100,22 +118,22 @@ class InMemoryEventStore(EventStore):
     def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:
         if command.outcome.accepted:
             raise ValueError("a rejection needs an outcome with an error_kind")
+        command = replace(command, payload=_encode(command.payload))
         with self._lock:
-            existing = self._commands.get((game_id, command.command_id))
-            if existing is not None:
-                return existing
-            return self._log_command(game_id, command, datetime.now(UTC))
+            record = self._commands.get((game_id, command.command_id))
+            if record is None:
+                record = self._log_command(game_id, command, datetime.now(UTC))
+            return _decoded_command(record)
 
     def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
         with self._lock:
-            return self._commands.get((game_id, command_id))
+            record = self._commands.get((game_id, command_id))
+        return None if record is None else _decoded_command(record)
 
     def read_commands(self, game_id: str) -> list[CommandRecord]:
         with self._lock:
-            return sorted(
-                (c for (g, _), c in self._commands.items() if g == game_id),
-                key=lambda c: c.sequence,
-            )
+            records = [c for (g, _), c in self._commands.items() if g == game_id]
+        return [_decoded_command(c) for c in sorted(records, key=lambda c: c.sequence)]
 
     def read_stream(
         self, game_id: str, from_version: int = 1, to_version: int | None = None
@@ -123,7 +141,8 @@ class InMemoryEventStore(EventStore):
         with self._lock:
             stream = self._streams.get(game_id, [])
             end = len(stream) if to_version is None else min(to_version, len(stream))
-            return stream[max(from_version, 1) - 1 : end]
+            events = stream[max(from_version, 1) - 1 : end]
+        return [_decoded_event(e) for e in events]
 
     def stream_version(self, game_id: str) -> int:
         with self._lock:
@@ -133,7 +152,8 @@ class InMemoryEventStore(EventStore):
         self, after_position: int = 0, limit: int = 1000
     ) -> list[RecordedEvent]:
         with self._lock:
-            return self._log[after_position : after_position + limit]
+            events = self._log[after_position : after_position + limit]
+        return [_decoded_event(e) for e in events]
 
     def last_position(self) -> int:
         with self._lock:
@@ -144,12 +164,16 @@ class InMemoryEventStore(EventStore):
             return sorted(g for g in self._streams if g > after_game_id)[:limit]
 
     def save_snapshot(self, snapshot: Snapshot) -> None:
+        encoded = replace(snapshot, state=_encode(snapshot.state))
         with self._lock:
-            self._snapshots[snapshot.game_id] = snapshot
+            self._snapshots[snapshot.game_id] = encoded
 
     def load_snapshot(self, game_id: str) -> Snapshot | None:
         with self._lock:
-            return self._snapshots.get(game_id)
+            snapshot = self._snapshots.get(game_id)
+        if snapshot is None:
+            return None
+        return replace(snapshot, state=json.loads(snapshot.state))
 
     def wait_for_append(self, after_position: int, timeout: float) -> bool:
         with self._lock:
@@ -166,6 +190,8 @@ class InMemoryEventStore(EventStore):
         versions = [e.version for e in events]
         if not events or versions != list(range(1, len(events) + 1)):
             raise ValueError("an imported game needs versions 1..n without gaps")
+        events = [replace(e, data=_encode(e.data)) for e in events]
+        commands = [replace(c, payload=_encode(c.payload)) for c in commands]
         with self._lock:
             if self._streams.get(game_id):
                 raise ConcurrencyError(game_id, 0, len(self._streams[game_id]))
@@ -183,3 +209,11 @@ class InMemoryEventStore(EventStore):
 
     def close(self) -> None:
         pass
+
+
+def _decoded_event(event: RecordedEvent) -> RecordedEvent:
+    return replace(event, data=json.loads(event.data))
+
+
+def _decoded_command(record: CommandRecord) -> CommandRecord:
+    return replace(record, payload=json.loads(record.payload))

@@ -12,7 +12,9 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
@@ -242,6 +244,55 @@ def test_an_event_that_is_not_json_fails_the_whole_batch(store: EventStore) -> N
 
     assert store.read_stream(game) == []
     assert store.append(game, 0, numbered(1)).last_version == 1
+
+
+def test_the_store_keeps_json_not_the_callers_objects(store: EventStore) -> None:
+    """What is stored is the JSON of what was given, taken at the call:
+    changing the given or the returned objects afterwards changes nothing
+    stored, and what reads back is what JSON can say (lists, string keys)."""
+    game = new_game()
+    data: dict[object, Any] = {"hand": [1, 2], "pair": (3, 4), 5: "five"}
+    payload = {"cards": [7]}
+    state = {"hands": {"p1": [1]}}
+    store.append(game, 0, [NewEvent("Dealt", data)], NewCommand("c-1", "al", payload))
+    store.record_rejection(game, replace(rejected("r-1"), payload=payload))
+    store.save_snapshot(Snapshot(game, 1, 1, state))
+    data["hand"].append(99)
+    payload["cards"].append(99)
+    state["hands"]["p1"].append(99)
+
+    for _ in range(2):  # the second time, after changing what the first read
+        event = store.read_stream(game)[0]
+        assert event.data == {"hand": [1, 2], "pair": [3, 4], "5": "five"}
+        assert store.read_all()[0].data == event.data
+        records = [store.find_command(game, "c-1"), store.find_command(game, "r-1")]
+        records += store.read_commands(game)
+        assert [r.payload if r else None for r in records] == [{"cards": [7]}] * 4
+        snapshot = store.load_snapshot(game)
+        assert snapshot is not None and snapshot.state == {"hands": {"p1": [1]}}
+        event.data["hand"].append(100)
+        for record in records:
+            assert record is not None
+            record.payload["cards"].append(100)
+        snapshot.state["hands"]["p1"].append(100)
+
+
+def test_commands_and_snapshots_that_are_not_json_are_refused(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    not_json = {"x": float("nan")}
+
+    with pytest.raises(ValueError):
+        store.append(game, 0, numbered(1), NewCommand("c-1", "alice", not_json))
+    with pytest.raises(ValueError):
+        store.record_rejection(game, replace(rejected("r-1"), payload=not_json))
+    with pytest.raises(ValueError):
+        store.save_snapshot(Snapshot(game, 1, 1, not_json))
+
+    assert store.read_stream(game) == []
+    assert store.read_commands(game) == []
+    assert store.load_snapshot(game) is None
 
 
 def test_an_empty_batch_is_refused(store: EventStore) -> None:
