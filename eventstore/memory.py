@@ -24,6 +24,7 @@ from eventstore.base import (
     RecordedEvent,
     Snapshot,
 )
+from eventstore.loops import AppendNotifier
 
 
 def _encode(value: JSON) -> str:
@@ -42,7 +43,8 @@ class InMemoryEventStore(EventStore):
     """
 
     def __init__(self) -> None:
-        self._lock = threading.Condition()
+        self._lock = threading.Lock()
+        self._notifier = AppendNotifier()
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._log: list[RecordedEvent] = []
         self._commands: dict[tuple[str, str], CommandRecord] = {}
@@ -91,13 +93,11 @@ class InMemoryEventStore(EventStore):
                     last_version=expected_version + len(events),
                 )
                 self._log_command(game_id, replace(command, outcome=outcome), now)
-            self._lock.notify_all()
-            return AppendResult(
-                expected_version + 1,
-                expected_version + len(events),
-                len(self._log),
-                now,
-            )
+            last_position = len(self._log)
+        self._notifier.advance(last_position)
+        return AppendResult(
+            expected_version + 1, expected_version + len(events), last_position, now
+        )
 
     def _log_command(
         self, game_id: str, command: NewCommand, now: datetime
@@ -176,10 +176,11 @@ class InMemoryEventStore(EventStore):
         return replace(snapshot, state=json.loads(snapshot.state))
 
     def wait_for_append(self, after_position: int, timeout: float) -> bool:
-        with self._lock:
-            return self._lock.wait_for(
-                lambda: len(self._log) > after_position, timeout=timeout
-            )
+        return self._notifier.wait_past(after_position, timeout)
+
+    async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
+        """:meth:`wait_for_append` without holding a thread."""
+        return await self._notifier.wait_past_async(after_position, timeout)
 
     def import_game(
         self,
@@ -204,8 +205,9 @@ class InMemoryEventStore(EventStore):
                 self._commands[game_id, record.command_id] = replace(
                     record, game_id=game_id, sequence=len(self._commands) + 1
                 )
-            self._lock.notify_all()
-            return AppendResult(1, len(events), len(self._log))
+            last_position = len(self._log)
+        self._notifier.advance(last_position)
+        return AppendResult(1, len(events), last_position)
 
     def close(self) -> None:
         pass

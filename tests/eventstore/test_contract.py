@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -521,6 +522,29 @@ def test_wait_for_append_async_wakes_on_an_append(
 
     assert woken and elapsed < 2
     assert not quiet
+
+
+def test_async_waiters_hold_no_thread_while_they_wait(store: EventStore) -> None:
+    """Coroutines waiting for appends leave the loop's default executor
+    free: with more of them than it has threads, an append_async on the
+    same loop goes through at once and wakes them all."""
+    game = new_game()
+    store.append(game, 0, numbered(1))
+
+    async def run() -> tuple[list[bool], float]:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(2))
+        waits = [store.wait_for_append_async(1, 3) for _ in range(4)]
+        waiters = [asyncio.ensure_future(wait) for wait in waits]
+        await asyncio.sleep(0.2)
+        started = time.monotonic()
+        await store.append_async(game, 1, numbered(1))
+        woken = await asyncio.gather(*waiters)
+        return woken, time.monotonic() - started
+
+    woken, elapsed = asyncio.run(run())
+
+    assert woken == [True] * 4
+    assert elapsed < 2
 
 
 # -- waiting for appends ---------------------------------------------------
