@@ -151,7 +151,9 @@ class EventStore(abc.ABC):
         (no event of the batch is written). With ``command``, the command is
         logged in the same transaction; if its ``command_id`` is already
         logged for the game, raises :class:`DuplicateCommand` carrying the
-        first record and writes nothing.
+        first record and writes nothing. An empty batch or a negative
+        ``expected_version`` raises ``ValueError``, data that is not JSON
+        ``ValueError`` (NaN, infinities) or ``TypeError``; nothing is written.
         """
 
     async def append_async(

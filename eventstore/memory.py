@@ -59,6 +59,8 @@ class InMemoryEventStore(EventStore):
     ) -> AppendResult:
         if not events:
             raise ValueError("an append needs at least one event")
+        if expected_version < 0:
+            raise ValueError(f"expected_version {expected_version} is negative")
         encoded = [_encode(event.data) for event in events]
         if command is not None:
             command = replace(command, payload=_encode(command.payload))

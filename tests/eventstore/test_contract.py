@@ -301,6 +301,16 @@ def test_an_empty_batch_is_refused(store: EventStore) -> None:
         store.append(new_game(), 0, [])
 
 
+def test_a_negative_expected_version_is_refused(store: EventStore) -> None:
+    game = new_game()
+
+    with pytest.raises(ValueError):
+        store.append(game, -1, numbered(1))
+
+    assert store.read_stream(game) == []
+    assert store.last_position() == 0
+
+
 # -- the global log -------------------------------------------------------
 
 
