@@ -142,7 +142,7 @@ class InMemoryEventStore(EventStore):
     ) -> list[RecordedEvent]:
         with self._lock:
             stream = self._streams.get(game_id, [])
-            end = len(stream) if to_version is None else min(to_version, len(stream))
+            end = len(stream) if to_version is None else max(to_version, 0)
             events = stream[max(from_version, 1) - 1 : end]
         return [_decoded_event(e) for e in events]
 
@@ -153,8 +153,9 @@ class InMemoryEventStore(EventStore):
     def read_all(
         self, after_position: int = 0, limit: int = 1000
     ) -> list[RecordedEvent]:
+        start = max(after_position, 0)  # positions are list indices + 1
         with self._lock:
-            events = self._log[after_position : after_position + limit]
+            events = self._log[start : start + limit]
         return [_decoded_event(e) for e in events]
 
     def last_position(self) -> int:

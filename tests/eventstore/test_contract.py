@@ -144,6 +144,22 @@ def test_read_stream_takes_a_version_range(store: EventStore) -> None:
     assert store.stream_version(new_game()) == 0
 
 
+def test_read_bounds_below_one_are_plain_numbers(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(3))
+
+    assert [e.version for e in store.read_stream(game, -5)] == [1, 2, 3]
+    assert [e.version for e in store.read_stream(game, 0, 2)] == [1, 2]
+    assert store.read_stream(game, 1, 0) == []
+    assert store.read_stream(game, 1, -1) == []
+    assert store.read_stream(game, 3, 2) == []
+    assert [e.position for e in store.read_all(-2)] == [1, 2, 3]
+    assert [e.position for e in store.read_all(-2, limit=1)] == [1]
+    assert store.read_all(0, limit=0) == []
+
+
 @pytest.mark.parametrize("expected", [0, 1, 3, 7])
 def test_append_at_the_wrong_version_raises_and_writes_nothing(
     store: EventStore, expected: int
