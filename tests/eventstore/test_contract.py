@@ -21,6 +21,7 @@ import pytest
 
 from eventstore.base import (
     CommandOutcome,
+    CommandRecord,
     ConcurrencyError,
     DuplicateCommand,
     EventStore,
@@ -815,3 +816,98 @@ def test_snapshots_are_saved_replaced_and_loaded(store: EventStore) -> None:
     store.save_snapshot(Snapshot(game, 20, 2, ["replaced"]))
     assert store.load_snapshot(game) == Snapshot(game, 20, 2, ["replaced"])
     assert store.load_snapshot(new_game()) is None
+
+
+# -- importing a game -----------------------------------------------------------
+
+
+def exported(count: int = 3) -> tuple[list[RecordedEvent], list[CommandRecord]]:
+    """A game as another store exported it: its own game id, positions and
+    command sequences, and recording times of the past."""
+    start = datetime(2024, 5, 1, 12, tzinfo=UTC)
+    events = [
+        RecordedEvent(
+            game_id="elsewhere",
+            version=v,
+            position=100 + 2 * v,
+            type=f"Type{v}",
+            schema_version=v,
+            data={"n": v, "list": [v] * v},
+            recorded_at=start + timedelta(minutes=v),
+        )
+        for v in range(1, count + 1)
+    ]
+    commands = [
+        CommandRecord(
+            game_id="elsewhere",
+            command_id=f"c-{sequence}",
+            actor="alice",
+            payload={"card": sequence},
+            outcome=outcome,
+            decided_at_version=sequence,
+            recorded_at=start + timedelta(minutes=sequence),
+            sequence=sequence,
+        )
+        for sequence, outcome in [
+            (70, CommandOutcome(2, 3)),
+            (50, CommandOutcome(1, 1)),
+            (60, rejected().outcome),
+        ]
+    ]
+    return events, commands
+
+
+def test_an_imported_game_keeps_its_events_times_and_command_log(
+    store: EventStore,
+) -> None:
+    store.append(new_game(), 0, numbered(2))
+    game = new_game()
+    events, commands = exported()
+
+    result = store.import_game(game, events, commands)
+
+    assert (result.first_version, result.last_version) == (1, 3)
+    assert result.last_position == 5
+    assert store.read_stream(game) == [
+        replace(e, game_id=game, position=position)
+        for e, position in zip(events, [3, 4, 5], strict=True)
+    ]
+    assert store.read_all(2) == store.read_stream(game)
+    logged = store.read_commands(game)
+    assert [r.command_id for r in logged] == ["c-50", "c-60", "c-70"]
+    assert [r.sequence for r in logged] == sorted({r.sequence for r in logged})
+    by_id = {c.command_id: c for c in commands}
+    assert [replace(r, sequence=0) for r in logged] == [
+        replace(by_id[r.command_id], game_id=game, sequence=0) for r in logged
+    ]
+    assert store.find_command(game, "c-70") == logged[2]
+    assert game in store.list_streams()
+
+
+@pytest.mark.parametrize("versions", [[], [2, 3], [1, 3], [1, 2, 2]])
+def test_an_import_without_versions_one_to_n_is_refused(
+    store: EventStore, versions: list[int]
+) -> None:
+    events, commands = exported(4)
+    game = new_game()
+
+    with pytest.raises(ValueError):
+        store.import_game(game, [events[v - 1] for v in versions], commands)
+
+    assert store.read_stream(game) == []
+    assert store.read_commands(game) == []
+
+
+def test_importing_over_a_game_with_events_raises_and_writes_nothing(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(2), command("c-50"))
+
+    with pytest.raises(ConcurrencyError) as raised:
+        store.import_game(game, *exported())
+
+    assert raised.value.actual == 2
+    assert [e.data for e in store.read_stream(game)] == [{"n": 1}, {"n": 2}]
+    assert [r.command_id for r in store.read_commands(game)] == ["c-50"]
+    assert store.last_position() == 2
