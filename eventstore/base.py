@@ -234,8 +234,9 @@ class EventStore(abc.ABC):
     ) -> AppendResult:
         """Write a whole game exported from another store, in one transaction:
         its events (versions 1..n, with their recording times; new global
-        positions) and its command log. Raises :class:`ConcurrencyError` if
-        the game already has events."""
+        positions) and its command log. Raises :class:`ConcurrencyError`, and
+        writes nothing, if the game already has events or has one of the
+        commands logged."""
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -196,9 +196,13 @@ class InMemoryEventStore(EventStore):
             raise ValueError("an imported game needs versions 1..n without gaps")
         events = [replace(e, data=_encode(e.data)) for e in events]
         commands = [replace(c, payload=_encode(c.payload)) for c in commands]
+        command_ids = {(game_id, c.command_id) for c in commands}
         with self._lock:
             if self._streams.get(game_id):
                 raise ConcurrencyError(game_id, 0, len(self._streams[game_id]))
+            if len(command_ids) < len(commands) or command_ids & self._commands.keys():
+                # As in a database, a command id is logged once per game.
+                raise ConcurrencyError(game_id, 0, None)
             stream = self._streams.setdefault(game_id, [])
             for event in events:
                 recorded = replace(event, game_id=game_id, position=len(self._log) + 1)

@@ -911,3 +911,19 @@ def test_importing_over_a_game_with_events_raises_and_writes_nothing(
     assert [e.data for e in store.read_stream(game)] == [{"n": 1}, {"n": 2}]
     assert [r.command_id for r in store.read_commands(game)] == ["c-50"]
     assert store.last_position() == 2
+
+
+def test_importing_over_a_logged_command_raises_and_writes_nothing(
+    store: EventStore,
+) -> None:
+    """A game without events may have logged a refusal; an import that
+    logs the same command id again would replace its record."""
+    game = new_game()
+    first = store.record_rejection(game, rejected("c-60"))
+
+    with pytest.raises(ConcurrencyError):
+        store.import_game(game, *exported())
+
+    assert store.read_stream(game) == []
+    assert store.read_commands(game) == [first]
+    assert store.last_position() == 0
