@@ -34,6 +34,14 @@ def _encode(value: JSON) -> str:
     return json.dumps(value, allow_nan=False)
 
 
+def _utc(time: datetime) -> datetime:
+    """``time`` in UTC, as a database's timestamp column gives it back; a
+    time without a zone is refused with ``ValueError``."""
+    if time.tzinfo is None:
+        raise ValueError(f"naive datetime {time!r}: timestamps must be aware")
+    return time.astimezone(UTC)
+
+
 class InMemoryEventStore(EventStore):
     """The event store port, in memory.
 
@@ -194,8 +202,14 @@ class InMemoryEventStore(EventStore):
         versions = [e.version for e in events]
         if not events or versions != list(range(1, len(events) + 1)):
             raise ValueError("an imported game needs versions 1..n without gaps")
-        events = [replace(e, data=_encode(e.data)) for e in events]
-        commands = [replace(c, payload=_encode(c.payload)) for c in commands]
+        events = [
+            replace(e, data=_encode(e.data), recorded_at=_utc(e.recorded_at))
+            for e in events
+        ]
+        commands = [
+            replace(c, payload=_encode(c.payload), recorded_at=_utc(c.recorded_at))
+            for c in commands
+        ]
         command_ids = {(game_id, c.command_id) for c in commands}
         with self._lock:
             if self._streams.get(game_id):

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -927,3 +927,39 @@ def test_importing_over_a_logged_command_raises_and_writes_nothing(
     assert store.read_stream(game) == []
     assert store.read_commands(game) == [first]
     assert store.last_position() == 0
+
+
+def test_imported_recording_times_read_back_in_utc(store: EventStore) -> None:
+    game = new_game()
+    events, commands = exported()
+    east = timezone(timedelta(hours=2))
+    events = [replace(e, recorded_at=e.recorded_at.astimezone(east)) for e in events]
+    commands = [
+        replace(c, recorded_at=c.recorded_at.astimezone(east)) for c in commands
+    ]
+
+    store.import_game(game, events, commands)
+
+    given = [e.recorded_at for e in events] + sorted(c.recorded_at for c in commands)
+    stored = [e.recorded_at for e in store.read_stream(game)]
+    stored += [r.recorded_at for r in store.read_commands(game)]
+    assert stored == given
+    assert {t.utcoffset() for t in stored} == {timedelta(0)}
+
+
+@pytest.mark.parametrize("naive", ["event", "command"])
+def test_an_import_with_a_time_without_zone_is_refused(
+    store: EventStore, naive: str
+) -> None:
+    game = new_game()
+    events, commands = exported()
+    if naive == "event":
+        events[1] = replace(events[1], recorded_at=datetime(2024, 5, 1, 12))
+    else:
+        commands[1] = replace(commands[1], recorded_at=datetime(2024, 5, 1, 12))
+
+    with pytest.raises(ValueError):
+        store.import_game(game, events, commands)
+
+    assert store.read_stream(game) == []
+    assert store.read_commands(game) == []
