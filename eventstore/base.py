@@ -135,7 +135,8 @@ class Snapshot:
 
 
 class EventStore(abc.ABC):
-    """The port. Implementations: ``SQLiteEventStore``, ``PostgresEventStore``."""
+    """The port. Implementations: ``SQLiteEventStore``, ``PostgresEventStore``
+    and, for tests and simulation, ``InMemoryEventStore``."""
 
     @abc.abstractmethod
     def append(

@@ -1,7 +1,37 @@
 """An in-memory event store: the port's behaviour without a database.
 
-For unit tests of the application layer and for in-process simulation. It
-keeps everything in dicts under one lock; nothing survives the process.
+What it is for: unit tests of the application layer (``service``) and
+in-process simulation, where a database would only cost time. It keeps
+every promise of the port (:class:`eventstore.base.EventStore`), and the
+store contract (``tests/eventstore/test_contract.py``) runs on it as on
+SQLite and PostgreSQL: versions from 1 without gaps; global positions dense
+and in commit order; :class:`~eventstore.base.ConcurrencyError` and
+:class:`~eventstore.base.DuplicateCommand` where the SQL stores raise them,
+writing nothing; the command log and its retries; snapshots; imports;
+waits and subscriptions in threads and on event loops (a waiting coroutine
+holds no thread). Event data, command payloads and snapshot states are kept
+as JSON text, so what reads back is what a database gives back (new
+objects, lists for tuples, string keys) and what is not JSON is refused.
+
+What it does not do:
+
+* persist: everything lives in one object's dicts under one lock; nothing
+  survives the process or a new ``InMemoryEventStore``, and :meth:`close`
+  changes nothing;
+* share: one object is the whole store, with no URL
+  (:func:`eventstore.factory.open_store` does not open it); no other store
+  object or process reads its events or wakes its waiters;
+* SQL: no schema or migrations, no engine or connections for read models
+  (the game list projection needs a SQL store, so a server on this store
+  runs without it), no plain SQL for tests to inspect or sabotage;
+* fail as a database fails: it never raises
+  :class:`~eventstore.base.StoreUnavailable`;
+* scale: every call takes the one lock, ``read_commands`` scans every
+  game's commands, and memory grows with the log.
+
+The contract cases that need more than the port say so with
+``@pytest.mark.requires`` and do not run on this store
+(``tests/eventstore/backends.py``).
 """
 
 from __future__ import annotations
@@ -43,12 +73,9 @@ def _utc(time: datetime) -> datetime:
 
 
 class InMemoryEventStore(EventStore):
-    """The event store port, in memory.
-
-    Event data, command payloads and snapshot states are kept as JSON text
-    and decoded on every read, so callers get fresh objects and the store
-    never shares one with them.
-    """
+    """The event store port, in memory (see the module's docstring). Its
+    records keep event data, command payloads and snapshot states as JSON
+    text, decoded on every read."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
