@@ -135,7 +135,8 @@ class Snapshot:
 
 
 class EventStore(abc.ABC):
-    """The port. Implementations: ``SQLiteEventStore``, ``PostgresEventStore``."""
+    """The port. Implementations: ``SQLiteEventStore``, ``PostgresEventStore``
+    and, for tests and simulation, ``InMemoryEventStore``."""
 
     @abc.abstractmethod
     def append(
@@ -151,7 +152,9 @@ class EventStore(abc.ABC):
         (no event of the batch is written). With ``command``, the command is
         logged in the same transaction; if its ``command_id`` is already
         logged for the game, raises :class:`DuplicateCommand` carrying the
-        first record and writes nothing.
+        first record and writes nothing. An empty batch or a negative
+        ``expected_version`` raises ``ValueError``, data that is not JSON
+        ``ValueError`` (NaN, infinities) or ``TypeError``; nothing is written.
         """
 
     async def append_async(
@@ -232,8 +235,9 @@ class EventStore(abc.ABC):
     ) -> AppendResult:
         """Write a whole game exported from another store, in one transaction:
         its events (versions 1..n, with their recording times; new global
-        positions) and its command log. Raises :class:`ConcurrencyError` if
-        the game already has events."""
+        positions) and its command log. Raises :class:`ConcurrencyError`, and
+        writes nothing, if the game already has events or has one of the
+        commands logged."""
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -1,11 +1,13 @@
 """Waking coroutines from other threads: the store's threads (the group
 committer, the append watcher) resolve futures that callers on event loops
-await."""
+await; :class:`AppendNotifier` wakes the waiters for appends, in threads
+and on loops."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import Iterable
 
 
@@ -24,3 +26,62 @@ def _resolve(futures: list[asyncio.Future[None]]) -> None:
     for future in futures:
         if not future.done():  # a cancelled or timed-out waiter left it done
             future.set_result(None)
+
+
+class AppendNotifier:
+    """The highest position known to be committed, and a way to wait for it.
+
+    A store's appends and, for a database, its watcher of other
+    connections' appends (a poller or a PostgreSQL listener) advance it;
+    :meth:`wait_past` sleeps on a condition variable until it passes a mark,
+    :meth:`wait_past_async` awaits a future that :meth:`advance` resolves on
+    the waiter's event loop.
+    """
+
+    def __init__(self) -> None:
+        self._condition = threading.Condition()
+        self._position = 0
+        self._futures: list[tuple[int, asyncio.Future[None]]] = []
+
+    def advance(self, position: int) -> None:
+        """Record that ``position`` is committed and wake the waiters it concerns."""
+        with self._condition:
+            if position <= self._position:
+                return
+            self._position = position
+            self._condition.notify_all()
+            passed = [f for mark, f in self._futures if mark < position]
+            if passed:
+                self._futures = [(m, f) for m, f in self._futures if m >= position]
+        if passed:
+            resolve_on_their_loops(passed)
+
+    @property
+    def position(self) -> int:
+        """The highest position known to be committed."""
+        return self._position
+
+    def wait_past(self, position: int, timeout: float) -> bool:
+        """Wait until a position past ``position`` is known; False on timeout."""
+        with self._condition:
+            return self._condition.wait_for(
+                lambda: self._position > position, max(timeout, 0.0)
+            )
+
+    async def wait_past_async(self, position: int, timeout: float) -> bool:
+        """:meth:`wait_past` without a thread: False on timeout."""
+        future = asyncio.get_running_loop().create_future()
+        entry = (position, future)
+        with self._condition:
+            if self._position > position:
+                return True
+            self._futures.append(entry)
+        try:
+            await asyncio.wait_for(future, max(timeout, 0.0))
+        except TimeoutError:
+            pass
+        finally:
+            with self._condition:
+                if entry in self._futures:
+                    self._futures.remove(entry)
+        return self._position > position

@@ -1,7 +1,37 @@
 """An in-memory event store: the port's behaviour without a database.
 
-For unit tests of the application layer and for in-process simulation. It
-keeps everything in dicts under one lock; nothing survives the process.
+What it is for: unit tests of the application layer (``service``) and
+in-process simulation, where a database would only cost time. It keeps
+every promise of the port (:class:`eventstore.base.EventStore`), and the
+store contract (``tests/eventstore/test_contract.py``) runs on it as on
+SQLite and PostgreSQL: versions from 1 without gaps; global positions dense
+and in commit order; :class:`~eventstore.base.ConcurrencyError` and
+:class:`~eventstore.base.DuplicateCommand` where the SQL stores raise them,
+writing nothing; the command log and its retries; snapshots; imports;
+waits and subscriptions in threads and on event loops (a waiting coroutine
+holds no thread). Event data, command payloads and snapshot states are kept
+as JSON text, so what reads back is what a database gives back (new
+objects, lists for tuples, string keys) and what is not JSON is refused.
+
+What it does not do:
+
+* persist: everything lives in one object's dicts under one lock; nothing
+  survives the process or a new ``InMemoryEventStore``, and :meth:`close`
+  changes nothing;
+* share: one object is the whole store, with no URL
+  (:func:`eventstore.factory.open_store` does not open it); no other store
+  object or process reads its events or wakes its waiters;
+* SQL: no schema or migrations, no engine or connections for read models
+  (the game list projection needs a SQL store, so a server on this store
+  runs without it), no plain SQL for tests to inspect or sabotage;
+* fail as a database fails: it never raises
+  :class:`~eventstore.base.StoreUnavailable`;
+* scale: every call takes the one lock, ``read_commands`` scans every
+  game's commands, and memory grows with the log.
+
+The contract cases that need more than the port say so with
+``@pytest.mark.requires`` and do not run on this store
+(``tests/eventstore/backends.py``).
 """
 
 from __future__ import annotations
@@ -13,6 +43,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from eventstore.base import (
+    JSON,
     AppendResult,
     CommandRecord,
     ConcurrencyError,
@@ -23,13 +54,32 @@ from eventstore.base import (
     RecordedEvent,
     Snapshot,
 )
+from eventstore.loops import AppendNotifier
+
+
+def _encode(value: JSON) -> str:
+    """The JSON text of ``value``, as a database would store it; NaN and
+    infinities are refused with ``ValueError``, other values that are not
+    JSON with ``TypeError``."""
+    return json.dumps(value, allow_nan=False)
+
+
+def _utc(time: datetime) -> datetime:
+    """``time`` in UTC, as a database's timestamp column gives it back; a
+    time without a zone is refused with ``ValueError``."""
+    if time.tzinfo is None:
+        raise ValueError(f"naive datetime {time!r}: timestamps must be aware")
+    return time.astimezone(UTC)
 
 
 class InMemoryEventStore(EventStore):
-    """The event store port, in memory."""
+    """The event store port, in memory (see the module's docstring). Its
+    records keep event data, command payloads and snapshot states as JSON
+    text, decoded on every read."""
 
     def __init__(self) -> None:
-        self._lock = threading.Condition()
+        self._lock = threading.Lock()
+        self._notifier = AppendNotifier()
         self._streams: dict[str, list[RecordedEvent]] = {}
         self._log: list[RecordedEvent] = []
         self._commands: dict[tuple[str, str], CommandRecord] = {}
@@ -44,23 +94,31 @@ class InMemoryEventStore(EventStore):
     ) -> AppendResult:
         if not events:
             raise ValueError("an append needs at least one event")
-        for event in events:
-            json.dumps(event.data, allow_nan=False)  # JSON only, as a database
+        if expected_version < 0:
+            raise ValueError(f"expected_version {expected_version} is negative")
+        encoded = [_encode(event.data) for event in events]
+        if command is not None:
+            command = replace(command, payload=_encode(command.payload))
         with self._lock:
             if command is not None and (game_id, command.command_id) in self._commands:
-                raise DuplicateCommand(self._commands[game_id, command.command_id])
-            stream = self._streams.setdefault(game_id, [])
+                raise DuplicateCommand(
+                    _decoded_command(self._commands[game_id, command.command_id])
+                )
+            stream = self._streams.get(game_id, [])
             if len(stream) != expected_version:
                 raise ConcurrencyError(game_id, expected_version, len(stream))
+            self._streams[game_id] = stream
             now = datetime.now(UTC)
-            for offset, event in enumerate(events, start=1):
+            for offset, (event, data) in enumerate(
+                zip(events, encoded, strict=True), 1
+            ):
                 recorded = RecordedEvent(
                     game_id=game_id,
                     version=expected_version + offset,
                     position=len(self._log) + 1,
                     type=event.type,
                     schema_version=event.schema_version,
-                    data=event.data,
+                    data=data,
                     recorded_at=now,
                 )
                 stream.append(recorded)
@@ -72,13 +130,11 @@ class InMemoryEventStore(EventStore):
                     last_version=expected_version + len(events),
                 )
                 self._log_command(game_id, replace(command, outcome=outcome), now)
-            self._lock.notify_all()
-            return AppendResult(
-                expected_version + 1,
-                expected_version + len(events),
-                len(self._log),
-                now,
-            )
+            last_position = len(self._log)
+        self._notifier.advance(last_position)
+        return AppendResult(
+            expected_version + 1, expected_version + len(events), last_position, now
+        )
 
     def _log_command(
         self, game_id: str, command: NewCommand, now: datetime
@@ -99,30 +155,31 @@ class InMemoryEventStore(EventStore):
     def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:
         if command.outcome.accepted:
             raise ValueError("a rejection needs an outcome with an error_kind")
+        command = replace(command, payload=_encode(command.payload))
         with self._lock:
-            existing = self._commands.get((game_id, command.command_id))
-            if existing is not None:
-                return existing
-            return self._log_command(game_id, command, datetime.now(UTC))
+            record = self._commands.get((game_id, command.command_id))
+            if record is None:
+                record = self._log_command(game_id, command, datetime.now(UTC))
+            return _decoded_command(record)
 
     def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
         with self._lock:
-            return self._commands.get((game_id, command_id))
+            record = self._commands.get((game_id, command_id))
+        return None if record is None else _decoded_command(record)
 
     def read_commands(self, game_id: str) -> list[CommandRecord]:
         with self._lock:
-            return sorted(
-                (c for (g, _), c in self._commands.items() if g == game_id),
-                key=lambda c: c.sequence,
-            )
+            records = [c for (g, _), c in self._commands.items() if g == game_id]
+        return [_decoded_command(c) for c in sorted(records, key=lambda c: c.sequence)]
 
     def read_stream(
         self, game_id: str, from_version: int = 1, to_version: int | None = None
     ) -> list[RecordedEvent]:
         with self._lock:
             stream = self._streams.get(game_id, [])
-            end = len(stream) if to_version is None else min(to_version, len(stream))
-            return stream[max(from_version, 1) - 1 : end]
+            end = len(stream) if to_version is None else max(to_version, 0)
+            events = stream[max(from_version, 1) - 1 : end]
+        return [_decoded_event(e) for e in events]
 
     def stream_version(self, game_id: str) -> int:
         with self._lock:
@@ -131,8 +188,10 @@ class InMemoryEventStore(EventStore):
     def read_all(
         self, after_position: int = 0, limit: int = 1000
     ) -> list[RecordedEvent]:
+        start = max(after_position, 0)  # positions are list indices + 1
         with self._lock:
-            return self._log[after_position : after_position + limit]
+            events = self._log[start : start + limit]
+        return [_decoded_event(e) for e in events]
 
     def last_position(self) -> int:
         with self._lock:
@@ -143,18 +202,23 @@ class InMemoryEventStore(EventStore):
             return sorted(g for g in self._streams if g > after_game_id)[:limit]
 
     def save_snapshot(self, snapshot: Snapshot) -> None:
+        encoded = replace(snapshot, state=_encode(snapshot.state))
         with self._lock:
-            self._snapshots[snapshot.game_id] = snapshot
+            self._snapshots[snapshot.game_id] = encoded
 
     def load_snapshot(self, game_id: str) -> Snapshot | None:
         with self._lock:
-            return self._snapshots.get(game_id)
+            snapshot = self._snapshots.get(game_id)
+        if snapshot is None:
+            return None
+        return replace(snapshot, state=json.loads(snapshot.state))
 
     def wait_for_append(self, after_position: int, timeout: float) -> bool:
-        with self._lock:
-            return self._lock.wait_for(
-                lambda: len(self._log) > after_position, timeout=timeout
-            )
+        return self._notifier.wait_past(after_position, timeout)
+
+    async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
+        """:meth:`wait_for_append` without holding a thread."""
+        return await self._notifier.wait_past_async(after_position, timeout)
 
     def import_game(
         self,
@@ -165,9 +229,21 @@ class InMemoryEventStore(EventStore):
         versions = [e.version for e in events]
         if not events or versions != list(range(1, len(events) + 1)):
             raise ValueError("an imported game needs versions 1..n without gaps")
+        events = [
+            replace(e, data=_encode(e.data), recorded_at=_utc(e.recorded_at))
+            for e in events
+        ]
+        commands = [
+            replace(c, payload=_encode(c.payload), recorded_at=_utc(c.recorded_at))
+            for c in commands
+        ]
+        command_ids = {(game_id, c.command_id) for c in commands}
         with self._lock:
             if self._streams.get(game_id):
                 raise ConcurrencyError(game_id, 0, len(self._streams[game_id]))
+            if len(command_ids) < len(commands) or command_ids & self._commands.keys():
+                # As in a database, a command id is logged once per game.
+                raise ConcurrencyError(game_id, 0, None)
             stream = self._streams.setdefault(game_id, [])
             for event in events:
                 recorded = replace(event, game_id=game_id, position=len(self._log) + 1)
@@ -177,8 +253,17 @@ class InMemoryEventStore(EventStore):
                 self._commands[game_id, record.command_id] = replace(
                     record, game_id=game_id, sequence=len(self._commands) + 1
                 )
-            self._lock.notify_all()
-            return AppendResult(1, len(events), len(self._log))
+            last_position = len(self._log)
+        self._notifier.advance(last_position)
+        return AppendResult(1, len(events), last_position)
 
     def close(self) -> None:
         pass
+
+
+def _decoded_event(event: RecordedEvent) -> RecordedEvent:
+    return replace(event, data=json.loads(event.data))
+
+
+def _decoded_command(record: CommandRecord) -> CommandRecord:
+    return replace(record, payload=json.loads(record.payload))

@@ -73,7 +73,7 @@ from eventstore.base import (
     StoreError,
     StoreUnavailable,
 )
-from eventstore.loops import resolve_on_their_loops
+from eventstore.loops import AppendNotifier
 
 log = logging.getLogger(__name__)
 
@@ -124,64 +124,6 @@ def translate_errors() -> Iterator[None]:
         if isinstance(error.orig, TypeError | ValueError):
             raise type(error.orig)(str(error.orig)) from error
         raise
-
-
-class AppendNotifier:
-    """The highest position known to be committed, and a way to wait for it.
-
-    Appends in this process and the backend's watcher (a poller or a
-    PostgreSQL listener) advance it; :meth:`wait_past` sleeps on a condition
-    variable until it passes a mark, :meth:`wait_past_async` awaits a future
-    that :meth:`advance` resolves on the waiter's event loop.
-    """
-
-    def __init__(self) -> None:
-        self._condition = threading.Condition()
-        self._position = 0
-        self._futures: list[tuple[int, asyncio.Future[None]]] = []
-
-    def advance(self, position: int) -> None:
-        """Record that ``position`` is committed and wake the waiters it concerns."""
-        with self._condition:
-            if position <= self._position:
-                return
-            self._position = position
-            self._condition.notify_all()
-            passed = [f for mark, f in self._futures if mark < position]
-            if passed:
-                self._futures = [(m, f) for m, f in self._futures if m >= position]
-        if passed:
-            resolve_on_their_loops(passed)
-
-    @property
-    def position(self) -> int:
-        """The highest position known to be committed."""
-        return self._position
-
-    def wait_past(self, position: int, timeout: float) -> bool:
-        """Wait until a position past ``position`` is known; False on timeout."""
-        with self._condition:
-            return self._condition.wait_for(
-                lambda: self._position > position, max(timeout, 0.0)
-            )
-
-    async def wait_past_async(self, position: int, timeout: float) -> bool:
-        """:meth:`wait_past` without a thread: False on timeout."""
-        future = asyncio.get_running_loop().create_future()
-        entry = (position, future)
-        with self._condition:
-            if self._position > position:
-                return True
-            self._futures.append(entry)
-        try:
-            await asyncio.wait_for(future, max(timeout, 0.0))
-        except TimeoutError:
-            pass
-        finally:
-            with self._condition:
-                if entry in self._futures:
-                    self._futures.remove(entry)
-        return self._position > position
 
 
 class _StreamConflict(Exception):

@@ -1,4 +1,6 @@
-"""Fixtures of the event store tests: every store test runs on both backends.
+"""Fixtures of the event store tests: every store test runs on both database
+backends (the store contract also on the in-memory store: see
+``tests/eventstore/conftest.py``).
 
 SQLite runs on a fresh file per test (copied from a file migrated once per
 session). PostgreSQL runs on a database created for the session (and
@@ -133,15 +135,22 @@ def postgres_store_url(postgres_url: str) -> str:
 BACKENDS = ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 
 
-@pytest.fixture(params=BACKENDS)
-def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
-    """The URL of an empty, migrated store, for each backend."""
-    if request.param == "sqlite":
+def empty_store_url(
+    backend: str, request: pytest.FixtureRequest, tmp_path: Path
+) -> str:
+    """The URL of an empty, migrated store on ``backend`` (sqlite or postgres)."""
+    if backend == "sqlite":
         path = tmp_path / "strata.db"
         shutil.copy(request.getfixturevalue("sqlite_template"), path)
         return f"sqlite:///{path}"
     url: str = request.getfixturevalue("postgres_store_url")
     return url
+
+
+@pytest.fixture(params=BACKENDS)
+def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """The URL of an empty, migrated store, for each backend."""
+    return empty_store_url(request.param, request, tmp_path)
 
 
 @pytest.fixture

@@ -1,4 +1,7 @@
-"""The event store contract: what every backend must do, run on each of them."""
+"""The event store contract: what every backend must do, run on each of them
+(SQLite, PostgreSQL and the in-memory store). A case that needs more than the
+port offers declares it with ``@pytest.mark.requires`` and runs only on the
+backends that have it (``tests.eventstore.backends``)."""
 
 from __future__ import annotations
 
@@ -9,12 +12,16 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
 from eventstore.base import (
     CommandOutcome,
+    CommandRecord,
     ConcurrencyError,
     DuplicateCommand,
     EventStore,
@@ -24,6 +31,7 @@ from eventstore.base import (
     Snapshot,
 )
 from tests.eventstore import raw_sql
+from tests.eventstore.backends import Capability
 
 
 def new_game() -> str:
@@ -55,6 +63,26 @@ def rejected(command_id: str = "", reason: str = "NOT_YOUR_TURN") -> NewCommand:
         ),
         decided_at_version=2,
     )
+
+
+@pytest.fixture(
+    params=[
+        pytest.param("this store", id="this-store"),
+        pytest.param(
+            "another store",
+            id="another-store",
+            marks=pytest.mark.requires(Capability.CONNECTIONS),
+        ),
+    ]
+)
+def writer(
+    request: pytest.FixtureRequest,
+    store: EventStore,
+    open_stores: Callable[[], EventStore],
+) -> EventStore:
+    """Who appends while ``store`` waits: the store itself (from another
+    thread) or another store on the same database."""
+    return store if request.param == "this store" else open_stores()
 
 
 # -- appending and reading a stream --------------------------------------
@@ -117,6 +145,22 @@ def test_read_stream_takes_a_version_range(store: EventStore) -> None:
     assert store.stream_version(new_game()) == 0
 
 
+def test_read_bounds_below_one_are_plain_numbers(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(3))
+
+    assert [e.version for e in store.read_stream(game, -5)] == [1, 2, 3]
+    assert [e.version for e in store.read_stream(game, 0, 2)] == [1, 2]
+    assert store.read_stream(game, 1, 0) == []
+    assert store.read_stream(game, 1, -1) == []
+    assert store.read_stream(game, 3, 2) == []
+    assert [e.position for e in store.read_all(-2)] == [1, 2, 3]
+    assert [e.position for e in store.read_all(-2, limit=1)] == [1]
+    assert store.read_all(0, limit=0) == []
+
+
 @pytest.mark.parametrize("expected", [0, 1, 3, 7])
 def test_append_at_the_wrong_version_raises_and_writes_nothing(
     store: EventStore, expected: int
@@ -133,6 +177,18 @@ def test_append_at_the_wrong_version_raises_and_writes_nothing(
     assert [e.data["n"] for e in store.read_stream(game)] == [1, 2]
     assert store.find_command(game, logged.command_id) is None
     assert store.last_position() == 2
+
+
+def test_a_refused_append_to_a_new_game_creates_no_stream(store: EventStore) -> None:
+    game = new_game()
+
+    with pytest.raises(ConcurrencyError):
+        store.append(game, 3, numbered(1))
+
+    assert store.list_streams() == []
+    assert store.stream_version(game) == 0
+    assert store.append(game, 0, numbered(1)).last_version == 1
+    assert store.list_streams() == [game]
 
 
 def _race(writers: int, write: Callable[[int], str]) -> list[str]:
@@ -172,6 +228,7 @@ def test_two_writers_racing_from_one_version_exactly_one_wins(
         assert stream[1].data == stream[2].data, "both events come from the winner"
 
 
+@pytest.mark.requires(Capability.SQL)
 def test_a_batch_that_fails_half_way_leaves_nothing_behind(
     store: EventStore, store_url: str
 ) -> None:
@@ -207,9 +264,68 @@ def test_an_event_that_is_not_json_fails_the_whole_batch(store: EventStore) -> N
     assert store.append(game, 0, numbered(1)).last_version == 1
 
 
+def test_the_store_keeps_json_not_the_callers_objects(store: EventStore) -> None:
+    """What is stored is the JSON of what was given, taken at the call:
+    changing the given or the returned objects afterwards changes nothing
+    stored, and what reads back is what JSON can say (lists, string keys)."""
+    game = new_game()
+    data: dict[object, Any] = {"hand": [1, 2], "pair": (3, 4), 5: "five"}
+    payload = {"cards": [7]}
+    state = {"hands": {"p1": [1]}}
+    store.append(game, 0, [NewEvent("Dealt", data)], NewCommand("c-1", "al", payload))
+    store.record_rejection(game, replace(rejected("r-1"), payload=payload))
+    store.save_snapshot(Snapshot(game, 1, 1, state))
+    data["hand"].append(99)
+    payload["cards"].append(99)
+    state["hands"]["p1"].append(99)
+
+    for _ in range(2):  # the second time, after changing what the first read
+        event = store.read_stream(game)[0]
+        assert event.data == {"hand": [1, 2], "pair": [3, 4], "5": "five"}
+        assert store.read_all()[0].data == event.data
+        records = [store.find_command(game, "c-1"), store.find_command(game, "r-1")]
+        records += store.read_commands(game)
+        assert [r.payload if r else None for r in records] == [{"cards": [7]}] * 4
+        snapshot = store.load_snapshot(game)
+        assert snapshot is not None and snapshot.state == {"hands": {"p1": [1]}}
+        event.data["hand"].append(100)
+        for record in records:
+            assert record is not None
+            record.payload["cards"].append(100)
+        snapshot.state["hands"]["p1"].append(100)
+
+
+def test_commands_and_snapshots_that_are_not_json_are_refused(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    not_json = {"x": float("nan")}
+
+    with pytest.raises(ValueError):
+        store.append(game, 0, numbered(1), NewCommand("c-1", "alice", not_json))
+    with pytest.raises(ValueError):
+        store.record_rejection(game, replace(rejected("r-1"), payload=not_json))
+    with pytest.raises(ValueError):
+        store.save_snapshot(Snapshot(game, 1, 1, not_json))
+
+    assert store.read_stream(game) == []
+    assert store.read_commands(game) == []
+    assert store.load_snapshot(game) is None
+
+
 def test_an_empty_batch_is_refused(store: EventStore) -> None:
     with pytest.raises(ValueError):
         store.append(new_game(), 0, [])
+
+
+def test_a_negative_expected_version_is_refused(store: EventStore) -> None:
+    game = new_game()
+
+    with pytest.raises(ValueError):
+        store.append(game, -1, numbered(1))
+
+    assert store.read_stream(game) == []
+    assert store.last_position() == 0
 
 
 # -- the global log -------------------------------------------------------
@@ -384,11 +500,10 @@ def test_many_followers_of_one_game_each_see_every_event_once_in_order(
 
 
 def test_async_followers_of_one_game_see_every_event_once_in_order(
-    store: EventStore, open_stores: Callable[[], EventStore]
+    store: EventStore, writer: EventStore
 ) -> None:
     """Followers on an event loop, woken by appends through this store and
-    through another connection, each see the game's stream once, in order."""
-    other = open_stores()
+    through ``writer``, each see the game's stream once, in order."""
     game = new_game()
     store.append(game, 0, numbered(1))
     followers = 12
@@ -403,8 +518,8 @@ def test_async_followers_of_one_game_see_every_event_once_in_order(
 
     def write() -> None:
         for version in range(1, 9, 2):
-            writer = store if version % 4 == 1 else other
-            writer.append(game, version, numbered(2, start=version + 1))
+            through = store if version % 4 == 1 else writer
+            through.append(game, version, numbered(2, start=version + 1))
             time.sleep(0.02)
 
     async def run() -> list[list[int]]:
@@ -416,17 +531,16 @@ def test_async_followers_of_one_game_see_every_event_once_in_order(
     assert asyncio.run(run()) == [list(range(1, 10))] * followers
 
 
-def test_wait_for_append_async_wakes_on_another_connections_append(
-    store: EventStore, open_stores: Callable[[], EventStore]
+def test_wait_for_append_async_wakes_on_an_append(
+    store: EventStore, writer: EventStore
 ) -> None:
-    other = open_stores()
     store.append(new_game(), 0, numbered(1))
 
     async def run() -> tuple[bool, float, bool]:
         waiter = asyncio.ensure_future(store.wait_for_append_async(1, 10))
         await asyncio.sleep(0.2)
         started = time.monotonic()
-        await asyncio.to_thread(other.append, new_game(), 0, numbered(1))
+        await asyncio.to_thread(writer.append, new_game(), 0, numbered(1))
         woken = await waiter
         quiet = await store.wait_for_append_async(store.last_position(), 0.2)
         return woken, time.monotonic() - started, quiet
@@ -435,6 +549,29 @@ def test_wait_for_append_async_wakes_on_another_connections_append(
 
     assert woken and elapsed < 2
     assert not quiet
+
+
+def test_async_waiters_hold_no_thread_while_they_wait(store: EventStore) -> None:
+    """Coroutines waiting for appends leave the loop's default executor
+    free: with more of them than it has threads, an append_async on the
+    same loop goes through at once and wakes them all."""
+    game = new_game()
+    store.append(game, 0, numbered(1))
+
+    async def run() -> tuple[list[bool], float]:
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(2))
+        waits = [store.wait_for_append_async(1, 3) for _ in range(4)]
+        waiters = [asyncio.ensure_future(wait) for wait in waits]
+        await asyncio.sleep(0.2)
+        started = time.monotonic()
+        await store.append_async(game, 1, numbered(1))
+        woken = await asyncio.gather(*waiters)
+        return woken, time.monotonic() - started
+
+    woken, elapsed = asyncio.run(run())
+
+    assert woken == [True] * 4
+    assert elapsed < 2
 
 
 # -- waiting for appends ---------------------------------------------------
@@ -462,25 +599,13 @@ def _wake_time(
     return outcome[0]
 
 
-def test_wait_for_append_wakes_when_another_thread_appends(store: EventStore) -> None:
-    store.append(new_game(), 0, numbered(1))
-
-    woken, elapsed = _wake_time(
-        store, lambda: store.append(new_game(), 0, numbered(1)), 1
-    )
-
-    assert woken
-    assert elapsed < 2
-
-
-def test_wait_for_append_wakes_on_an_append_through_another_connection(
-    store: EventStore, open_stores: Callable[[], EventStore]
+def test_wait_for_append_wakes_on_an_append(
+    store: EventStore, writer: EventStore
 ) -> None:
-    other = open_stores()
     store.append(new_game(), 0, numbered(1))
 
     woken, elapsed = _wake_time(
-        store, lambda: other.append(new_game(), 0, numbered(1)), 1
+        store, lambda: writer.append(new_game(), 0, numbered(1)), 1
     )
 
     assert woken
@@ -496,9 +621,9 @@ def test_wait_for_append_times_out_without_an_append(store: EventStore) -> None:
 
 
 def test_wait_for_append_returns_at_once_when_events_are_already_past(
-    store: EventStore, open_stores: Callable[[], EventStore]
+    store: EventStore, writer: EventStore
 ) -> None:
-    open_stores().append(new_game(), 0, numbered(3))
+    writer.append(new_game(), 0, numbered(3))
     start = time.monotonic()
 
     assert store.wait_for_append(1, timeout=5)
@@ -691,3 +816,150 @@ def test_snapshots_are_saved_replaced_and_loaded(store: EventStore) -> None:
     store.save_snapshot(Snapshot(game, 20, 2, ["replaced"]))
     assert store.load_snapshot(game) == Snapshot(game, 20, 2, ["replaced"])
     assert store.load_snapshot(new_game()) is None
+
+
+# -- importing a game -----------------------------------------------------------
+
+
+def exported(count: int = 3) -> tuple[list[RecordedEvent], list[CommandRecord]]:
+    """A game as another store exported it: its own game id, positions and
+    command sequences, and recording times of the past."""
+    start = datetime(2024, 5, 1, 12, tzinfo=UTC)
+    events = [
+        RecordedEvent(
+            game_id="elsewhere",
+            version=v,
+            position=100 + 2 * v,
+            type=f"Type{v}",
+            schema_version=v,
+            data={"n": v, "list": [v] * v},
+            recorded_at=start + timedelta(minutes=v),
+        )
+        for v in range(1, count + 1)
+    ]
+    commands = [
+        CommandRecord(
+            game_id="elsewhere",
+            command_id=f"c-{sequence}",
+            actor="alice",
+            payload={"card": sequence},
+            outcome=outcome,
+            decided_at_version=sequence,
+            recorded_at=start + timedelta(minutes=sequence),
+            sequence=sequence,
+        )
+        for sequence, outcome in [
+            (70, CommandOutcome(2, 3)),
+            (50, CommandOutcome(1, 1)),
+            (60, rejected().outcome),
+        ]
+    ]
+    return events, commands
+
+
+def test_an_imported_game_keeps_its_events_times_and_command_log(
+    store: EventStore,
+) -> None:
+    store.append(new_game(), 0, numbered(2))
+    game = new_game()
+    events, commands = exported()
+
+    result = store.import_game(game, events, commands)
+
+    assert (result.first_version, result.last_version) == (1, 3)
+    assert result.last_position == 5
+    assert store.read_stream(game) == [
+        replace(e, game_id=game, position=position)
+        for e, position in zip(events, [3, 4, 5], strict=True)
+    ]
+    assert store.read_all(2) == store.read_stream(game)
+    logged = store.read_commands(game)
+    assert [r.command_id for r in logged] == ["c-50", "c-60", "c-70"]
+    assert [r.sequence for r in logged] == sorted({r.sequence for r in logged})
+    by_id = {c.command_id: c for c in commands}
+    assert [replace(r, sequence=0) for r in logged] == [
+        replace(by_id[r.command_id], game_id=game, sequence=0) for r in logged
+    ]
+    assert store.find_command(game, "c-70") == logged[2]
+    assert game in store.list_streams()
+
+
+@pytest.mark.parametrize("versions", [[], [2, 3], [1, 3], [1, 2, 2]])
+def test_an_import_without_versions_one_to_n_is_refused(
+    store: EventStore, versions: list[int]
+) -> None:
+    events, commands = exported(4)
+    game = new_game()
+
+    with pytest.raises(ValueError):
+        store.import_game(game, [events[v - 1] for v in versions], commands)
+
+    assert store.read_stream(game) == []
+    assert store.read_commands(game) == []
+
+
+def test_importing_over_a_game_with_events_raises_and_writes_nothing(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(2), command("c-50"))
+
+    with pytest.raises(ConcurrencyError) as raised:
+        store.import_game(game, *exported())
+
+    assert raised.value.actual == 2
+    assert [e.data for e in store.read_stream(game)] == [{"n": 1}, {"n": 2}]
+    assert [r.command_id for r in store.read_commands(game)] == ["c-50"]
+    assert store.last_position() == 2
+
+
+def test_importing_over_a_logged_command_raises_and_writes_nothing(
+    store: EventStore,
+) -> None:
+    """A game without events may have logged a refusal; an import that
+    logs the same command id again would replace its record."""
+    game = new_game()
+    first = store.record_rejection(game, rejected("c-60"))
+
+    with pytest.raises(ConcurrencyError):
+        store.import_game(game, *exported())
+
+    assert store.read_stream(game) == []
+    assert store.read_commands(game) == [first]
+    assert store.last_position() == 0
+
+
+def test_imported_recording_times_read_back_in_utc(store: EventStore) -> None:
+    game = new_game()
+    events, commands = exported()
+    east = timezone(timedelta(hours=2))
+    events = [replace(e, recorded_at=e.recorded_at.astimezone(east)) for e in events]
+    commands = [
+        replace(c, recorded_at=c.recorded_at.astimezone(east)) for c in commands
+    ]
+
+    store.import_game(game, events, commands)
+
+    given = [e.recorded_at for e in events] + sorted(c.recorded_at for c in commands)
+    stored = [e.recorded_at for e in store.read_stream(game)]
+    stored += [r.recorded_at for r in store.read_commands(game)]
+    assert stored == given
+    assert {t.utcoffset() for t in stored} == {timedelta(0)}
+
+
+@pytest.mark.parametrize("naive", ["event", "command"])
+def test_an_import_with_a_time_without_zone_is_refused(
+    store: EventStore, naive: str
+) -> None:
+    game = new_game()
+    events, commands = exported()
+    if naive == "event":
+        events[1] = replace(events[1], recorded_at=datetime(2024, 5, 1, 12))
+    else:
+        commands[1] = replace(commands[1], recorded_at=datetime(2024, 5, 1, 12))
+
+    with pytest.raises(ValueError):
+        store.import_game(game, events, commands)
+
+    assert store.read_stream(game) == []
+    assert store.read_commands(game) == []

@@ -77,12 +77,12 @@ def test_a_tampered_event_is_found_at_its_version():
     store = InMemoryEventStore()
     app = GameApp(store)
     game_id = random_game(app, "dinosaurs_extinct", 2, "tamper")
-    stream = store._streams[game_id]
+    stream = store._streams[game_id]  # its events' data is JSON text
     target = next(i for i, e in enumerate(stream) if e.type == "DieRolled" and i > 10)
-    data = dict(stream[target].data)
+    data = json.loads(stream[target].data)
     data["value"] = 7 - data["value"]
     stream[target] = stream[target].__class__(
-        **{**stream[target].__dict__, "data": data}
+        **{**stream[target].__dict__, "data": json.dumps(data)}
     )
     result = verify_game(app.store, game_id)
     assert result.verdict is Verdict.MISMATCH
@@ -93,8 +93,8 @@ def test_a_game_played_under_other_rules_is_said_so():
     store = InMemoryEventStore()
     app = GameApp(store)
     game_id = random_game(app, "dinosaurs_extinct", 2, "old-rules")
-    first = store._streams[game_id][0]
-    data = {**first.data, "rules_version": "0-old"}
+    first = store._streams[game_id][0]  # its data is JSON text
+    data = json.dumps({**json.loads(first.data), "rules_version": "0-old"})
     store._streams[game_id][0] = first.__class__(**{**first.__dict__, "data": data})
     result = verify_game(app.store, game_id)
     assert result.verdict is Verdict.OTHER_RULES
