@@ -153,6 +153,17 @@ class PostgresEventStore(SQLAlchemyEventStore):
         """The last version of a game's stream (0 when it has none)."""
         return self._reader.stream_version(game_id)
 
+    def execute_raw(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[tuple[Any, ...]]:
+        """The rows of one SQL statement (psycopg placeholders) run on a
+        pooled autocommit connection: prepared, its own transaction, one
+        round trip; for read models that keep their hot statements off
+        SQLAlchemy. A connection found dead is replaced and the statement
+        run again: it must be safe to run twice (a read, a compare-and-set).
+        """
+        return self._reader.execute(sql, parameters)
+
     def _connect_reader(self) -> psycopg.Connection[Any]:
         return psycopg.connect(
             *self._listener_args,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -113,6 +113,15 @@ class RawReader:
             int(scanned),
         )
 
+    def execute(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        """The rows of one statement of the caller's, run like the reads
+        (prepared, in a transaction of its own). A connection found dead is
+        replaced and the statement run again, so it must be safe to run
+        twice: a read, or a write that checks what it changes."""
+        return self._query(sql, parameters)
+
     def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
         rows = self._query(_FIND_COMMAND, (game_id, command_id))
         if not rows:
@@ -139,7 +148,9 @@ class RawReader:
         for connection in idle:
             connection.close()
 
-    def _query(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    def _query(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
         for attempt in (1, 2):
             try:
                 connection = self._take()
