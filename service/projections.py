@@ -146,9 +146,10 @@ class GameListProjection:
         """Follow the log until ``stop``; survives database outages."""
         while not stop.is_set():
             try:
-                if not self.run_once() and self.store.wait_for_append(
-                    self.position, idle
-                ):
+                applied = self.run_once()
+                if applied >= self.batch:
+                    continue  # more of the log is there to read now
+                if applied or self.store.wait_for_append(self.position, idle):
                     self._linger(stop)
             except StoreError as error:
                 log.warning("projection.store_error", error=str(error))
@@ -179,7 +180,10 @@ class GameListProjection:
     def _linger(self, stop: threading.Event) -> None:
         """Let more appends arrive before the next batch, unless a reader
         waits: under load one batch (a read, a write, a commit) then covers
-        many appends instead of one each."""
+        many appends instead of one each. Also after a batch that reached
+        the end of the log: under a steady stream of appends the log is
+        never found quiet, and the projection would follow it one append
+        a batch."""
         with self._caught_up:
             self._caught_up.wait_for(
                 lambda: self._waiters > 0 or stop.is_set(), self.linger

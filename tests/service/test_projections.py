@@ -361,3 +361,39 @@ def test_the_game_list_shows_at_every_version_what_a_full_fold_shows(
         assert checked >= len(full) // batch
         assert projection.position == store.last_position()
     store.close()
+
+
+def test_a_steady_stream_of_appends_is_applied_in_few_batches(sql_store, monkeypatch):
+    """Between batches the projection lets appends gather (``linger``), also
+    when every batch finds new events; a reader that waits cuts it short."""
+    store = sql_store
+    batches = []
+    original = ReadModels.apply_game_rows
+
+    def counted(self, name, start, end, rows):
+        batches.append(end - start)
+        time.sleep(0.02)  # longer than between appends: it always finds more
+        return original(self, name, start, end, rows)
+
+    monkeypatch.setattr(ReadModels, "apply_game_rows", counted)
+    projection = GameListProjection(store, linger=0.3)
+    stop = threading.Event()
+    runner = threading.Thread(target=projection.run_forever, args=(stop, 0.05))
+    runner.start()
+    app = GameApp(store)
+    try:
+        begun = time.monotonic()
+        while time.monotonic() - begun < 1.5:  # an append every 10 ms or so
+            app.create_game(app.caller(""), "dinosaurs_extinct", 2)
+            time.sleep(0.01)
+        appended = store.last_position()
+        assert appended >= 50 and len(batches) <= 1.5 / 0.3 + 4, batches
+
+        projection.linger = 30.0  # only a waiting reader ends this linger
+        app.create_game(app.caller(""), "dinosaurs_extinct", 2)
+        assert projection.wait_for(store.last_position(), timeout=10)
+        assert projection.models.count() == store.last_position()
+    finally:
+        stop.set()
+        projection.wait_for(0, timeout=0)  # wakes the linger, which sees stop
+        runner.join()
