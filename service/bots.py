@@ -52,20 +52,32 @@ def command_id(seat: int, version: int) -> str:
 class BotRunner:
     """Plays every bot seat of every game, following the global log."""
 
-    def __init__(self, app: GameApp, batch: int = 500) -> None:
+    def __init__(self, app: GameApp, batch: int = 500, linger: float = 0.05) -> None:
         self.app = app
         self.batch = batch
+        self.linger = linger
         self.position = 0
         self._games: set[str] = set()  # with a bot seat, not finished
         self._changed: set[str] = set()  # of those, changed since the last pass
         self.moves = 0
 
     def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
-        """Run until ``stop`` is set (errors are logged, then retried)."""
+        """Run until ``stop`` is set (errors are logged, then retried).
+
+        While it plays games it reads the log as soon as anything is
+        appended. While it plays none, nobody waits for a move, so it lets
+        appends gather for ``linger`` before it reads: on a busy service
+        without bot games that is one read every ``linger`` rather than one
+        an append, and a new game's first bot move comes up to ``linger``
+        later."""
         while not stop.is_set():
             try:
-                if self.run_once() == 0:
-                    self.app.store.wait_for_append(self.position, idle)
+                done = self.run_once()
+                if done >= self.batch or (done and self._games):
+                    continue  # more of the log to read, or moves to follow
+                woken = self.app.store.wait_for_append(self.position, idle)
+                if woken and not self._games:
+                    stop.wait(self.linger)
             except Exception:
                 log.exception("bots.failed", position=self.position)
                 stop.wait(idle)

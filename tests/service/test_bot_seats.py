@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -315,3 +317,78 @@ def test_a_move_the_store_failed_is_made_on_the_next_pass(store: EventStore):
     assert store.stream_version(game_id) > version
     _run_until_idle(runner)
     assert _status(app, game_id) is Status.FINISHED
+
+
+@contextlib.contextmanager
+def _running(runner: BotRunner) -> Iterator[None]:
+    stop = threading.Event()
+    thread = threading.Thread(target=runner.run_forever, args=(stop, 0.05))
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_a_runner_without_games_reads_a_busy_log_seldom(store: EventStore):
+    """With no bot game to play the runner lets appends gather (``linger``)
+    before it reads; once it plays a game it follows that game's moves at
+    once, and plays it to its end."""
+    app = GameApp(store)
+    runner = BotRunner(GameApp(store), linger=0.25)
+    reads: list[int] = []
+    original = store.read_all_matching
+
+    def counted(*args: Any, **kwargs: Any) -> MatchingEvents:
+        reads.append(args[0])
+        return original(*args, **kwargs)
+
+    store.read_all_matching = counted  # type: ignore[method-assign]
+    with _running(runner):
+        begun = time.monotonic()
+        while time.monotonic() - begun < 1.0:  # an append every ~5 ms
+            app.create_game(app.caller(""), "dinosaurs_extinct", 2)
+            time.sleep(0.005)
+        assert store.last_position() >= 50
+        assert len(reads) <= 1.0 / 0.25 + 4, len(reads)
+
+        game_id = _bots_only(app, "seldom")
+        created = time.monotonic()
+        while _status(app, game_id) is not Status.FINISHED:
+            assert time.monotonic() < created + 60, "the bot game did not end"
+            time.sleep(0.02)
+        took = time.monotonic() - created
+        assert runner.moves > 20 and took < runner.moves * runner.linger / 2
+
+
+def test_a_runner_playing_a_game_answers_a_persons_move_at_once(store: EventStore):
+    """The linger is for a runner without games: in a game it plays, a
+    person's move wakes it and the bot seat answers without waiting."""
+    app = GameApp(store)
+    runner = BotRunner(GameApp(store), linger=0.25)
+    game_id, _ = app.create_game(
+        app.caller(""), "dinosaurs_extinct", 2, seed="reply", bots=[(1, "random")]
+    )
+    _, token, _ = app.join_game(app.caller(""), game_id, 0, "Ada")
+    app.start_game(app.caller(token), game_id)
+    replies: list[float] = []
+    with _running(runner):
+        for turn in range(400):
+            loaded = app.load(game_id)
+            if loaded.state.status is Status.FINISHED or len(replies) == 15:
+                break
+            if 0 not in loaded.session.active_seats(loaded.state):
+                time.sleep(0.002)  # the bot's move at the start, or a slow one
+                continue
+            _, actions = app.legal_actions(app.caller(token), game_id, 0)
+            moved = app.submit(app.caller(token), game_id, 0, f"a{turn}", actions[0][1])
+            begun = time.monotonic()
+            after = app.load(game_id)
+            if 1 not in after.session.active_seats(after.state):
+                continue  # not the bot's turn yet
+            while store.stream_version(game_id) == moved.version:
+                assert time.monotonic() < begun + 10, "the bot did not answer"
+                time.sleep(0.002)
+            replies.append(time.monotonic() - begun)
+    assert replies and sorted(replies)[len(replies) // 2] < runner.linger / 2
