@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -71,6 +71,18 @@ class RecordedEvent:
     schema_version: int
     data: JSON
     recorded_at: datetime
+
+
+@dataclass(frozen=True)
+class MatchingEvents:
+    """What :meth:`EventStore.read_all_matching` found in a stretch of the
+    global log: the ``scanned`` events after the position asked for, up to
+    position ``through`` (the position asked for when there were none), and
+    of those the ones that matched, in position order."""
+
+    events: list[RecordedEvent]
+    through: int
+    scanned: int
 
 
 @dataclass(frozen=True)
@@ -204,6 +216,26 @@ class EventStore(abc.ABC):
         """Up to ``limit`` events of every game with position > ``after_position``,
         in position (commit) order. Never returns an event while an earlier
         position could still be committed."""
+
+    def read_all_matching(
+        self,
+        after_position: int,
+        limit: int,
+        event_types: Collection[str] = (),
+        game_ids: Collection[str] = (),
+    ) -> MatchingEvents:
+        """Of the events :meth:`read_all` would return (up to ``limit`` after
+        ``after_position``), those whose type is in ``event_types`` or whose
+        game is in ``game_ids``, and how far that read went: a follower that
+        needs few of the log's events moves along it without receiving or
+        decoding the others. This default filters :meth:`read_all`."""
+        events = self.read_all(after_position, limit)
+        types, games = set(event_types), set(game_ids)
+        return MatchingEvents(
+            [e for e in events if e.type in types or e.game_id in games],
+            events[-1].position if events else after_position,
+            len(events),
+        )
 
     @abc.abstractmethod
     def last_position(self) -> int:

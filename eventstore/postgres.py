@@ -26,7 +26,7 @@ import logging
 import select
 import socket
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -42,6 +42,7 @@ from eventstore.base import (
     CommandRecord,
     ConcurrencyError,
     DuplicateCommand,
+    MatchingEvents,
     NewCommand,
     NewEvent,
     RecordedEvent,
@@ -135,9 +136,33 @@ class PostgresEventStore(SQLAlchemyEventStore):
         (see :meth:`SQLAlchemyEventStore.read_all`)."""
         return self._reader.read_all(after_position, limit)
 
+    def read_all_matching(
+        self,
+        after_position: int,
+        limit: int,
+        event_types: Collection[str] = (),
+        game_ids: Collection[str] = (),
+    ) -> MatchingEvents:
+        """The matching events of the next ``limit``, in one round trip (see
+        :meth:`EventStore.read_all_matching`)."""
+        return self._reader.read_all_matching(
+            after_position, limit, event_types, game_ids
+        )
+
     def stream_version(self, game_id: str) -> int:
         """The last version of a game's stream (0 when it has none)."""
         return self._reader.stream_version(game_id)
+
+    def execute_raw(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[tuple[Any, ...]]:
+        """The rows of one SQL statement (psycopg placeholders) run on a
+        pooled autocommit connection: prepared, its own transaction, one
+        round trip; for read models that keep their hot statements off
+        SQLAlchemy. A connection found dead is replaced and the statement
+        run again: it must be safe to run twice (a read, a compare-and-set).
+        """
+        return self._reader.execute(sql, parameters)
 
     def _connect_reader(self) -> psycopg.Connection[Any]:
         return psycopg.connect(

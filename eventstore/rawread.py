@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +21,7 @@ import psycopg
 from eventstore.base import (
     CommandOutcome,
     CommandRecord,
+    MatchingEvents,
     RecordedEvent,
     StoreError,
     StoreUnavailable,
@@ -40,6 +41,14 @@ _READ_STREAM_RANGE = _EVENT_ROWS + " AND version <= %s"
 _READ_ALL = (
     "SELECT coalesce(json_agg(json_build_array(game_id, version, position, type,"
     " schema_version, data, recorded_at) ORDER BY position)::text, '[]')"
+    " FROM (SELECT * FROM events WHERE position > %s ORDER BY position LIMIT %s) e"
+)
+# The stretch of the log read_all would return: its size, its last position
+# and, built only for the matching events, their rows.
+_READ_ALL_MATCHING = (
+    "SELECT count(*), max(position), coalesce(json_agg(json_build_array(game_id,"
+    " version, position, type, schema_version, data, recorded_at) ORDER BY position)"
+    " FILTER (WHERE type = ANY(%s::text[]) OR game_id = ANY(%s::text[]))::text, '[]')"
     " FROM (SELECT * FROM events WHERE position > %s ORDER BY position LIMIT %s) e"
 )
 _FIND_COMMAND = (
@@ -85,15 +94,33 @@ class RawReader:
 
     def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
         rows = self._query(_READ_ALL, (after_position, limit))
-        parse = _time_parser()
-        return [
-            RecordedEvent(
-                game_id, version, position, type_, schema_version, data, parse(at)
-            )
-            for game_id, version, position, type_, schema_version, data, at in (
-                json.loads(rows[0][0])
-            )
-        ]
+        return _log_events(rows[0][0])
+
+    def read_all_matching(
+        self,
+        after_position: int,
+        limit: int,
+        event_types: Collection[str],
+        game_ids: Collection[str],
+    ) -> MatchingEvents:
+        ((scanned, through, matching),) = self._query(
+            _READ_ALL_MATCHING,
+            (list(event_types), list(game_ids), after_position, limit),
+        )
+        return MatchingEvents(
+            _log_events(matching),
+            after_position if through is None else int(through),
+            int(scanned),
+        )
+
+    def execute(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
+        """The rows of one statement of the caller's, run like the reads
+        (prepared, in a transaction of its own). A connection found dead is
+        replaced and the statement run again, so it must be safe to run
+        twice: a read, or a write that checks what it changes."""
+        return self._query(sql, parameters)
 
     def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
         rows = self._query(_FIND_COMMAND, (game_id, command_id))
@@ -121,7 +148,9 @@ class RawReader:
         for connection in idle:
             connection.close()
 
-    def _query(self, sql: str, parameters: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    def _query(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
         for attempt in (1, 2):
             try:
                 connection = self._take()
@@ -155,6 +184,19 @@ class RawReader:
                 self._idle.append(connection)
                 return
         connection.close()
+
+
+def _log_events(text: str) -> list[RecordedEvent]:
+    """The events of the global log from the text of their JSON array."""
+    parse = _time_parser()
+    return [
+        RecordedEvent(
+            game_id, version, position, type_, schema_version, data, parse(at)
+        )
+        for game_id, version, position, type_, schema_version, data, at in (
+            json.loads(text)
+        )
+    ]
 
 
 def _time_parser() -> Callable[[str], datetime]:

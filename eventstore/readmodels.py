@@ -6,6 +6,11 @@ applies changes its read model rows **and** moves its checkpoint in one
 transaction, after checking that the checkpoint is still where the batch
 started (compare-and-set): so a batch is applied exactly once even when a
 runner is killed mid-batch or several replicas run the same projection.
+
+On PostgreSQL a batch is one prepared statement in raw psycopg (one round
+trip, one transaction): it moves the checkpoint if it is still where the
+batch started and upserts the rows only if it did. SQLite goes through
+SQLAlchemy Core.
 """
 
 from __future__ import annotations
@@ -26,9 +31,48 @@ from sqlalchemy import (
 )
 
 from eventstore import tables
-from eventstore.sql import SQLAlchemyEventStore, translate_errors
+from eventstore.postgres import PostgresEventStore
+from eventstore.sql import SQLAlchemyEventStore, dumps_json, translate_errors
 
 game_list = tables.game_list
+
+# One batch on PostgreSQL. The checkpoint moves if it is at %(from)s (the
+# row is created when the projection starts from 0 and has none; a runner
+# that loses a race finds it moved, or created, and changes nothing), and
+# the rows are upserted only if it moved: ``applied`` feeds their INSERT.
+# Rows come as one JSON array of arrays (one text parameter).
+_APPLY_GAME_ROWS = """
+WITH moved AS (
+  UPDATE projection_checkpoints SET position = %(to)s::bigint, updated_at = now()
+  WHERE name = %(name)s AND position = %(from)s::bigint
+  RETURNING 1
+), created AS (
+  INSERT INTO projection_checkpoints (name, position, updated_at)
+  SELECT %(name)s, %(to)s::bigint, now()
+  WHERE %(from)s::bigint = 0
+    AND NOT EXISTS (SELECT FROM projection_checkpoints WHERE name = %(name)s)
+  ON CONFLICT (name) DO NOTHING
+  RETURNING 1
+), applied AS (
+  SELECT FROM moved UNION ALL SELECT FROM created
+), upserted AS (
+  INSERT INTO game_list (game_id, game_type, status, players, seats_taken,
+    version, winners, result, characters, created_at, finished_at)
+  SELECT r ->> 0, r ->> 1, r ->> 2, (r ->> 3)::int, (r ->> 4)::int,
+    (r ->> 5)::bigint, r ->> 6, r ->> 7, r ->> 8, (r ->> 9)::timestamptz,
+    (r ->> 10)::timestamptz
+  FROM json_array_elements(%(rows)s::json) AS r
+  WHERE EXISTS (SELECT FROM applied)
+  ON CONFLICT (game_id) DO UPDATE SET game_type = excluded.game_type,
+    status = excluded.status, players = excluded.players,
+    seats_taken = excluded.seats_taken, version = excluded.version,
+    winners = excluded.winners, result = excluded.result,
+    characters = excluded.characters, created_at = excluded.created_at,
+    finished_at = excluded.finished_at
+)
+SELECT EXISTS (SELECT FROM applied)
+"""
+_CHECKPOINT = "SELECT position FROM projection_checkpoints WHERE name = %s"
 
 
 @dataclass(frozen=True)
@@ -55,12 +99,40 @@ class GameRow:
             "players": self.players,
             "seats_taken": self.seats_taken,
             "version": self.version,
-            "winners": json.dumps(list(self.winners)),
+            "winners": self._winners(),
             "result": self.result,
-            "characters": json.dumps({str(k): v for k, v in self.characters.items()}),
+            "characters": self._characters(),
             "created_at": self.created_at,
             "finished_at": self.finished_at,
         }
+
+    def array(self) -> list[Any]:
+        """The row as :data:`_APPLY_GAME_ROWS` takes it."""
+        return [
+            self.game_id,
+            self.game_type,
+            self.status,
+            self.players,
+            self.seats_taken,
+            self.version,
+            self._winners(),
+            self.result,
+            self._characters(),
+            _timestamp(self.created_at),
+            None if self.finished_at is None else _timestamp(self.finished_at),
+        ]
+
+    def _winners(self) -> str:
+        return json.dumps(list(self.winners))
+
+    def _characters(self) -> str:
+        return json.dumps({str(k): v for k, v in self.characters.items()})
+
+
+def _timestamp(value: datetime) -> str:
+    if value.tzinfo is None:
+        raise ValueError(f"naive datetime {value!r}: timestamps must be aware")
+    return value.isoformat()
 
 
 def _row(row: Any) -> GameRow:
@@ -84,9 +156,13 @@ class ReadModels:
 
     def __init__(self, store: SQLAlchemyEventStore) -> None:
         self.store = store
+        self._postgres = store if isinstance(store, PostgresEventStore) else None
 
     def checkpoint(self, name: str) -> int:
         """The position projection ``name`` has applied up to (0: none)."""
+        if self._postgres is not None:
+            rows = self._postgres.execute_raw(_CHECKPOINT, (name,))
+            return int(rows[0][0]) if rows else 0
         with translate_errors(), self.store.read_connection() as connection:
             return _checkpoint(connection, name)
 
@@ -96,6 +172,17 @@ class ReadModels:
         """Upsert ``rows`` and move the checkpoint from ``from_position`` to
         ``to_position`` in one transaction. False (nothing written) if the
         checkpoint was not at ``from_position`` (another runner got there)."""
+        if self._postgres is not None:
+            ((applied,),) = self._postgres.execute_raw(
+                _APPLY_GAME_ROWS,
+                {
+                    "name": name,
+                    "from": from_position,
+                    "to": to_position,
+                    "rows": dumps_json([row.array() for row in rows]),
+                },
+            )
+            return bool(applied)
         with translate_errors(), self.store.write_transaction() as connection:
             current = connection.execute(
                 select(tables.projection_checkpoints.c.position)

@@ -2,12 +2,14 @@
 
 A seat taken at creation by a bot (``CreateGameRequest.bots``) has an empty
 token hash, so no token acts for it; the runner does. It follows the global
-log (``read_all`` / ``wait_for_append``, from position 0 at start-up, so
-games in play when the service stopped go on), remembers the games that
-have bot seats and are not finished, and whenever one of them changes and
-a bot seat may act, it asks that seat's bot for a move (from the seat's
-view, through :func:`domain.bots.bot_move`) and submits it through
-:meth:`GameApp.submit` like any player.
+log (``read_all_matching`` / ``wait_for_append``, from position 0 at
+start-up, so games in play when the service stopped go on), remembers the
+games that have bot seats and are not finished, and whenever one of them
+changes and a bot seat may act, it asks that seat's bot for a move (from
+the seat's view, through :func:`domain.bots.bot_move`) and submits it
+through :meth:`GameApp.submit` like any player. Of the log it reads only
+the events that concern it (seats taken, games finished, the events of its
+games): the others only move its position.
 
 When several bot seats may act, the lowest acts first, one move per game
 per pass: the move's own events wake the runner for the next one. The
@@ -26,7 +28,7 @@ import structlog
 
 from domain import bots as domain_bots
 from domain.errors import DomainError
-from domain.session import Status
+from domain.session import GameFinished, PlayerJoined, Status
 from eventstore.base import RecordedEvent, StoreError
 from service.application import Caller, GameApp
 from service.errors import Aborted, AppError
@@ -35,6 +37,11 @@ log = structlog.get_logger("strata.bots")
 
 #: The bot runner acting for the bot seats.
 RUNNER = Caller(bot=True)
+
+#: The event types the runner reads of every game: a seat taken (by a bot
+#: or not), a game finished. Of its own games it reads every event.
+_JOINED, _FINISHED = PlayerJoined.__name__, GameFinished.__name__
+_TRACKED = (_JOINED, _FINISHED)
 
 
 def command_id(seat: int, version: int) -> str:
@@ -45,20 +52,32 @@ def command_id(seat: int, version: int) -> str:
 class BotRunner:
     """Plays every bot seat of every game, following the global log."""
 
-    def __init__(self, app: GameApp, batch: int = 500) -> None:
+    def __init__(self, app: GameApp, batch: int = 500, linger: float = 0.05) -> None:
         self.app = app
         self.batch = batch
+        self.linger = linger
         self.position = 0
         self._games: set[str] = set()  # with a bot seat, not finished
         self._changed: set[str] = set()  # of those, changed since the last pass
         self.moves = 0
 
     def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
-        """Run until ``stop`` is set (errors are logged, then retried)."""
+        """Run until ``stop`` is set (errors are logged, then retried).
+
+        While it plays games it reads the log as soon as anything is
+        appended. While it plays none, nobody waits for a move, so it lets
+        appends gather for ``linger`` before it reads: on a busy service
+        without bot games that is one read every ``linger`` rather than one
+        an append, and a new game's first bot move comes up to ``linger``
+        later."""
         while not stop.is_set():
             try:
-                if self.run_once() == 0:
-                    self.app.store.wait_for_append(self.position, idle)
+                done = self.run_once()
+                if done >= self.batch or (done and self._games):
+                    continue  # more of the log to read, or moves to follow
+                woken = self.app.store.wait_for_append(self.position, idle)
+                if woken and not self._games:
+                    stop.wait(self.linger)
             except Exception:
                 log.exception("bots.failed", position=self.position)
                 stop.wait(idle)
@@ -67,12 +86,14 @@ class BotRunner:
         """Read the next events and, once at the end of the log, move for
         every changed game with an active bot seat. Returns the events read
         plus the moves made (0: nothing to do)."""
-        events = self.app.store.read_all(self.position, self.batch)
-        for event in events:
+        read = self.app.store.read_all_matching(
+            self.position, self.batch, _TRACKED, self._games
+        )
+        for event in read.events:
             self._track(event)
-            self.position = event.position
-        if len(events) == self.batch:
-            return len(events)  # catch up before acting on stale games
+        self.position = read.through
+        if read.scanned == self.batch:
+            return read.scanned  # catch up before acting on stale games
         changed, self._changed = sorted(self._changed), set()
         moved = 0
         for index, game_id in enumerate(changed):
@@ -81,12 +102,15 @@ class BotRunner:
             except StoreError:
                 self._changed.update(changed[index:])  # try again later
                 raise
-        return len(events) + moved
+        return read.scanned + moved
 
     def _track(self, event: RecordedEvent) -> None:
-        if event.type == "PlayerJoined" and event.data.get("bot"):
+        """Take in an event of a :data:`_TRACKED` type or of a remembered
+        game (events of a game whose bot seat was taken earlier in the same
+        read may be missing: that game is marked changed already)."""
+        if event.type == _JOINED and event.data.get("bot"):
             self._games.add(event.game_id)
-        if event.type == "GameFinished":
+        if event.type == _FINISHED:
             self._games.discard(event.game_id)
             self._changed.discard(event.game_id)
         elif event.game_id in self._games:

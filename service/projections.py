@@ -52,17 +52,32 @@ class _Game:
             frozenset() if keep is None else frozenset(own - {t.__name__ for t in keep})
         )
 
-    def fold(self, recorded: RecordedEvent) -> None:
-        """Take ``recorded``, the game's next event, into the state."""
-        if recorded.type in self._skip:
-            self.state = dataclasses.replace(self.state, version=recorded.version)
-        else:
-            event = self.session.decode_event(
+    def fold(self, events: list[RecordedEvent]) -> None:
+        """Take ``events``, the game's next events in version order, into
+        the state (those it has folded already are passed over). A run of
+        skipped events moves the version once, before the next event folded
+        or at the end; they cannot end the game (GameFinished is never
+        skipped), so the outcome and ``finished_at`` are seen as before."""
+        session, skip = self.session, self._skip
+        state = self.state
+        version = state.version
+        for recorded in events:
+            if recorded.version <= version:
+                continue
+            version = recorded.version
+            if recorded.type in skip:
+                continue
+            if state.version != version - 1:
+                state = dataclasses.replace(state, version=version - 1)
+            event = session.decode_event(
                 recorded.type, recorded.data, recorded.schema_version
             )
-            self.state = self.session.evolve(self.state, event)
-        if self.state.outcome is not None and self.finished_at is None:
-            self.finished_at = recorded.recorded_at
+            state = session.evolve(state, event)
+            if state.outcome is not None and self.finished_at is None:
+                self.finished_at = recorded.recorded_at
+        if state.version != version:
+            state = dataclasses.replace(state, version=version)
+        self.state = state
 
 
 _LIFECYCLE = frozenset(t.__name__ for t in LIFECYCLE_EVENTS)
@@ -131,9 +146,10 @@ class GameListProjection:
         """Follow the log until ``stop``; survives database outages."""
         while not stop.is_set():
             try:
-                if not self.run_once() and self.store.wait_for_append(
-                    self.position, idle
-                ):
+                applied = self.run_once()
+                if applied >= self.batch:
+                    continue  # more of the log is there to read now
+                if applied or self.store.wait_for_append(self.position, idle):
                     self._linger(stop)
             except StoreError as error:
                 log.warning("projection.store_error", error=str(error))
@@ -164,7 +180,10 @@ class GameListProjection:
     def _linger(self, stop: threading.Event) -> None:
         """Let more appends arrive before the next batch, unless a reader
         waits: under load one batch (a read, a write, a commit) then covers
-        many appends instead of one each."""
+        many appends instead of one each. Also after a batch that reached
+        the end of the log: under a steady stream of appends the log is
+        never found quiet, and the projection would follow it one append
+        a batch."""
         with self._caught_up:
             self._caught_up.wait_for(
                 lambda: self._waiters > 0 or stop.is_set(), self.linger
@@ -185,9 +204,7 @@ class GameListProjection:
             game = self._game(recorded_events[0])
             if game is None:
                 continue
-            for recorded in recorded_events:
-                if recorded.version > game.state.version:  # else folded already
-                    game.fold(recorded)
+            game.fold(recorded_events)
             rows.append(self._row(game_id, game))
         return rows
 
@@ -215,8 +232,7 @@ class GameListProjection:
             session.decode_event(created.type, created.data, created.schema_version),
         )
         game = _Game(session, state, created.recorded_at)
-        for r in earlier[1:]:
-            game.fold(r)
+        game.fold(earlier[1:])
         self._remember(recorded.game_id, game)
         return game
 

@@ -30,6 +30,7 @@ from eventstore.base import (
     RecordedEvent,
     Snapshot,
 )
+from eventstore.memory import InMemoryEventStore
 from tests.eventstore import raw_sql
 from tests.eventstore.backends import Capability
 
@@ -346,6 +347,99 @@ def test_read_all_follows_positions_in_commit_order(store: EventStore) -> None:
     assert [e.position for e in store.read_all(16, 10)] == [17, 18]
     assert store.read_all(after_position=18) == []
     assert store.last_position() == 18
+
+
+def _interleaved_log(store: EventStore) -> list[str]:
+    """Three games appended in turns, each with a Created, Numbered events
+    and a Finished event; the game ids."""
+    games = [new_game() for _ in range(3)]
+    for game in games:
+        store.append(game, 0, [NewEvent("Created", {"game": game})])
+    for round_, game in itertools.product(range(3), games):
+        store.append(game, 1 + round_ * 2, numbered(2, start=round_ * 2 + 1))
+    for game in games:
+        store.append(game, 7, [NewEvent("Finished", {"winner": game[-4:]})])
+    return games
+
+
+def test_read_all_matching_keeps_the_types_and_games_asked_for(
+    store: EventStore,
+) -> None:
+    games = _interleaved_log(store)
+    log = store.read_all()
+    assert len(log) == 24
+
+    found = store.read_all_matching(0, 100, ["Finished"], [games[1]])
+
+    expected = [e for e in log if e.type == "Finished" or e.game_id == games[1]]
+    assert found.events == expected  # whole events, bodies and times included
+    assert (found.through, found.scanned) == (24, 24)
+    by_type = store.read_all_matching(0, 100, event_types={"Created", "Finished"})
+    assert [e.position for e in by_type.events] == [1, 2, 3, 22, 23, 24]
+    by_game = store.read_all_matching(0, 100, game_ids=[games[0], games[2]])
+    assert [e.game_id for e in by_game.events].count(games[1]) == 0
+    assert len(by_game.events) == 16
+    nothing = store.read_all_matching(0, 100)
+    assert (nothing.events, nothing.through, nothing.scanned) == ([], 24, 24)
+
+
+def test_read_all_matching_goes_over_the_stretch_read_all_would_return(
+    store: EventStore,
+) -> None:
+    games = _interleaved_log(store)
+    log = store.read_all()
+
+    window = store.read_all_matching(4, 5, ["Created"], [games[0]])
+
+    # Positions 5..9: Numbered events of the three games, two each a turn.
+    assert [e.position for e in window.events] == [
+        e.position for e in log[4:9] if e.game_id == games[0]
+    ]
+    assert (window.through, window.scanned) == (9, 5)
+    # A stretch without a match still says how far it went.
+    none = store.read_all_matching(10, 3, ["Created"])
+    assert (none.events, none.through, none.scanned) == ([], 13, 3)
+    # Walking the log in steps of any size finds each match once, in order.
+    for step in (1, 4, 7):
+        position, seen = 0, []
+        while True:
+            part = store.read_all_matching(position, step, ["Finished"], [games[2]])
+            if part.scanned == 0:
+                break
+            assert part.through == position + part.scanned
+            seen += part.events
+            position = part.through
+        assert seen == [e for e in log if e.type == "Finished" or e.game_id == games[2]]
+    end = store.read_all_matching(24, 10, ["Created"], games)
+    assert (end.events, end.through, end.scanned) == ([], 24, 0)
+
+
+def test_read_all_matching_returns_many_matches_of_one_stretch(
+    store: EventStore,
+) -> None:
+    game = new_game()
+    store.append(game, 0, numbered(1200))
+    store.append(new_game(), 0, numbered(5))
+
+    found = store.read_all_matching(0, 1204, game_ids=[game])
+
+    assert [e.version for e in found.events] == list(range(1, 1201))
+    assert [e.data["n"] for e in found.events] == list(range(1, 1201))
+    assert (found.through, found.scanned) == (1204, 1204)
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        test_read_all_matching_keeps_the_types_and_games_asked_for,
+        test_read_all_matching_goes_over_the_stretch_read_all_would_return,
+    ],
+)
+def test_the_ports_own_read_all_matching_does_the_same(
+    check: Callable[[EventStore], None],
+) -> None:
+    """The port's default (filtering read_all), which the in-memory store uses."""
+    check(InMemoryEventStore())
 
 
 def test_positions_of_an_append_are_consecutive(store: EventStore) -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -12,9 +15,12 @@ from strata.v1 import game_service_pb2 as pb
 
 from clients import simulate
 from clients.client import StrataClient, StrataError
+from domain.session import Status
+from eventstore.base import EventStore, MatchingEvents, RecordedEvent, StoreUnavailable
 from service.application import GameApp
 from service.bots import BotRunner
 from service.server import Running
+from tests.service.test_replays import random_game
 
 FINISHED = pb.GAME_STATUS_FINISHED
 
@@ -179,3 +185,210 @@ def test_strata_create_seats_bots(target: str, client, capsys):
     assert [s.bot for s in game.seats] == ["heuristic", "random"]
     with pytest.raises(SystemExit):
         cli.bot_seats(["one=heuristic"])
+
+
+# -- the runner on its own, on each backend -----------------------------------
+
+
+def _run_until_idle(runner: BotRunner, rounds: int = 5000) -> None:
+    for _ in range(rounds):
+        if runner.run_once() == 0:
+            return
+    raise AssertionError("the bot runner never ran out of work")
+
+
+def _bots_only(app: GameApp, seed: str) -> str:
+    game_id, _ = app.create_game(
+        app.caller(""),
+        "happy_little_dinosaurs",
+        3,
+        seed=seed,
+        bots=[(0, "heuristic"), (1, "random"), (2, "heuristic")],
+    )
+    return game_id
+
+
+def _status(app: GameApp, game_id: str) -> Status:
+    return app.load(game_id).state.status
+
+
+def test_the_runner_reads_only_seats_finishes_and_its_own_games(store: EventStore):
+    """Games without bots pass by unread: the runner gets their seats taken
+    and their ends, nothing else; it plays every bot game to its end, in
+    short reads that each end at a full stretch of the log."""
+    app = GameApp(store)
+    random_game(app, "dinosaurs_extinct", 2, "people-before")
+    bots = [_bots_only(app, f"read-{n}") for n in range(2)]
+    random_game(app, "dinosaurs_extinct", 3, "people-between")
+    open_game, _ = app.create_game(app.caller(""), "dinosaurs_extinct", 2, seed="o")
+    app.join_game(app.caller(""), open_game, 0, "Eve")
+    received: list[RecordedEvent] = []
+    original = store.read_all_matching
+
+    def spied(*args: Any, **kwargs: Any) -> MatchingEvents:
+        read = original(*args, **kwargs)
+        received.extend(read.events)
+        return read
+
+    store.read_all_matching = spied  # type: ignore[method-assign]
+    runner = BotRunner(GameApp(store), batch=7)
+
+    _run_until_idle(runner)
+
+    assert all(_status(app, g) is Status.FINISHED for g in bots)
+    assert runner.position == store.last_position()
+    assert runner.moves == sum(
+        1
+        for g in bots
+        for c in store.read_commands(g)
+        if c.command_id.startswith("bot")
+    )
+    # Of the games without bots: their seats taken and their ends, each once.
+    assert [e for e in received if e.game_id not in bots] == [
+        e
+        for e in store.read_all(0, store.last_position())
+        if e.game_id not in bots and e.type in ("PlayerJoined", "GameFinished")
+    ]
+    assert open_game in {e.game_id for e in received}
+
+
+def test_a_restarted_runner_goes_on_with_unfinished_games_only(store: EventStore):
+    """A runner started from position 0 (after a restart) plays the bot
+    seats of games that are not over, and leaves finished games alone."""
+    app = GameApp(store)
+    finished = _bots_only(app, "done-before")
+    _run_until_idle(BotRunner(GameApp(store)))
+    assert _status(app, finished) is Status.FINISHED
+    person_id, _ = app.create_game(
+        app.caller(""), "dinosaurs_extinct", 2, seed="half", bots=[(1, "random")]
+    )
+    _, token, _ = app.join_game(app.caller(""), person_id, 0, "Ada")
+    app.start_game(app.caller(token), person_id)
+    waiting = _bots_only(app, "waiting")  # nobody ran it yet
+    loads: list[str] = []
+    restarted = BotRunner(GameApp(store))
+    load = restarted.app.load
+
+    def counted(game_id: str, refresh: bool = True) -> Any:
+        loads.append(game_id)
+        return load(game_id, refresh)
+
+    restarted.app.load = counted  # type: ignore[method-assign]
+
+    for turn in range(200):  # the person plays seat 0 when it may; the bot seat 1
+        _run_until_idle(restarted)
+        loaded = app.load(person_id)
+        if loaded.state.status is Status.FINISHED:
+            break
+        if 0 in loaded.session.active_seats(loaded.state):
+            _, actions = app.legal_actions(app.caller(token), person_id, 0)
+            app.submit(app.caller(token), person_id, 0, f"ada-{turn}", actions[0][1])
+
+    assert _status(app, person_id) is Status.FINISHED
+    assert _status(app, waiting) is Status.FINISHED
+    assert finished not in loads
+    bot_moves = [
+        c for c in store.read_commands(person_id) if c.command_id.startswith("bot")
+    ]
+    assert bot_moves and {c.payload["seat"] for c in bot_moves} == {1}
+
+
+def test_a_move_the_store_failed_is_made_on_the_next_pass(store: EventStore):
+    app = GameApp(store)
+    game_id = _bots_only(app, "flaky")
+    runner = BotRunner(GameApp(store))
+    submit = runner.app.submit
+    failures = [StoreUnavailable("database restarting")]
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        if failures:
+            raise failures.pop()
+        return submit(*args, **kwargs)
+
+    runner.app.submit = flaky  # type: ignore[method-assign]
+    version = store.stream_version(game_id)
+
+    with pytest.raises(StoreUnavailable):
+        runner.run_once()
+    assert store.stream_version(game_id) == version
+    assert runner.position == store.last_position()
+
+    assert runner.run_once() > 0  # nothing new in the log: the game is retried
+    assert store.stream_version(game_id) > version
+    _run_until_idle(runner)
+    assert _status(app, game_id) is Status.FINISHED
+
+
+@contextlib.contextmanager
+def _running(runner: BotRunner) -> Iterator[None]:
+    stop = threading.Event()
+    thread = threading.Thread(target=runner.run_forever, args=(stop, 0.05))
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def test_a_runner_without_games_reads_a_busy_log_seldom(store: EventStore):
+    """With no bot game to play the runner lets appends gather (``linger``)
+    before it reads; once it plays a game it follows that game's moves at
+    once, and plays it to its end."""
+    app = GameApp(store)
+    runner = BotRunner(GameApp(store), linger=0.25)
+    reads: list[int] = []
+    original = store.read_all_matching
+
+    def counted(*args: Any, **kwargs: Any) -> MatchingEvents:
+        reads.append(args[0])
+        return original(*args, **kwargs)
+
+    store.read_all_matching = counted  # type: ignore[method-assign]
+    with _running(runner):
+        begun = time.monotonic()
+        while time.monotonic() - begun < 1.0:  # an append every ~5 ms
+            app.create_game(app.caller(""), "dinosaurs_extinct", 2)
+            time.sleep(0.005)
+        assert store.last_position() >= 50
+        assert len(reads) <= 1.0 / 0.25 + 4, len(reads)
+
+        game_id = _bots_only(app, "seldom")
+        created = time.monotonic()
+        while _status(app, game_id) is not Status.FINISHED:
+            assert time.monotonic() < created + 60, "the bot game did not end"
+            time.sleep(0.02)
+        took = time.monotonic() - created
+        assert runner.moves > 20 and took < runner.moves * runner.linger / 2
+
+
+def test_a_runner_playing_a_game_answers_a_persons_move_at_once(store: EventStore):
+    """The linger is for a runner without games: in a game it plays, a
+    person's move wakes it and the bot seat answers without waiting."""
+    app = GameApp(store)
+    runner = BotRunner(GameApp(store), linger=0.25)
+    game_id, _ = app.create_game(
+        app.caller(""), "dinosaurs_extinct", 2, seed="reply", bots=[(1, "random")]
+    )
+    _, token, _ = app.join_game(app.caller(""), game_id, 0, "Ada")
+    app.start_game(app.caller(token), game_id)
+    replies: list[float] = []
+    with _running(runner):
+        for turn in range(400):
+            loaded = app.load(game_id)
+            if loaded.state.status is Status.FINISHED or len(replies) == 15:
+                break
+            if 0 not in loaded.session.active_seats(loaded.state):
+                time.sleep(0.002)  # the bot's move at the start, or a slow one
+                continue
+            _, actions = app.legal_actions(app.caller(token), game_id, 0)
+            moved = app.submit(app.caller(token), game_id, 0, f"a{turn}", actions[0][1])
+            begun = time.monotonic()
+            after = app.load(game_id)
+            if 1 not in after.session.active_seats(after.state):
+                continue  # not the bot's turn yet
+            while store.stream_version(game_id) == moved.version:
+                assert time.monotonic() < begun + 10, "the bot did not answer"
+                time.sleep(0.002)
+            replies.append(time.monotonic() - begun)
+    assert replies and sorted(replies)[len(replies) // 2] < runner.linger / 2

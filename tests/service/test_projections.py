@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from datetime import datetime
 from pathlib import Path
 
 import grpc
@@ -314,8 +315,9 @@ def test_the_game_list_shows_at_every_version_what_a_full_fold_shows(
     tmp_path, game_type
 ):
     """The projection folds only the events its game's rules say can change
-    the characters (``character_events``); row by row, one event a batch,
-    it must show what folding every event shows."""
+    the characters (``character_events``), and moves the version once for
+    a run of the others; row by row, one event a batch and five, it must
+    show what folding every event shows."""
     url = f"sqlite:///{tmp_path / 'rows.sqlite3'}"
     migrate.upgrade(url)
     store = open_store(url)
@@ -327,6 +329,7 @@ def test_the_game_list_shows_at_every_version_what_a_full_fold_shows(
         for players in sorted({rules.min_players, min(rules.max_players, 3)})
     ]
     full = {}
+    finished_at: dict[str, datetime] = {}
     for game_id in game_ids:
         session = app.load(game_id).session
         state = None
@@ -334,19 +337,68 @@ def test_the_game_list_shows_at_every_version_what_a_full_fold_shows(
             event = session.decode_event(recorded.type, recorded.data)
             state = session.evolve(state, event)
             full[game_id, recorded.version] = state
-    projection = GameListProjection(store, batch=1)
+            if state.outcome is not None:
+                finished_at.setdefault(game_id, recorded.recorded_at)
 
-    checked = 0
-    while projection.run_once():
-        for game_id in game_ids:
-            row = projection.models.game(game_id)
-            if row is None:
-                continue
-            state = full[game_id, row.version]
-            assert row.characters == rules.characters(state.game), row.version
-            assert row.status == state.status.value
-            assert row.winners == (state.outcome.winners if state.outcome else ())
-            checked += 1
-
-    assert checked >= len(full)
+    log = store.read_all(0, store.last_position())
+    for batch in (1, 5):
+        ReadModels(store).reset(GAME_LIST)
+        projection = GameListProjection(store, batch=batch)
+        checked = 0
+        while projection.run_once():
+            for game_id in game_ids:
+                row = projection.models.game(game_id)
+                if row is None:
+                    continue
+                assert row.version == max(
+                    e.version
+                    for e in log
+                    if e.game_id == game_id and e.position <= projection.position
+                )
+                state = full[game_id, row.version]
+                assert row.characters == rules.characters(state.game), row.version
+                assert row.status == state.status.value
+                assert row.winners == (state.outcome.winners if state.outcome else ())
+                assert row.finished_at == (
+                    finished_at[game_id] if state.outcome else None
+                )
+                checked += 1
+        assert checked >= len(full) // batch
+        assert projection.position == store.last_position()
     store.close()
+
+
+def test_a_steady_stream_of_appends_is_applied_in_few_batches(sql_store, monkeypatch):
+    """Between batches the projection lets appends gather (``linger``), also
+    when every batch finds new events; a reader that waits cuts it short."""
+    store = sql_store
+    batches = []
+    original = ReadModels.apply_game_rows
+
+    def counted(self, name, start, end, rows):
+        batches.append(end - start)
+        time.sleep(0.02)  # longer than between appends: it always finds more
+        return original(self, name, start, end, rows)
+
+    monkeypatch.setattr(ReadModels, "apply_game_rows", counted)
+    projection = GameListProjection(store, linger=0.3)
+    stop = threading.Event()
+    runner = threading.Thread(target=projection.run_forever, args=(stop, 0.05))
+    runner.start()
+    app = GameApp(store)
+    try:
+        begun = time.monotonic()
+        while time.monotonic() - begun < 1.5:  # an append every 10 ms or so
+            app.create_game(app.caller(""), "dinosaurs_extinct", 2)
+            time.sleep(0.01)
+        appended = store.last_position()
+        assert appended >= 50 and len(batches) <= 1.5 / 0.3 + 4, batches
+
+        projection.linger = 30.0  # only a waiting reader ends this linger
+        app.create_game(app.caller(""), "dinosaurs_extinct", 2)
+        assert projection.wait_for(store.last_position(), timeout=10)
+        assert projection.models.count() == store.last_position()
+    finally:
+        stop.set()
+        projection.wait_for(0, timeout=0)  # wakes the linger, which sees stop
+        runner.join()
