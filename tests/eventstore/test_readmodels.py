@@ -13,6 +13,10 @@ import pytest
 from eventstore.base import EventStore
 from eventstore.readmodels import GameRow, ReadModels
 from eventstore.sql import SQLAlchemyEventStore
+from tests.eventstore.backends import Capability
+
+#: Read models live in the SQL stores' databases.
+pytestmark = pytest.mark.requires(Capability.SQL)
 
 NAME = "game_list"
 T0 = datetime(2026, 11, 30, 12, 0, 0, 123456, tzinfo=UTC)
