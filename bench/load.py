@@ -41,6 +41,12 @@ class Tally:
     client_cpu: float = 0.0
     #: CPU seconds the service's ``strata worker`` spent inside the window.
     worker_cpu: float = 0.0
+    #: CPU seconds this machine's PostgreSQL processes spent inside the
+    #: window (0 when the database runs elsewhere).
+    database_cpu: float = 0.0
+    #: CPU seconds the whole machine spent inside the window (every core's
+    #: busy time: the service, the drivers, PostgreSQL and anything else).
+    machine_cpu: float = 0.0
 
     def error(self, error: grpc.RpcError) -> None:
         name = str(error.code().name) if hasattr(error, "code") else "UNKNOWN"
@@ -367,19 +373,47 @@ def run_drivers(
     go.set()
     pids = [pid for pid in (server_pid, worker_pid) if pid is not None]
     spent = [0.0] * 2
-    if pids:
-        time.sleep(warmup)
-        before = [cpu_seconds(pid) for pid in pids]
-        time.sleep(duration)
-        spent[: len(pids)] = [
-            cpu_seconds(p) - b for p, b in zip(pids, before, strict=True)
-        ]
-    total = Tally(server_cpu=spent[0], worker_cpu=spent[1] if worker_pid else 0.0)
+    time.sleep(warmup)
+    before = [cpu_seconds(pid) for pid in pids]
+    database_before, machine_before = database_cpu_seconds(), machine_cpu_seconds()
+    time.sleep(duration)
+    spent[: len(pids)] = [cpu_seconds(p) - b for p, b in zip(pids, before, strict=True)]
+    total = Tally(
+        server_cpu=spent[0] if server_pid else 0.0,
+        worker_cpu=spent[1] if worker_pid else 0.0,
+        database_cpu=database_cpu_seconds() - database_before,
+        machine_cpu=machine_cpu_seconds() - machine_before,
+    )
     for _ in workers:
         total.merge(results.get(timeout=warmup + duration + 120))
     for worker in workers:
         worker.join(timeout=10)
     return total
+
+
+def database_cpu_seconds() -> float:
+    """User plus system CPU time of this machine's PostgreSQL processes
+    (every backend, the WAL writer, the checkpointer...; Linux). Processes
+    that end meanwhile drop out, so read it around a window, not across
+    connections that close inside it."""
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        name, _, rest = text.partition("(")[2].rpartition(")")
+        if name == "postgres":
+            fields = rest.split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu_seconds() -> float:
+    """Busy CPU time of every core since boot (``/proc/stat``: all but idle
+    and iowait; Linux)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def cpu_seconds(pid: int) -> float:
