@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import hmac
 import secrets
@@ -85,8 +86,9 @@ class Caller:
     admin: bool = False
     bot: bool = False
 
-    @property
+    @functools.cached_property
     def token_hash(self) -> str:
+        # Asked for several times a command (seats, actor, view): hashed once.
         return hash_token(self.token) if self.token else ""
 
     def viewer(self, state: SessionState[Any]) -> Viewer:
@@ -158,10 +160,12 @@ class GameApp:
         """The caller a bearer token names (constant-time admin check)."""
         if not token:
             return Caller()
-        is_admin = bool(self._admin_hash) and hmac.compare_digest(
-            hash_token(token), self._admin_hash
-        )
-        return Caller(token=token, admin=is_admin)
+        caller = Caller(token=token)
+        if self._admin_hash and hmac.compare_digest(
+            caller.token_hash, self._admin_hash
+        ):
+            caller = Caller(token=token, admin=True)
+        return caller
 
     # -- loading --------------------------------------------------------------
 

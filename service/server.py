@@ -30,6 +30,7 @@ from strata.v1 import game_service_pb2_grpc as pb_grpc
 from strata.v1 import integration_service_pb2 as integration_pb
 from strata.v1 import integration_service_pb2_grpc as integration_grpc
 
+from domain import registry
 from eventstore.base import EventStore
 from eventstore.sql import SQLAlchemyEventStore
 from service.admin import AdminServicer, IntegrationServicer
@@ -113,6 +114,7 @@ def create_server(
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one), running the
     ``background`` work too (see :data:`service.config.BACKGROUND_WORK`)."""
+    registry.game_types()  # every game's rules imported now, not by a first call
     app = GameApp(store, admin_token=admin_token)
     projection: GameList | None = None
     if isinstance(store, SQLAlchemyEventStore):

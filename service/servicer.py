@@ -11,12 +11,14 @@ import dataclasses
 import functools
 import importlib
 from collections.abc import AsyncIterator, Iterator
+from datetime import datetime
 from functools import cache
 from types import ModuleType
 from typing import Any
 
 import grpc
 from google.protobuf.message import Message
+from google.protobuf.timestamp_pb2 import Timestamp
 from strata.v1 import game_service_pb2 as pb
 from strata.v1 import game_service_pb2_grpc as pb_grpc
 
@@ -361,23 +363,31 @@ def actions_to_proto(
     out = []
     for seat, command in actions:
         try:
-            game_command, description = _command_proto(game_type, command)
+            out.append(_legal_action(game_type, seat, command))
         except TypeError:  # an unhashable command: not cached
-            game_command, description = _command_proto.__wrapped__(game_type, command)
-        out.append(
-            pb.LegalAction(seat=seat, command=game_command, description=description)
-        )
+            out.append(_legal_action.__wrapped__(game_type, seat, command))
     return out
 
 
 @functools.lru_cache(maxsize=8192)
-def _command_proto(game_type: str, command: Any) -> tuple[pb.GameCommand, str]:
-    """A command as a GameCommand message and its description. Cached: the
-    same few commands are legal again and again (the message is only ever
-    copied into a LegalAction, never changed)."""
+def _legal_action(game_type: str, seat: int, command: Any) -> pb.LegalAction:
+    """A seat's command as a LegalAction message. Cached: the same few
+    commands are legal again and again (the message is only ever copied
+    into a response, never changed)."""
     game_command = pb.GameCommand()
     protomap.to_proto(command, getattr(game_command, game_type))
-    return game_command, describe(command)
+    return pb.LegalAction(
+        seat=seat, command=game_command, description=describe(command)
+    )
+
+
+@functools.lru_cache(maxsize=1024)
+def _timestamp(at: datetime) -> tuple[int, int]:
+    """``at`` as a Timestamp's seconds and nanos. Cached: the events of an
+    append share their time, and protobuf's conversion is Python code."""
+    timestamp = Timestamp()
+    timestamp.FromDatetime(at)
+    return timestamp.seconds, timestamp.nanos
 
 
 def describe(command: Any) -> str:
@@ -434,7 +444,7 @@ def event_to_proto(
         position=recorded.position,
         type=recorded.type,
     )
-    out.recorded_at.FromDatetime(recorded.recorded_at)
+    out.recorded_at.seconds, out.recorded_at.nanos = _timestamp(recorded.recorded_at)
     match event:
         case GameCreated():
             created = out.game_created
