@@ -7,12 +7,16 @@ milliseconds, the rest of an append microseconds: one append per commit
 caps every writer of the database at one flush per append.
 
 :class:`GroupCommitter` owns one connection and one thread. Callers queue
-their appends and wait; the thread takes everything queued, runs each append
-as one statement in a single transaction (pipelined: one round trip for the
-batch), commits once, and answers every caller. The statement checks the
-stream's version, logs the command, claims the positions and inserts the
-events; an append whose version is stale or whose command id is logged
-inserts nothing and is answered as such, so it cannot spoil the others.
+their appends and wait; the thread takes everything queued, runs the whole
+batch as one statement (the appends as one JSON parameter: one round trip,
+and next to no Python per append), commits once, and answers every caller.
+The statement checks each stream's version, logs the commands, claims all
+the positions from the counter row at once and inserts the events; an
+append whose version is stale or whose command id is logged inserts nothing
+and is answered as such, so it cannot spoil the others. A game with two
+appends in one batch (two players answering at once) has the later one in
+a second statement of the same transaction, so that it sees the first's
+events.
 
 After a batch of n appends, the thread gives their callers up to
 ``gather`` (2 ms) to come back before it takes the next batch: without it,
@@ -31,7 +35,7 @@ rolled back and each of its appends is retried alone.
 from __future__ import annotations
 
 import asyncio
-import itertools
+import json
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -44,55 +48,53 @@ import psycopg
 from eventstore import tables
 from eventstore.loops import resolve_on_their_loops
 
-#: One append: version check, command log (without a command id conflict),
-#: position claim, events. Returns the stream's version before the append
-#: and the last position claimed (NULL when nothing was written).
-_APPEND_WITH_COMMAND = """
-WITH stream AS (
-  SELECT coalesce(max(version), 0) AS version FROM events WHERE game_id = %(g)s
+#: A batch of appends, at most one per game, as one statement: each
+#: append's version check, command log entry (without a command id
+#: conflict) and events; the positions of all the accepted appends claimed
+#: from the counter row at once, in batch order. ``%(batch)s`` is a JSON
+#: array of appends (see :meth:`Append.document`). One row per append, in
+#: batch order: its index, the stream's version before the batch, and the
+#: last position it was given (NULL when it wrote nothing).
+_APPEND_BATCH = """
+WITH b AS (
+  SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
+    i int, g text, expected int, count int, at timestamptz, events json,
+    command_id text, actor text, payload json, decided int, first_version int,
+    last_version int, error_kind text, error_reason text, error_message text)
+), stream AS (
+  SELECT b.i, coalesce((SELECT max(e.version) FROM events e WHERE e.game_id = b.g), 0)
+    AS version
+  FROM b
+), fits AS (
+  SELECT b.* FROM b JOIN stream USING (i) WHERE stream.version = b.expected
 ), command AS (
   INSERT INTO commands (game_id, command_id, actor, payload, decided_at_version,
     first_version, last_version, error_kind, error_reason, error_message,
     recorded_at)
-  SELECT %(g)s, %(command_id)s, %(actor)s, %(payload)s::json, %(decided)s,
-    %(first)s, %(last)s, %(error_kind)s, %(error_reason)s, %(error_message)s,
-    %(at)s
-  FROM stream WHERE stream.version = %(expected)s
+  SELECT g, command_id, actor, payload, decided, first_version, last_version,
+    error_kind, error_reason, error_message, at
+  FROM fits WHERE command_id IS NOT NULL
   ON CONFLICT (game_id, command_id) DO NOTHING
-  RETURNING 1
+  RETURNING game_id
+), accepted AS (
+  SELECT fits.*, sum(fits.count) OVER (ORDER BY fits.i) AS through
+  FROM fits
+  WHERE fits.command_id IS NULL OR fits.g IN (SELECT game_id FROM command)
 ), claimed AS (
-  UPDATE counters SET value = value + %(count)s
-  WHERE name = %(counter)s AND EXISTS (SELECT FROM command)
-  RETURNING value
+  UPDATE counters SET value = value + (SELECT sum(count) FROM accepted)
+  WHERE name = %(counter)s AND EXISTS (SELECT FROM accepted)
+  RETURNING value - (SELECT sum(count) FROM accepted) AS base
 ), inserted AS (
   INSERT INTO events (game_id, version, position, type, schema_version, data,
     recorded_at)
-  SELECT %(g)s, %(expected)s + u.n, claimed.value - %(count)s + u.n,
-    u.event ->> 0, (u.event ->> 1)::int, u.event -> 2, %(at)s
-  FROM claimed, json_array_elements(%(events)s::json) WITH ORDINALITY AS u(event, n)
-  RETURNING position
+  SELECT a.g, a.expected + u.n, claimed.base + a.through - a.count + u.n,
+    u.event ->> 0, (u.event ->> 1)::int, u.event -> 2, a.at
+  FROM claimed, accepted a,
+    json_array_elements(a.events) WITH ORDINALITY AS u(event, n)
 )
-SELECT (SELECT version FROM stream), (SELECT max(position) FROM inserted)
-"""
-
-#: The same without a command to log.
-_APPEND = """
-WITH stream AS (
-  SELECT coalesce(max(version), 0) AS version FROM events WHERE game_id = %(g)s
-), claimed AS (
-  UPDATE counters SET value = value + %(count)s
-  WHERE name = %(counter)s
-    AND (SELECT version FROM stream) = %(expected)s
-  RETURNING value
-), inserted AS (
-  INSERT INTO events (game_id, version, position, type, schema_version, data,
-    recorded_at)
-  SELECT %(g)s, %(expected)s + u.n, claimed.value - %(count)s + u.n,
-    u.event ->> 0, (u.event ->> 1)::int, u.event -> 2, %(at)s
-  FROM claimed, json_array_elements(%(events)s::json) WITH ORDINALITY AS u(event, n)
-  RETURNING position
-)
-SELECT (SELECT version FROM stream), (SELECT max(position) FROM inserted)
+SELECT stream.version, claimed.base + a.through
+FROM stream LEFT JOIN accepted a USING (i) LEFT JOIN claimed ON a.i IS NOT NULL
+ORDER BY stream.i
 """
 
 _NOTIFY = "SELECT pg_notify(%s, %s)"
@@ -146,18 +148,22 @@ class Append:
     #: Its outcome is known (committed, refused, collided or failed alone).
     settled: bool = False
 
-    def parameters(self) -> dict[str, Any]:
+    def document(self, index: int) -> str:
+        """The append as an element of the batch statement's JSON array
+        (its events and command payload spliced in as the JSON they are)."""
         values: dict[str, Any] = {
+            "i": index,
             "g": self.game_id,
             "expected": self.expected_version,
             "count": self.count,
-            "counter": tables.POSITION_COUNTER,
-            "events": self.events,
-            "at": self.recorded_at,
+            "at": self.recorded_at.isoformat(),
         }
+        payload = ""
         if self.command is not None:
-            values.update(self.command)
-        return values
+            command = dict(self.command)
+            payload = ',"payload":' + command.pop("payload")
+            values.update(command)
+        return f'{json.dumps(values)[:-1]},"events":{self.events}{payload}}}'
 
 
 class GroupCommitter:
@@ -284,25 +290,20 @@ class GroupCommitter:
     def _run_batch(
         self, connection: psycopg.Connection[Any], batch: Sequence[Append]
     ) -> list[tuple[Any, ...]]:
-        """Run the batch's statements in order in one pipeline (each run of
-        appends of one kind, with a command to log or without, as one
-        ``executemany``); the row each returned, in batch order."""
-        rows: list[tuple[Any, ...]] = []
-        with connection.pipeline(), connection.cursor() as cursor:
-            for logged, run in itertools.groupby(
-                batch, lambda append: append.command is not None
-            ):
-                cursor.executemany(
-                    _APPEND_WITH_COMMAND if logged else _APPEND,
-                    [append.parameters() for append in run],
-                    returning=True,
+        """Run the batch as one statement (or one per round when a game has
+        several appends in it: a game's later append must see its earlier
+        one's events); the row each append returned, in batch order."""
+        rows: list[tuple[Any, ...]] = [()] * len(batch)
+        with connection.cursor() as cursor:
+            for indices in _rounds(batch):
+                document = ",".join(batch[i].document(n) for n, i in enumerate(indices))
+                cursor.execute(
+                    _APPEND_BATCH,
+                    {"batch": f"[{document}]", "counter": tables.POSITION_COUNTER},
+                    prepare=True,
                 )
-                while True:
-                    row = cursor.fetchone()
-                    assert row is not None
-                    rows.append(row)
-                    if not cursor.nextset():
-                        break
+                for i, row in zip(indices, cursor.fetchall(), strict=True):
+                    rows[i] = row
         return rows
 
     def _finish(
@@ -345,6 +346,20 @@ class GroupCommitter:
     def _rollback(connection: psycopg.Connection[Any]) -> None:
         if not connection.broken and not connection.closed:
             connection.rollback()
+
+
+def _rounds(batch: Sequence[Append]) -> list[list[int]]:
+    """The batch's indices in rounds that hold each game at most once, in
+    batch order (nearly always one round: the whole batch)."""
+    rounds: list[list[int]] = []
+    seen: dict[str, int] = {}
+    for index, append in enumerate(batch):
+        round_number = seen.get(append.game_id, -1) + 1
+        seen[append.game_id] = round_number
+        if round_number == len(rounds):
+            rounds.append([])
+        rounds[round_number].append(index)
+    return rounds
 
 
 def _answer(batch: Sequence[Append]) -> None:
