@@ -11,14 +11,13 @@ import dataclasses
 import functools
 import importlib
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from types import ModuleType
 from typing import Any
 
 import grpc
 from google.protobuf.message import Message
-from google.protobuf.timestamp_pb2 import Timestamp
 from strata.v1 import game_service_pb2 as pb
 from strata.v1 import game_service_pb2_grpc as pb_grpc
 
@@ -381,13 +380,16 @@ def _legal_action(game_type: str, seat: int, command: Any) -> pb.LegalAction:
     )
 
 
-@functools.lru_cache(maxsize=1024)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def _timestamp(at: datetime) -> tuple[int, int]:
-    """``at`` as a Timestamp's seconds and nanos. Cached: the events of an
-    append share their time, and protobuf's conversion is Python code."""
-    timestamp = Timestamp()
-    timestamp.FromDatetime(at)
-    return timestamp.seconds, timestamp.nanos
+    """``at`` as a Timestamp's seconds and nanos, without
+    protobuf's conversion (Python code that checks and normalises)."""
+    if at.tzinfo is None:  # as protobuf reads it: UTC
+        at = at.replace(tzinfo=UTC)
+    delta = at - _EPOCH
+    return delta.days * 86_400 + delta.seconds, delta.microseconds * 1000
 
 
 def describe(command: Any) -> str:
