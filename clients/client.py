@@ -152,7 +152,14 @@ class StrataClient:
         include_legal_actions: bool = False,
     ) -> pb.SubmitCommandResponse:
         """Send a command; ``include_legal_actions`` also asks for the
-        caller's legal actions after it (one call per move)."""
+        caller's legal actions after it (one call per move).
+
+        ``command_id`` (a new random one when empty) makes a retry safe:
+        sent again with this client's token it gets the first answer
+        (``duplicate`` set), nothing applied twice. An id another token (or
+        a bot, or the admin) used in the game raises :class:`StrataError`
+        ALREADY_EXISTS, reason ``COMMAND_ID_TAKEN``: the command was not
+        applied; send it with a new id."""
         request = pb.SubmitCommandRequest(
             game_id=game_id,
             seat=seat,

@@ -38,6 +38,7 @@ from domain.session import (
 from eventstore.base import (
     AppendResult,
     CommandOutcome,
+    CommandRecord,
     ConcurrencyError,
     DuplicateCommand,
     EventStore,
@@ -48,6 +49,7 @@ from eventstore.base import (
 )
 from service.errors import (
     Aborted,
+    AlreadyExists,
     InvalidArgument,
     NotFound,
     PermissionDenied,
@@ -372,7 +374,8 @@ class GameApp:
         command: Any,
         expected_version: int | None = None,
     ) -> Submitted:
-        """Decide and append one game command, idempotently by ``command_id``."""
+        """Decide and append one game command, idempotently by ``command_id``
+        (for its actor: see :meth:`_replayed`)."""
         self._check_command(caller, command_id)
         # Decide on the cached state without asking the store whether it is
         # current: the append checks the version anyway, and a stale state
@@ -391,13 +394,15 @@ class GameApp:
                     continue
                 previous = self.store.find_command(game_id, command_id)
                 if previous is not None:
-                    return self._replayed(caller, game_id, previous.outcome)
+                    actor = self._actor(caller, loaded.state, seat)
+                    return self._replayed(caller, game_id, previous, actor)
                 raise
             except DomainError as error:
                 if not fresh:
                     loaded, fresh = self.load(game_id), True
                     continue
                 state = loaded.state
+                actor = self._actor(caller, state, seat)
                 refusal = CommandOutcome(
                     error_kind=type(error).__name__,
                     error_reason=error.reason,
@@ -407,24 +412,27 @@ class GameApp:
                     game_id,
                     NewCommand(
                         command_id,
-                        self._actor(caller, state, seat),
+                        actor,
                         _payload(seat, command),
                         refusal,
                         state.version,
                     ),
                 )
-                if record.outcome != refusal:
+                if record.outcome != refusal or record.actor != actor:
                     # A concurrent try of this command id was logged first
                     # (accepted, or refused on another version): its outcome
                     # is the answer, for this try as for every later one.
-                    return self._replayed(caller, game_id, record.outcome)
+                    # Or someone else's command has the id (nothing logged).
+                    return self._replayed(caller, game_id, record, actor)
                 raise
             try:
                 result = self.store.append(
                     game_id, attempt.version, attempt.new_events, attempt.command
                 )
             except DuplicateCommand as duplicate:
-                return self._replayed(caller, game_id, duplicate.record.outcome)
+                return self._replayed(
+                    caller, game_id, duplicate.record, attempt.command.actor
+                )
             except ConcurrencyError:
                 if expected_version is not None:
                     # The stores answer a logged command id with
@@ -433,7 +441,9 @@ class GameApp:
                     # ABORTED.
                     previous = self.store.find_command(game_id, command_id)
                     if previous is not None:
-                        return self._replayed(caller, game_id, previous.outcome)
+                        return self._replayed(
+                            caller, game_id, previous, attempt.command.actor
+                        )
                     raise Aborted(
                         "VERSION_MISMATCH", "The game changed; reload and retry."
                     ) from None
@@ -615,9 +625,27 @@ class GameApp:
         ]
 
     def _replayed(
-        self, caller: Caller, game_id: str, outcome: CommandOutcome
+        self, caller: Caller, game_id: str, record: CommandRecord, actor: str
     ) -> Submitted:
-        """The first answer to a command id seen before."""
+        """The first answer to a command id seen before, for ``actor`` (the
+        caller as the command log names it) when the id is its own.
+
+        A command id is an idempotency key of whoever logged it: a token
+        (for every seat it acts for), a bot kind or the admin. Another
+        actor's id is refused (ALREADY_EXISTS, COMMAND_ID_TAKEN), so that
+        no caller gets someone else's answer and a client that reuses ids
+        learns its command was not applied. The admin, who may act for
+        every seat and sees everything, gets the first answer to any id.
+        """
+        if not caller.admin and record.actor != actor:
+            raise AlreadyExists(
+                "COMMAND_ID_TAKEN",
+                f"command_id {record.command_id!r} is in use in this game by "
+                "another player (or a bot, or the admin); send each new "
+                "command with a new id.",
+                "command_id",
+            )
+        outcome = record.outcome
         if not outcome.accepted:
             kind = _REFUSALS.get(outcome.error_kind, RuleViolation)
             raise kind(outcome.error_reason, outcome.error_message)

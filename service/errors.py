@@ -46,6 +46,10 @@ class PermissionDenied(AppError):
     code = grpc.StatusCode.PERMISSION_DENIED
 
 
+class AlreadyExists(AppError):
+    code = grpc.StatusCode.ALREADY_EXISTS
+
+
 class Aborted(AppError):
     code = grpc.StatusCode.ABORTED
 

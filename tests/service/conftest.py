@@ -23,10 +23,16 @@ NO_RATE_LIMITS = LimitSettings(rate_per_peer=0, rate_per_game=0)
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Running]:
+def sqlite_url(tmp_path: Path) -> str:
+    """The migrated SQLite database of ``server`` (other replicas may share it)."""
     url = f"sqlite:///{tmp_path / 'strata.sqlite3'}"
     migrate.upgrade(url)
-    store = open_store(url)
+    return url
+
+
+@pytest.fixture
+def server(sqlite_url: str) -> Iterator[Running]:
+    store = open_store(sqlite_url)
     running = create_server(
         store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS
     )

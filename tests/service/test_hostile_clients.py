@@ -8,8 +8,10 @@ RPC. After every step:
 
 - no answer was INTERNAL or UNKNOWN;
 - a refused call changed nothing (the admin's view of the game is the same);
-- a reused command id got its first outcome (or INVALID_ARGUMENT, when the
-  request is malformed whatever its id);
+- a reused command id got its first outcome when the token that first sent
+  it or the admin sent it again, ALREADY_EXISTS (COMMAND_ID_TAKEN) when any
+  other token did (or INVALID_ARGUMENT, when the request is malformed
+  whatever its id);
 - the game as served equals the fold of its stored events, and a game that
   is not over has a seat that can act.
 """
@@ -51,6 +53,7 @@ REFUSALS = {
     grpc.StatusCode.UNAUTHENTICATED,
     grpc.StatusCode.ABORTED,
     grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.ALREADY_EXISTS,
 }
 MACHINE = settings(
     max_examples=int(os.environ.get("STRATA_HOSTILE_EXAMPLES", "6")),
@@ -73,6 +76,8 @@ def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]
         game_id: str
         tokens: list[str]
         first_answers: dict[str, tuple[Any, ...]]
+        #: The token that got each of ``first_answers``.
+        senders: dict[str, str]
 
         @initialize(players=st.integers(rules.min_players, rules.max_players))
         def seat_everyone(self, players: int) -> None:
@@ -86,6 +91,7 @@ def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]
             ]
             client.with_token(self.tokens[0]).start_game(self.game_id)
             self.first_answers = {}
+            self.senders = {}
 
         # -- helpers --------------------------------------------------------
 
@@ -120,6 +126,7 @@ def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]
             )
             assert not answer.duplicate and answer.version > listing.version
             self.first_answers[command_id] = ("OK", answer.version)
+            self.senders[command_id] = self.tokens[action.seat]
 
         # -- hostile commands -----------------------------------------------
 
@@ -197,9 +204,15 @@ def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]
             first = self.first_answers.get(cid)
             logged = outcome[0] in ("OK", "FAILED_PRECONDITION", "INVALID_ARGUMENT")
             if first is not None and first[0] == "OK":
-                # A retry gets the first outcome; a request that is malformed
-                # whatever its id is refused at the door (changing nothing).
-                assert outcome == first or outcome[0] == "INVALID_ARGUMENT", (
+                # A retry (or the admin) gets the first outcome, anyone else
+                # a refusal; a request that is malformed whatever its id is
+                # refused at the door (changing nothing).
+                due = (
+                    first
+                    if token in (self.senders[cid], ADMIN_TOKEN)
+                    else ("ALREADY_EXISTS", "COMMAND_ID_TAKEN")
+                )
+                assert outcome == due or outcome[0] == "INVALID_ARGUMENT", (
                     cid,
                     first,
                     outcome,
@@ -208,6 +221,7 @@ def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]
                 first is None and cid and logged and outcome[1] != "COMMAND_ID_INVALID"
             ):
                 self.first_answers[cid] = outcome
+                self.senders[cid] = token
 
         @rule(garbage=st.binary(max_size=64))
         def send_random_bytes(self, garbage: bytes) -> None:

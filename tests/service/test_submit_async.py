@@ -11,7 +11,7 @@ import pytest
 from domain.errors import DomainError
 from eventstore.base import EventStore
 from service.application import GameApp, Submitted
-from service.errors import Aborted, PermissionDenied
+from service.errors import Aborted, AlreadyExists, PermissionDenied
 from tests.service.test_application import _next_move, seated
 
 
@@ -137,3 +137,63 @@ def test_concurrent_commands_on_one_loop_write_no_version_twice(store: EventStor
             assert answer.version <= versions[-1]
         else:
             assert isinstance(answer, DomainError | Aborted), answer
+
+
+@pytest.mark.parametrize("cache", ["cached", "uncached"])
+def test_another_tokens_command_id_is_refused_on_the_fast_and_the_slow_path(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch, cache: str
+):
+    app = GameApp(store, admin_token="the-admin")
+    game_id, tokens = seated(app)
+    a, command = _next_move(app, game_id, tokens)
+    first = _submit(app, tokens[a], game_id, a, "a-move", command)
+    for n in range(200):  # moves until the other seat's turn
+        seat, command = _next_move(app, game_id, tokens)
+        if seat != a:
+            break
+        app.submit(app.caller(tokens[a]), game_id, a, f"a-{n}", command)
+    b = 1 - a
+    assert seat == b
+    # "cached": the game as the last append left it; "uncached": a replica
+    # that has not loaded it.
+    here = app if cache == "cached" else GameApp(store, admin_token="the-admin")
+    tried: list[str] = []
+    fast_append = store.append_async
+
+    async def append_async(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return await fast_append(*args, **kwargs)
+        except Exception as error:
+            tried.append(type(error).__name__)
+            raise
+
+    slow_submit = here.submit
+
+    def submit(*args: Any, **kwargs: Any) -> Submitted:
+        tried.append("submit")
+        return slow_submit(*args, **kwargs)
+
+    monkeypatch.setattr(store, "append_async", append_async)
+    monkeypatch.setattr(here, "submit", submit)
+    version = store.stream_version(game_id)
+    log = store.read_commands(game_id)
+
+    with pytest.raises(AlreadyExists) as taken:
+        _submit(here, tokens[b], game_id, b, "a-move", command)
+
+    assert taken.value.reason == "COMMAND_ID_TAKEN"
+    # The fast path finds the id logged and starts over in submit, which
+    # refuses it; without a cached game submit is the only path.
+    assert tried == (
+        ["DuplicateCommand", "submit"] if cache == "cached" else ["submit"]
+    )
+    assert store.stream_version(game_id) == version
+    assert store.read_commands(game_id) == log
+    for token, at in ((tokens[a], a), ("the-admin", b)):
+        again = _submit(here, token, game_id, at, "a-move", command)
+        assert again.duplicate and again.version == first.version
+        assert [r.version for r, _ in again.events] == [
+            r.version for r, _ in first.events
+        ]
+    assert store.stream_version(game_id) == version
+    assert store.read_commands(game_id) == log

@@ -100,7 +100,11 @@ class CommandEntry(_message.Message):
     command_id: _builtins.str
     """The client-chosen command id."""
     actor: _builtins.str
-    """Who sent it: `admin`, or the first 16 hex digits of the seat token's hash."""
+    """Who sent it: `admin`; `bot:<kind>` for a bot seat's join or move (`bot`
+    for a start by the bot runner); else the first 16 hex digits of the seat
+    token's hash. A command id is its actor's: see
+    SubmitCommandRequest.command_id.
+    """
     seat: _builtins.int
     """The seat it acted for."""
     decided_at_version: _builtins.int

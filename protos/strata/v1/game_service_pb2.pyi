@@ -512,8 +512,15 @@ class SubmitCommandRequest(_message.Message):
     seat: _builtins.int
     """The seat the command acts for; the caller's token must control it."""
     command_id: _builtins.str
-    """Client-chosen id (1 to 128 characters). Sending the same id again
-    returns the first outcome and changes nothing.
+    """Client-chosen id (1 to 128 characters), unique in the game: the
+    idempotency key of the token whose command the game logged under it
+    (accepted, or refused by the rules). Sending it again with that token,
+    for any of the token's seats, returns the first outcome (marked
+    `duplicate` when it was accepted) and changes nothing: this is how to
+    retry safely. Another token's id (or a bot's, or the admin's) is refused
+    with ALREADY_EXISTS, reason COMMAND_ID_TAKEN, and changes nothing; the
+    admin token gets the first outcome of any id. "start" and ids that begin
+    with "join-seat-" are reserved (INVALID_ARGUMENT, COMMAND_ID_RESERVED).
     """
     expected_version: _builtins.int
     """If set, the command is refused with ABORTED unless the game is at this
