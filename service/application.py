@@ -73,6 +73,11 @@ _REFUSALS: dict[str, type[DomainError]] = {
 }
 
 
+#: The prefix of the bot runner's command ids (``service.bots.command_id``),
+#: which no other caller may use.
+BOT_COMMAND_PREFIX = "bot-seat-"
+
+
 def hash_token(token: str) -> str:
     """The stored form of a seat token."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -517,6 +522,14 @@ class GameApp:
             raise InvalidArgument(
                 "COMMAND_ID_RESERVED",
                 f"command_id {command_id!r} is reserved for joins and the start.",
+                "command_id",
+            )
+        if command_id.startswith(BOT_COMMAND_PREFIX) and not caller.bot:
+            # The bot runner's ids are predictable: a player who took one
+            # first would own it, and the bot could not make that move.
+            raise InvalidArgument(
+                "COMMAND_ID_RESERVED",
+                f"command_id {command_id!r} is reserved for the bot seats' moves.",
                 "command_id",
             )
         if not caller.token and not caller.bot:

@@ -30,7 +30,7 @@ from domain import bots as domain_bots
 from domain.errors import DomainError
 from domain.session import GameFinished, PlayerJoined, Status
 from eventstore.base import RecordedEvent, StoreError
-from service.application import Caller, GameApp
+from service.application import BOT_COMMAND_PREFIX, Caller, GameApp
 from service.errors import Aborted, AppError
 
 log = structlog.get_logger("strata.bots")
@@ -46,7 +46,7 @@ _TRACKED = (_JOINED, _FINISHED)
 
 def command_id(seat: int, version: int) -> str:
     """The id of the bot's move for ``seat`` decided at ``version``."""
-    return f"bot-seat-{seat}-at-{version}"
+    return f"{BOT_COMMAND_PREFIX}{seat}-at-{version}"
 
 
 class BotRunner:

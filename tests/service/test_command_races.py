@@ -70,8 +70,10 @@ def test_a_refusal_that_loses_the_race_answers_with_the_logged_refusal():
     assert app.load(game_id).state.version == loaded.state.version
 
 
-@pytest.mark.parametrize("command_id", ["start", "join-seat-0", "join-seat-1"])
-def test_a_client_command_id_cannot_pass_for_a_join_or_the_start(command_id):
+@pytest.mark.parametrize(
+    "command_id", ["start", "join-seat-0", "join-seat-1", "bot-seat-0-at-3"]
+)
+def test_a_client_command_id_cannot_pass_for_a_join_the_start_or_a_bot(command_id):
     app = GameApp(InMemoryEventStore())
     game_id, tokens = started(app)
     loaded = app.load(game_id)

@@ -520,7 +520,8 @@ class SubmitCommandRequest(_message.Message):
     retry safely. Another token's id (or a bot's, or the admin's) is refused
     with ALREADY_EXISTS, reason COMMAND_ID_TAKEN, and changes nothing; the
     admin token gets the first outcome of any id. "start" and ids that begin
-    with "join-seat-" are reserved (INVALID_ARGUMENT, COMMAND_ID_RESERVED).
+    with "join-seat-" or "bot-seat-" (the bot seats' moves) are reserved
+    (INVALID_ARGUMENT, COMMAND_ID_RESERVED).
     """
     expected_version: _builtins.int
     """If set, the command is refused with ABORTED unless the game is at this
