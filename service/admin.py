@@ -21,7 +21,8 @@ from strata.v1 import integration_service_pb2_grpc as integration_grpc
 
 from domain import codec, registry
 from domain.rules import Viewer
-from eventstore.base import ConcurrencyError
+from domain.session import GameCreated
+from eventstore.base import ConcurrencyError, MatchingEvents
 from service import portable, protomap
 from service.application import GameApp, hash_token
 from service.errors import InvalidArgument, PermissionDenied, Unauthenticated
@@ -143,6 +144,15 @@ class AdminServicer(admin_grpc.AdminServiceServicer):
         )
 
 
+#: Events read from the log at a time by a FollowLog stream.
+_FEED_BATCH = 500
+#: A FollowLog stream that passes over this many positions without an event
+#: to send answers with its position alone, so that its client can resume
+#: from there (as it does at the end of the log).
+_FEED_HEARTBEAT = 200
+_GAME_CREATED = GameCreated.__name__
+
+
 class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
     """strata.v1.IntegrationService."""
 
@@ -195,28 +205,44 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
         spectator = Viewer.spectator()
         game_types_of: dict[str, str] = {}
         position = request.after_position
-        skipped = 0
+        answered = position  # the position of the last answer
         while True:
-            batch = await asyncio.to_thread(store.read_all, position, 500)
-            for recorded in batch:
+            if event_types:
+                # Only the wanted types (and the creations, which name each
+                # game's type) leave the database; the rest only move on.
+                read = await asyncio.to_thread(
+                    store.read_all_matching,
+                    position,
+                    _FEED_BATCH,
+                    event_types | {_GAME_CREATED},
+                    (),
+                )
+            else:
+                events = await asyncio.to_thread(store.read_all, position, _FEED_BATCH)
+                through = events[-1].position if events else position
+                read = MatchingEvents(events, through, len(events))
+            for recorded in read.events:
                 position = recorded.position
                 game_type = game_types_of.get(recorded.game_id)
                 if game_type is None:
-                    first = await asyncio.to_thread(
-                        store.read_stream, recorded.game_id, 1, 1
-                    )
-                    game_type = first[0].data.get("game_type", "")
+                    if recorded.type == _GAME_CREATED:
+                        created = recorded
+                    else:  # created before this feed's start
+                        first = await asyncio.to_thread(
+                            store.read_stream, recorded.game_id, 1, 1
+                        )
+                        created = first[0]
+                    game_type = created.data.get("game_type", "")
                     game_types_of[recorded.game_id] = game_type
                 wanted = (not game_types or game_type in game_types) and (
                     not event_types or recorded.type in event_types
                 )
                 if not wanted or game_type not in registry.game_types():
-                    skipped += 1
-                    if skipped >= 200:
-                        skipped = 0
+                    if position - answered >= _FEED_HEARTBEAT:
+                        answered = position
                         yield integration_pb.FollowLogResponse(position=position)
                     continue
-                skipped = 0
+                answered = position
                 session = registry.session_for(game_type)
                 event = session.decode_event(
                     recorded.type, recorded.data, recorded.schema_version
@@ -227,10 +253,13 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
                     ),
                     position=position,
                 )
-            if len(batch) < 500:
-                if skipped:
-                    skipped = 0
-                    yield integration_pb.FollowLogResponse(position=position)
+            position = read.through
+            if position - answered >= _FEED_HEARTBEAT or (
+                read.scanned < _FEED_BATCH and position > answered
+            ):
+                answered = position
+                yield integration_pb.FollowLogResponse(position=position)
+            if read.scanned < _FEED_BATCH:
                 if request.no_follow:
                     return
                 await store.wait_for_append_async(position, 1.0)

@@ -209,6 +209,50 @@ def test_the_integration_feed_follows_every_game_in_order_with_filters(feed_serv
         assert created and created[0].game_created.seed == ""
 
 
+def test_a_filtered_feed_reads_only_what_it_sends_and_can_resume_anywhere(
+    feed_server,
+):
+    app = feed_server.app
+    ids = {
+        game_type: random_game(app, game_type, 2, f"filtered-{game_type}")
+        for game_type in registry.game_types()
+    }
+    last = app.store.last_position()
+    everything = app.store.read_all(0, 100_000)
+    target = f"127.0.0.1:{feed_server.port}"
+    with StrataClient(target, token=INTEGRATION_TOKEN) as feed:
+        for after in (0, 1, last // 2, last - 1):
+            answers = list(
+                feed.follow_log(
+                    after_position=after,
+                    game_types=["cubosaurs", "dinosaurs_extinct"],
+                    event_types=["GameFinished", "PlayerJoined"],
+                    follow=False,
+                )
+            )
+            expected = [
+                (e.game_id, e.version)
+                for e in everything
+                if e.position > after
+                and e.type in ("GameFinished", "PlayerJoined")
+                and e.game_id in (ids["cubosaurs"], ids["dinosaurs_extinct"])
+            ]
+            sent = [
+                (a.event.game_id, a.event.version)
+                for a in answers
+                if a.HasField("event")
+            ]
+            assert sent == expected, after
+            # Positions only go forward, never past an event still to come,
+            # and the last answer says the whole log was read.
+            positions = [a.position for a in answers]
+            assert positions == sorted(positions)
+            assert positions[-1] == last
+        nothing = list(feed.follow_log(event_types=["NoSuchEvent"], follow=False))
+        assert [a.HasField("event") for a in nothing] == [False] * len(nothing)
+        assert nothing and nothing[-1].position == last
+
+
 def test_the_feed_follows_live_and_refuses_seat_tokens(feed_server):
     app = feed_server.app
     target = f"127.0.0.1:{feed_server.port}"

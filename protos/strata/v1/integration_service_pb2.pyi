@@ -72,7 +72,10 @@ class FollowLogResponse(_message.Message):
     POSITION_FIELD_NUMBER: _builtins.int
     position: _builtins.int
     """The log position this message covers up to: resume after it. Progress
-    messages (no event) are sent while filtered-out events are skipped.
+    messages (no event) are sent while filtered-out events are skipped: after
+    200 positions without an event to send, and on reaching the end of the
+    log. With `event_types`, the events of other types are passed over in
+    the database, unread.
     """
     @_builtins.property
     def event(self) -> _game_service_pb2.Event:
