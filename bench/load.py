@@ -10,6 +10,7 @@ processes.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import multiprocessing
 import os
 import random
@@ -24,6 +25,8 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from strata.v1 import game_service_pb2 as pb
 from strata.v1 import game_service_pb2_grpc as pb_grpc
+
+from eventstore.sql import SQLAlchemyEventStore
 
 
 @dataclass
@@ -48,8 +51,11 @@ class Tally:
     #: busy time: the service, the drivers, PostgreSQL and anything else).
     machine_cpu: float = 0.0
 
-    def error(self, error: grpc.RpcError) -> None:
-        name = str(error.code().name) if hasattr(error, "code") else "UNKNOWN"
+    def error(self, error: BaseException) -> None:
+        # A gRPC error's code(), or an application error's code (in process).
+        code = getattr(error, "code", None)
+        code = code() if callable(code) else code
+        name = str(getattr(code, "name", type(error).__name__))
         self.errors[name] = self.errors.get(name, 0) + 1
 
     def merge(self, other: Tally) -> None:
@@ -124,9 +130,12 @@ def _auth(token: str) -> tuple[tuple[str, str], ...]:
 
 
 async def _bots(
-    channel: grpc.aio.Channel, clients: int, clock: _Clock, seed: int
+    stub: Any,
+    clients: int,
+    clock: _Clock,
+    seed: int,
+    failures: tuple[type[BaseException], ...] = (grpc.RpcError,),
 ) -> Tally:
-    stub = pb_grpc.GameServiceStub(channel)
     types = (await stub.ListGameTypes(pb.ListGameTypesRequest())).game_types
     tally = Tally()
     window = await clock.window()
@@ -140,7 +149,7 @@ async def _bots(
             players = rng.randint(game_type.min_players, game_type.max_players)
             try:
                 await _play(stub, game_type.game_type, players, rng, window, tally)
-            except grpc.RpcError as error:
+            except failures as error:
                 tally.error(error)
 
     await asyncio.gather(*(bot(i) for i in range(clients)))
@@ -295,7 +304,7 @@ def drive(
             calls = (
                 _noop(channel, clients, clock)
                 if kind == "noop"
-                else _bots(channel, clients, clock, seed)
+                else _bots(pb_grpc.GameServiceStub(channel), clients, clock, seed)
             )
             measured, tally = await asyncio.gather(_own_cpu(clock), calls)
             tally.client_cpu = measured
@@ -414,6 +423,82 @@ def machine_cpu_seconds() -> float:
     and iowait; Linux)."""
     values = [int(v) for v in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
     return (sum(values) - values[3] - values[4]) / os.sysconf("SC_CLK_TCK")
+
+
+# -- the same bots without gRPC ---------------------------------------------------
+
+
+class _Now(_Clock):
+    """A window that opens ``warmup`` from now."""
+
+    def __init__(self, warmup: float, duration: float) -> None:
+        start = time.time() + warmup
+        self._window = Window(start, start + duration)
+
+    async def window(self) -> Window:
+        return self._window
+
+
+class _Context:
+    """What the servicer reads of a call's context: its metadata."""
+
+    def __init__(self, metadata: Any) -> None:
+        self._metadata = tuple(metadata or ())
+
+    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._metadata
+
+
+class _InProcess:
+    """A stand-in for the gRPC stub that calls a ``GameServicer`` directly:
+    coroutine handlers on this loop, the others in its default executor (as
+    the server's ``InThreads`` wrapper runs them)."""
+
+    def __init__(self, servicer: Any) -> None:
+        self._servicer = servicer
+
+    def __getattr__(self, name: str) -> Any:
+        handler = getattr(self._servicer, name)
+
+        async def call(request: Any, metadata: Any = None) -> Any:
+            context = _Context(metadata)
+            if inspect.iscoroutinefunction(handler):
+                return await handler(request, context)
+            return await asyncio.to_thread(handler, request, context)
+
+        return call
+
+
+def run_in_process(
+    database_url: str, clients: int, warmup: float, duration: float, seed: int = 1
+) -> Tally:
+    """The game phase's bots driving a ``GameServicer`` in this process:
+    the same calls, with no gRPC, server or network between them. Its CPU
+    per command is what the application and the store cost on their own
+    (``client_cpu``: this whole process, the bots included)."""
+    from eventstore.factory import open_store
+    from service.application import GameApp
+    from service.errors import AppError
+    from service.projections import GameListReader
+    from service.servicer import GameServicer
+
+    store = open_store(database_url)
+    try:
+        assert isinstance(store, SQLAlchemyEventStore)
+        servicer = GameServicer(GameApp(store), GameListReader(store))
+        clock = _Now(warmup, duration)
+
+        async def run() -> Tally:
+            stub = _InProcess(servicer)
+            measured, tally = await asyncio.gather(
+                _own_cpu(clock), _bots(stub, clients, clock, seed, (AppError,))
+            )
+            tally.client_cpu = measured
+            return tally
+
+        return asyncio.run(run())
+    finally:
+        store.close()
 
 
 def cpu_seconds(pid: int) -> float:

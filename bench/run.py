@@ -238,6 +238,19 @@ def end_to_end(
     report.figures["end_to_end"] = figures
     at = "16" if "16" in figures else str(mode.concurrency[-1])
     noop_fig, game_fig = figures[at]["noop"], figures[at]["commands"]
+    # The same bots at the same concurrency driving the servicer in one
+    # process, with no gRPC between them: what a command costs the
+    # application and the store alone; the rest of the service's CPU per
+    # command is gRPC's (and the background work's, in process).
+    print(f"bench: the game phase in process at {at} clients", file=sys.stderr)
+    alone = _rate(
+        load.run_in_process(database.url, int(at), mode.warmup, mode.duration),
+        mode.duration,
+    )
+    figures["in_process"] = {"clients": int(at), **alone}
+    figures["grpc_cpu_ms_per_command"] = round(
+        game_fig["server_cpu_ms_per_call"] - alone["client_cpu_ms_per_call"], 3
+    )
     report.target(
         f"commands/s / no-op calls/s at {at} clients",
         game_fig["per_second"] / noop_fig["per_second"],
@@ -484,6 +497,15 @@ def print_report(report: Report) -> None:
                 f"{game['machine_cpu_ms_per_call']:>14} "
                 f"{noop['machine_busy']:>4}/{game['machine_busy']:<4} "
                 f"{game['errors'] or ''}"
+            )
+        alone = e2e.get("in_process")
+        if alone:
+            lines.append(
+                f"in process, no gRPC, {alone['clients']} clients: "
+                f"{alone['per_second']} commands/s, "
+                f"{alone['client_cpu_ms_per_call']} ms CPU per command "
+                f"(so gRPC's share of the service's: "
+                f"{e2e['grpc_cpu_ms_per_command']} ms)"
             )
         lines.append("")
     for section in ("watch", "appends", "loads", "projection_rebuild"):

@@ -42,6 +42,11 @@ def test_the_bench_runs_every_phase_and_writes_its_figures(
     # seating players, so what is asserted is that they called the service.
     assert commands["count"] + commands["other_calls_per_second"] > 0
     assert commands["errors"] == {}
+    # The same bots without gRPC, and the machine's CPU beside the service's.
+    alone = figures["end_to_end"]["in_process"]
+    assert alone["count"] + alone["other_calls_per_second"] > 0
+    assert alone["errors"] == {}
+    assert commands["machine_cpu_ms_per_call"] > 0
     assert figures["watch"]["deliveries"] > 0
     assert figures["appends"]["strata_store"]["count"] > 0
     assert {t["target"].split(" ")[0] for t in report["targets"]} >= {
