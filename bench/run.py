@@ -241,7 +241,8 @@ def end_to_end(
     # The same bots at the same concurrency driving the servicer in one
     # process, with no gRPC between them: what a command costs the
     # application and the store alone; the rest of the service's CPU per
-    # command is gRPC's (and the background work's, in process).
+    # command is the serving's: gRPC, the interceptors, the server's threads
+    # (and the background work's, in process).
     print(f"bench: the game phase in process at {at} clients", file=sys.stderr)
     alone = _rate(
         load.run_in_process(database.url, int(at), mode.warmup, mode.duration),
@@ -504,7 +505,7 @@ def print_report(report: Report) -> None:
                 f"in process, no gRPC, {alone['clients']} clients: "
                 f"{alone['per_second']} commands/s, "
                 f"{alone['client_cpu_ms_per_call']} ms CPU per command "
-                f"(so gRPC's share of the service's: "
+                f"(so serving it, gRPC and the interceptors, took "
                 f"{e2e['grpc_cpu_ms_per_command']} ms)"
             )
         lines.append("")
