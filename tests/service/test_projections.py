@@ -251,6 +251,15 @@ def test_a_filtered_feed_reads_only_what_it_sends_and_can_resume_anywhere(
         nothing = list(feed.follow_log(event_types=["NoSuchEvent"], follow=False))
         assert [a.HasField("event") for a in nothing] == [False] * len(nothing)
         assert nothing and nothing[-1].position == last
+        # The creations the filtered read takes in (for each game's type)
+        # carry the seed; what the feed sends of them is the public part.
+        created = [
+            a.event.game_created
+            for a in feed.follow_log(event_types=["GameCreated"], follow=False)
+            if a.HasField("event")
+        ]
+        assert len(created) == len(ids)
+        assert all(c.game_type and c.seed == "" for c in created)
 
 
 def test_the_feed_follows_live_and_refuses_seat_tokens(feed_server):
