@@ -49,9 +49,32 @@ def default_target() -> str:
     )
 
 
+#: Options whose value may begin with ``-`` (seat tokens issued before the
+#: ``st_`` prefix do, about one in 64): argparse would take such a value for
+#: an option of its own.
+_VALUE_OPTIONS = ("--token",)
+
+
+def glue_option_values(argv: Sequence[str]) -> list[str]:
+    """``--token -abc`` as ``--token=-abc``, so that a value beginning with
+    ``-`` is read as the option's value."""
+    out: list[str] = []
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _VALUE_OPTIONS and i + 1 < len(args) and args[i + 1][:1] == "-":
+            out.append(f"{arg}={args[i + 1]}")
+            i += 2
+            continue
+        out.append(arg)
+        i += 1
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(glue_option_values(sys.argv[1:] if argv is None else argv))
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2

@@ -78,6 +78,18 @@ _REFUSALS: dict[str, type[DomainError]] = {
 BOT_COMMAND_PREFIX = "bot-seat-"
 
 
+#: Every seat token begins with this: a token never looks like a command-line
+#: option (``--token $TOKEN``), and a leaked one is easy to find in secret
+#: scans. Tokens issued before the prefix keep working: only their hashes are
+#: stored, whatever their form.
+SEAT_TOKEN_PREFIX = "st_"
+
+
+def new_seat_token() -> str:
+    """A fresh secret seat token: the prefix and 256 random bits."""
+    return SEAT_TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
 def hash_token(token: str) -> str:
     """The stored form of a seat token."""
     return hashlib.sha256(token.encode()).hexdigest()
@@ -321,7 +333,7 @@ class GameApp:
                 if caller.token and state.seats_of(caller.token_hash)
                 else ""
             )
-            token = token or secrets.token_urlsafe(32)
+            token = token or new_seat_token()
             token_hash = hash_token(token)
             taken, version = self._append_join(
                 game_id, loaded, seat, name, token_hash, actor=token_hash[:16]

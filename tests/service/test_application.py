@@ -211,3 +211,24 @@ def test_a_pinned_version_older_than_the_game_is_aborted_but_a_retry_is_answered
         app.submit(
             app.caller(tokens[other_seat]), game_id, other_seat, "new", other, version
         )
+
+
+def test_seat_tokens_begin_with_the_st_prefix_and_never_with_a_dash():
+    app = GameApp(InMemoryEventStore())
+    tokens = []
+    for n in range(160):
+        game_id, _ = app.create_game(app.caller(""), GAME, 2, seed=f"t{n}")
+        for seat in range(2):
+            tokens.append(app.join_game(app.caller(""), game_id, seat, "p")[1])
+    # 320 tokens: without the prefix about five would begin with "-".
+    assert all(t.startswith(application.SEAT_TOKEN_PREFIX) for t in tokens)
+    assert len(set(tokens)) == len(tokens)
+
+
+def test_a_seat_token_issued_before_the_prefix_still_acts(monkeypatch):
+    monkeypatch.setattr(application, "new_seat_token", lambda: "-legacy-token")
+    app = GameApp(InMemoryEventStore())
+    game_id, tokens = seated(app)
+    assert tokens[0] == "-legacy-token" == tokens[1]  # hot-seat: one token
+    _, actions = app.legal_actions(app.caller(tokens[0]), game_id, 0)
+    assert actions

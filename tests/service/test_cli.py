@@ -205,6 +205,33 @@ def test_create_join_start_act_and_show_from_the_command_line(sqlite_target, cap
     assert "seat 0: Ada (you)" in shown
 
 
+def test_a_token_beginning_with_a_dash_is_read_as_the_value_of_token():
+    # Seat tokens issued before the `st_` prefix begin with "-" one time in 64.
+    args = cli.build_parser().parse_args(
+        cli.glue_option_values(["show", "g1", "--token", "-Ab3_x", "--json"])
+    )
+    assert args.token == "-Ab3_x" and args.game_id == "g1"
+    args = cli.build_parser().parse_args(
+        cli.glue_option_values(["show", "g1", "--token=-Ab3_x"])
+    )
+    assert args.token == "-Ab3_x"
+
+
+def test_a_legacy_dash_token_works_on_the_command_line(sqlite_target, capsys):
+    game_id = _run(
+        sqlite_target, capsys, "create", "--game", "dinosaurs_extinct", "--players", "2"
+    )
+    # An unknown token is a spectator: what matters is that it parses.
+    shown = _run(sqlite_target, capsys, "show", game_id, "--token", "-nobody")
+    assert "seat 0" in shown
+
+
+def _run(target: str, capsys: Any, *args: str) -> str:
+    assert cli.main([*args, "--target", target]) == 0
+    out: str = capsys.readouterr().out
+    return out.strip()
+
+
 def test_autoplay_plays_cubosaurs_in_advanced_mode(sqlite_target, capsys):
     code = cli.main(
         [
