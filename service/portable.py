@@ -19,9 +19,13 @@ from eventstore.base import (
     RecordedEvent,
 )
 from service.errors import InvalidArgument, NotFound
+from service.inputs import ID_SHAPES, json_depth_ok, nul_free, quote
 
 FORMAT = "strata.game-export"
 FORMAT_VERSION = 1
+#: The deepest nesting an export document may have (real ones reach about
+#: eight: commands' bodies inside the command log).
+MAX_DEPTH = 32
 
 
 def export_game(store: EventStore, game_id: str) -> bytes:
@@ -72,9 +76,20 @@ def export_game(store: EventStore, game_id: str) -> bytes:
 def parse_export(
     document: bytes, game_id: str = ""
 ) -> tuple[str, list[RecordedEvent], list[CommandRecord]]:
-    """The game id, events and commands of an export document."""
+    """The game id, events and commands of an export document.
+
+    A document nested deeper than :data:`MAX_DEPTH` or holding a NUL
+    character is refused before it is parsed or stored."""
+    if not json_depth_ok(document, MAX_DEPTH):
+        raise InvalidArgument(
+            "EXPORT_MALFORMED",
+            f"The document nests deeper than {MAX_DEPTH} levels; no export does.",
+            "document",
+        )
     try:
         data = json.loads(document)
+        if not nul_free(data):
+            raise ValueError("a string holds a NUL character")
         if data.get("format") != FORMAT:
             raise ValueError(f"not a {FORMAT} document")
         if data.get("format_version") != FORMAT_VERSION:
@@ -105,10 +120,19 @@ def parse_export(
             )
             for c in data["commands"]
         ]
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         raise InvalidArgument(
-            "EXPORT_MALFORMED", f"Not a valid game export: {error}", "document"
+            "EXPORT_MALFORMED",
+            f"Not a valid game export: {quote(str(error), 120)}",
+            "document",
         ) from None
+    pattern, shape = ID_SHAPES["game_id"]
+    if not pattern.fullmatch(game_id):
+        raise InvalidArgument(
+            "GAME_ID_INVALID",
+            f"game_id {quote(game_id)} is not an id: it must have {shape}.",
+            "game_id",
+        )
     if not events or events[0].type != "GameCreated":
         raise InvalidArgument(
             "EXPORT_MALFORMED", "An export starts with GameCreated.", "document"
