@@ -9,14 +9,14 @@ INTERNAL or someone else's game.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import grpc
 import pytest
 from strata.v1 import admin_service_pb2 as admin_pb
 from strata.v1 import game_service_pb2 as pb
 
-from clients.client import StrataError
+from clients.client import StrataClient, StrataError
 from eventstore.factory import open_store
 from service.server import Running, create_server
 from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
@@ -93,10 +93,12 @@ def test_a_request_id_belongs_to_its_caller(client):
     )
 
 
-def test_a_different_request_under_a_used_request_id_is_already_exists(client):
+def test_a_different_request_under_a_used_request_id_is_already_exists(
+    client: StrataClient,
+) -> None:
     ada = client.with_token("st_ada-identity")
     ada.create_game("happy_little_dinosaurs", 2, request_id="r-2")
-    for other in (
+    others: list[Callable[[], object]] = [
         lambda: ada.create_game("cubosaurs", 4, request_id="r-2"),
         lambda: ada.create_game("happy_little_dinosaurs", 3, request_id="r-2"),
         # With bots (this gave INTERNAL, IndexError).
@@ -106,7 +108,8 @@ def test_a_different_request_under_a_used_request_id_is_already_exists(client):
         lambda: ada.create_game(
             "happy_little_dinosaurs", 2, request_id="r-2", bots={1: "random"}
         ),
-    ):
+    ]
+    for other in others:
         with pytest.raises(StrataError) as error:
             other()
         assert error.value.code in (
@@ -271,5 +274,6 @@ def test_an_import_under_an_id_of_the_wrong_shape_is_refused(admin):
 def test_unknown_fields_do_not_reach_anything(client):
     # A status value no enum has: refused at the edge, not INTERNAL.
     with pytest.raises(StrataError) as error:
-        client._call(client.stub.ListGames, pb.ListGamesRequest(status=77))
+        request = pb.ListGamesRequest(status=77)  # type: ignore[arg-type]
+        client._call(client.stub.ListGames, request)
     assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT
