@@ -56,6 +56,7 @@ from service.errors import (
     NotFound,
     PermissionDenied,
     Unauthenticated,
+    bounded,
 )
 from service.inputs import quote
 
@@ -186,11 +187,36 @@ def _payload(seat: int, command: Any) -> dict[str, Any]:
     }
 
 
+#: The largest body a refused command's log entry keeps (its canonical
+#: JSON); a larger one is kept as its digest and size.
+MAX_REFUSED_BODY = 1024
+
+
+def _refusal_payload(seat: int, command: Any) -> dict[str, Any]:
+    """A refused command as its log entry keeps it: its body when small
+    (verification decides it again), else only a digest of it (what a
+    refusal needs: its id, reason and what was sent, not a caller's 60 kB)."""
+    payload = _payload(seat, command)
+    body = json.dumps(payload["command"], sort_keys=True, separators=(",", ":"))
+    if len(body) > MAX_REFUSED_BODY:
+        del payload["command"]
+        payload["digest"] = hashlib.sha256(body.encode()).hexdigest()
+        payload["size"] = len(body)
+    return payload
+
+
 class GameApp:
     """Every use case of the game service."""
 
-    def __init__(self, store: EventStore, admin_token: str = "") -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        admin_token: str = "",
+        max_refusals: int = 1000,
+    ) -> None:
         self.store = store
+        #: Refused commands a game's log keeps (see :meth:`submit`).
+        self.max_refusals = max_refusals
         self._admin_hash = hash_token(admin_token) if admin_token else ""
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -488,14 +514,19 @@ class GameApp:
                 refusal = CommandOutcome(
                     error_kind=type(error).__name__,
                     error_reason=error.reason,
-                    error_message=error.message,
+                    error_message=bounded(error.message),
                 )
+                if self.store.count_refusals(game_id) >= self.max_refusals:
+                    # The log keeps a bounded number of refusals a game: past
+                    # it, refusals are answered, not kept (a retry is decided
+                    # again, and refused again).
+                    raise
                 record = self.store.record_rejection(
                     game_id,
                     NewCommand(
                         command_id,
                         actor,
-                        _payload(seat, command),
+                        _refusal_payload(seat, command),
                         refusal,
                         state.version,
                     ),

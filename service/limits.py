@@ -46,6 +46,7 @@ DEFAULT_RATE_PER_GAME = 250.0
 DEFAULT_BURST_SECONDS = 2.0
 DEFAULT_MAX_CALLS_PER_PEER = 64
 DEFAULT_MAX_REQUEST_BYTES = 64 * 1024
+DEFAULT_MAX_REFUSALS_PER_GAME = 1000
 
 #: Methods whose requests carry a document (an admin's game import: a
 #: whole game is 40 to 200 kB), limited by the transport's 1 MiB instead.
@@ -70,6 +71,8 @@ class LimitSettings:
     burst_seconds: float = DEFAULT_BURST_SECONDS
     max_calls_per_peer: int = DEFAULT_MAX_CALLS_PER_PEER
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    #: Refused commands a game's log keeps (``STRATA_MAX_REFUSALS_PER_GAME``).
+    max_refusals_per_game: int = DEFAULT_MAX_REFUSALS_PER_GAME
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LimitSettings:
@@ -88,6 +91,9 @@ class LimitSettings:
             ),
             max_request_bytes=int(
                 number("STRATA_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES)
+            ),
+            max_refusals_per_game=int(
+                number("STRATA_MAX_REFUSALS_PER_GAME", DEFAULT_MAX_REFUSALS_PER_GAME)
             ),
         )
 

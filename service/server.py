@@ -116,7 +116,10 @@ def create_server(
     """A started server on ``host:port`` (port 0: a free one), running the
     ``background`` work too (see :data:`service.config.BACKGROUND_WORK`)."""
     registry.game_types()  # every game's rules imported now, not by a first call
-    app = GameApp(store, admin_token=admin_token)
+    limits = limits or LimitSettings()
+    app = GameApp(
+        store, admin_token=admin_token, max_refusals=limits.max_refusals_per_game
+    )
     projection: GameList | None = None
     if isinstance(store, SQLAlchemyEventStore):
         projection = (

@@ -8,7 +8,9 @@ INTERNAL or someone else's game.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import time
 from collections.abc import Callable, Iterator
 
 import grpc
@@ -277,3 +279,89 @@ def test_unknown_fields_do_not_reach_anything(client):
         request = pb.ListGamesRequest(status=77)  # type: ignore[arg-type]
         client._call(client.stub.ListGames, request)
     assert error.value.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+# -- 4. refused commands were logged without limit ------------------------------
+
+
+@pytest.fixture
+def few_refusals(store_url: str) -> Iterator[Running]:
+    """A server whose games keep at most 20 refusals each."""
+    store = open_store(store_url)
+    settings = dataclasses.replace(NO_RATE_LIMITS, max_refusals_per_game=20)
+    running = create_server(store, admin_token=ADMIN_TOKEN, port=0, limits=settings)
+    try:
+        yield running
+    finally:
+        running.stop(grace=0.5)
+        store.close()
+
+
+def test_refused_commands_are_kept_small_and_few(few_refusals: Running) -> None:
+    with StrataClient(f"127.0.0.1:{few_refusals.port}", timeout=30) as client:
+        admin = client.with_token(ADMIN_TOKEN)
+        game_id = client.create_game("happy_little_dinosaurs", 2).game_id
+        token = client.join_game(game_id, "Ada", seat=0).seat_token
+        client.join_game(game_id, "Bob", seat=1)
+        ada = client.with_token(token)
+        ada.start_game(game_id)
+        before = admin.get_game(game_id).version
+        # 60 kB commands, refused by the rules: the body came back twice in
+        # each log entry, and 300 of them broke the audit log and export.
+        command = pb.GameCommand()
+        command.happy_little_dinosaurs.discard_cards.cards.extend(["x" * 1000] * 58)
+        for n in range(60):
+            with pytest.raises(StrataError) as error:
+                ada.submit_command(game_id, 0, command, command_id=f"junk-{n}")
+            assert error.value.code in (
+                grpc.StatusCode.FAILED_PRECONDITION,
+                grpc.StatusCode.INVALID_ARGUMENT,
+            )
+            assert len(error.value.message) < 500
+        # A refusal logged is answered again as it was.
+        with pytest.raises(StrataError) as again:
+            ada.submit_command(game_id, 0, command, command_id="junk-0")
+        assert again.value.reason == error.value.reason
+        log = admin.get_audit_log(game_id)
+        refusals = [c for c in log.commands if not c.accepted]
+        assert len(refusals) == 20
+        assert log.ByteSize() < 100_000
+        assert admin.get_game(game_id).version == before
+        assert len(admin.export_game(game_id).document) < 100_000
+        assert admin.verify_game(game_id).verdict == admin_pb.VERDICT_VERIFIED
+
+
+def test_the_audit_log_and_the_export_come_in_pages(client, admin) -> None:
+    game_id = admin.create_game(GAME, 2, bots={0: "random", 1: "random"}).game_id
+    deadline = time.monotonic() + 60
+    while admin.get_game(game_id).status != pb.GAME_STATUS_FINISHED:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    whole = admin.get_audit_log(game_id)
+    pages = []
+    token = ""
+    while True:
+        page = admin.get_audit_log_page(game_id, page_size=7, page_token=token)
+        assert len(page.events) <= 7 and len(page.commands) <= 7
+        pages.append(page)
+        token = page.next_page_token
+        if not token:
+            break
+    assert len(pages) > 3
+    assert [e for p in pages for e in p.events] == list(whole.events)
+    assert [c for p in pages for c in p.commands] == list(whole.commands)
+    assert len(whole.events) == admin.get_game(game_id).version
+    # The export in pages of 5 joins into a document that imports and verifies.
+    paged = admin.export_game(game_id, page_size=5).document
+    assert (
+        json.loads(paged)["events"]
+        == json.loads(admin.export_game(game_id).document)["events"]
+    )
+    imported = admin.import_game(paged, "paged-copy")
+    assert imported.verification.verdict == admin_pb.VERDICT_VERIFIED
+    for bad in ("not-a-token", "Zm9v", "LTEuMg"):
+        refused(
+            lambda bad=bad: admin.get_audit_log_page(game_id, page_token=bad),
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "PAGE_TOKEN_INVALID",
+        )
