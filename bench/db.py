@@ -133,6 +133,7 @@ def start_service(
     env.update(
         STRATA_DATABASE_URL=database.url,
         STRATA_PORT=str(port),
+        STRATA_HTTP_PORT="0",
         STRATA_HOST="127.0.0.1",
         STRATA_WORKERS=str(workers),
         STRATA_LOG_LEVEL="warning",

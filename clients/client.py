@@ -16,6 +16,7 @@ Every method returns the response message of its RPC; errors raise
 
 from __future__ import annotations
 
+import copy
 import json
 import uuid
 from collections.abc import Iterator, Sequence
@@ -65,11 +66,27 @@ class StrataClient:
         token: str = "",
         timeout: float = 30.0,
         channel: grpc.Channel | None = None,
+        transport: str = "grpc",
     ) -> None:
+        """``transport``: ``grpc`` (``target`` is ``host:port``), or, to the
+        service's HTTP listener (``target`` is ``http://host:8080``),
+        ``connect`` (Connect, JSON), ``connect-proto`` (Connect, binary) or
+        ``grpc-web`` (:mod:`clients.connect`)."""
         self.target = target
         self.token = token
         self.timeout = timeout
+        self.transport = transport
         self._owns_channel = channel is None
+        self._shared: StrataClient | None = None
+        #: The gRPC channel (None over the other transports).
+        self.channel: Any = channel
+        if transport != "grpc":
+            from clients.connect import stubs
+
+            self.stub, self.admin_stub, self.integration_stub, self._http = stubs(
+                target, transport
+            )
+            return
         self.channel = channel or grpc.insecure_channel(target)
         self.stub = pb_grpc.GameServiceStub(self.channel)
         self.admin_stub = admin_grpc.AdminServiceStub(self.channel)
@@ -77,10 +94,19 @@ class StrataClient:
 
     def with_token(self, token: str) -> StrataClient:
         """A client on the same connection acting with ``token``."""
-        return StrataClient(self.target, token, self.timeout, self.channel)
+        if self.transport == "grpc":
+            return StrataClient(
+                self.target, token, self.timeout, self.channel, self.transport
+            )
+        other = copy.copy(self)
+        other.token = token
+        other._owns_channel = False
+        return other
 
     def close(self) -> None:
-        if self._owns_channel:
+        if not self._owns_channel:
+            return
+        if self.channel is not None:
             self.channel.close()
 
     def __enter__(self) -> StrataClient:

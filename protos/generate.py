@@ -4,20 +4,29 @@
     python protos/generate.py --check    # exit 1 if the committed code is stale
 
 Generated: ``*_pb2.py``, ``*_pb2_grpc.py`` and their ``.pyi`` stubs
-(mypy-protobuf), beside each ``.proto`` under ``protos/strata``.
+(mypy-protobuf), beside each ``.proto`` under ``protos/strata``; and for the
+services, ``*_connect.py`` (``protoc-gen-connectrpc``: the Connect and
+gRPC-Web applications and clients, on google.protobuf's messages).
 """
 
 from __future__ import annotations
 
 import argparse
 import filecmp
+import re
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 PROTOS = Path(__file__).resolve().parent
-GENERATED_SUFFIXES = ("_pb2.py", "_pb2.pyi", "_pb2_grpc.py", "_pb2_grpc.pyi")
+GENERATED_SUFFIXES = (
+    "_pb2.py",
+    "_pb2.pyi",
+    "_pb2_grpc.py",
+    "_pb2_grpc.pyi",
+    "_connect.py",
+)
 
 
 def proto_files() -> list[Path]:
@@ -42,6 +51,22 @@ def generate(out: Path) -> None:
     ]
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
+    plugin = shutil.which("protoc-gen-connectrpc") or str(
+        Path(sys.executable).parent / "protoc-gen-connectrpc"
+    )
+    services = [
+        p for p in proto_files() if re.search(r"^service\s", p.read_text(), re.M)
+    ]
+    args = [
+        "protoc",
+        f"-I{PROTOS}",
+        f"-I{include}",
+        f"--plugin=protoc-gen-connectrpc={plugin}",
+        f"--connectrpc_out=protobuf=google:{out}",
+        *(str(p.relative_to(PROTOS)) for p in services),
+    ]
+    if protoc.main(args) != 0:
+        raise SystemExit("protoc (protoc-gen-connectrpc) failed")
     for package in {p.parent for p in out.glob("strata/**/*_pb2.py")} | {
         out / "strata",
         out / "strata" / "v1",

@@ -140,6 +140,7 @@ class Replica:
             **os.environ,
             "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}",
             "STRATA_PORT": str(self.port),
+            "STRATA_HTTP_PORT": "0",
             "STRATA_HOST": "127.0.0.1",
             "STRATA_DATABASE_URL": self.database_url,
             "STRATA_ADMIN_TOKEN": ADMIN_TOKEN,

@@ -9,6 +9,7 @@ from pathlib import Path
 from service.limits import LimitSettings
 
 DEFAULT_PORT = 50051
+DEFAULT_HTTP_PORT = 8080
 
 #: The background work a service process can run beside its requests.
 BACKGROUND_WORK = ("projections", "bots")
@@ -52,6 +53,9 @@ class Config:
       integration feed (IntegrationService);
     - ``STRATA_RATE_PER_PEER``, ``STRATA_RATE_PER_GAME`` and the other limits
       of :class:`service.limits.LimitSettings`;
+    - ``STRATA_HTTP_PORT``: the HTTP listener's port (default 8080; 0: off);
+    - ``STRATA_CORS_ORIGINS``: comma-separated origins allowed to call the
+      HTTP API from a browser (unset: the same origin only);
     - ``STRATA_BACKGROUND``: the background work ``strata serve`` runs beside
       its requests: ``projections`` (the game list behind ListGames and the
       statistics) and ``bots`` (the bot seats' moves), comma-separated, or
@@ -68,6 +72,11 @@ class Config:
     integration_tokens: tuple[str, ...] = ()
     limits: LimitSettings = dataclasses.field(default_factory=LimitSettings)
     background: tuple[str, ...] = BACKGROUND_WORK
+    #: The HTTP listener's port (Connect, gRPC-Web, the web table); 0: none.
+    http_port: int = DEFAULT_HTTP_PORT
+    #: Origins allowed to call the HTTP API from a browser (none: the same
+    #: origin only).
+    cors_origins: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Config:
@@ -86,4 +95,10 @@ class Config:
             ),
             limits=LimitSettings.from_env(env),
             background=parse_background(env.get("STRATA_BACKGROUND")),
+            http_port=int(env.get("STRATA_HTTP_PORT") or DEFAULT_HTTP_PORT),
+            cors_origins=tuple(
+                o.strip()
+                for o in env.get("STRATA_CORS_ORIGINS", "").split(",")
+                if o.strip()
+            ),
         )

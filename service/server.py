@@ -13,7 +13,7 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from concurrent import futures
 from dataclasses import dataclass
 from types import FrameType
@@ -30,13 +30,14 @@ from strata.v1 import integration_service_pb2 as integration_pb
 from domain import registry
 from eventstore.base import EventStore
 from eventstore.sql import SQLAlchemyEventStore
-from service import grpc_transport
+from service import connect_transport, grpc_transport, http
 from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
 from service.bots import BotRunner
 from service.config import BACKGROUND_WORK, Config
 from service.door import Door
 from service.housekeeping import Housekeeper
+from service.http import HttpListener
 from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
 from service.servicer import GameServicer
@@ -84,8 +85,15 @@ class Running:
     pool: futures.ThreadPoolExecutor
     projection: GameList | None = None
     limits: Limits | None = None
+    #: The HTTP listener (Connect, gRPC-Web, the web table), if any.
+    http: HttpListener | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
+
+    @property
+    def http_port(self) -> int:
+        """The HTTP listener's port (0 when there is none)."""
+        return 0 if self.http is None else self.http.port
 
     def stop(self, grace: float = 5.0) -> None:
         """Refuse new calls, let running ones finish within ``grace``."""
@@ -93,6 +101,9 @@ class Running:
 
         async def stop() -> None:
             await self.health.enter_graceful_shutdown()
+            if self.http is not None:
+                self.http.server.config.timeout_graceful_shutdown = int(grace) or 1
+                await self.http.stop()
             await self.server.stop(grace)
 
         asyncio.run_coroutine_threadsafe(stop(), self.loop).result(grace + 30)
@@ -111,6 +122,8 @@ def create_server(
     integration_tokens: tuple[str, ...] = (),
     limits: LimitSettings | None = None,
     background: Collection[str] = BACKGROUND_WORK,
+    http_port: int | None = None,
+    cors_origins: Sequence[str] = (),
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one), running the
     ``background`` work too (see :data:`service.config.BACKGROUND_WORK`)."""
@@ -148,6 +161,14 @@ def create_server(
         ),
     )
 
+    stopping = threading.Event()
+    http_app = http.application(
+        connect_transport.applications(door, services, MAX_MESSAGE_BYTES),
+        serving=lambda: not stopping.is_set(),
+        cors_origins=cors_origins,
+    )
+    listener: list[HttpListener] = []
+
     async def start() -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
         server = grpc.aio.server(
             options=[
@@ -178,7 +199,11 @@ def create_server(
             bound = 0
         if bound == 0:
             raise OSError(f"cannot bind {host}:{port}")
+        if http_port is not None:
+            listener.append(HttpListener(http_app, http.bind(host, http_port)))
         await server.start()
+        if listener:
+            await listener[0].start()
         for name in ("", SERVICE_NAME):
             await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
         return server, bound, health_servicer
@@ -201,6 +226,8 @@ def create_server(
         pool,
         projection,
         door_limits,
+        listener[0] if listener else None,
+        stopping=stopping,
     )
     running.background.extend(
         _start_background(
@@ -281,10 +308,13 @@ def serve(config: Config) -> None:
         integration_tokens=config.integration_tokens,
         limits=config.limits,
         background=config.background,
+        http_port=config.http_port or None,
+        cors_origins=config.cors_origins,
     )
     log.info(
         "strata.serving",
         port=running.port,
+        http_port=running.http_port or None,
         database=_safe_url(config.database_url),
         admin_token_set=bool(config.admin_token),
         background=",".join(config.background) or "none",

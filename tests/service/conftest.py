@@ -40,11 +40,25 @@ def sqlite_url(tmp_path: Path) -> str:
     return url
 
 
+#: The transports every end-to-end case of the matrix runs over: gRPC,
+#: Connect (JSON) and gRPC-Web, to one server (its gRPC port and its HTTP
+#: listener).
+TRANSPORTS = ["grpc", "connect", "grpc-web"]
+
+
+@pytest.fixture(params=["grpc"])
+def transport(request: pytest.FixtureRequest) -> str:
+    """The transport of ``client`` (a module runs the matrix by overriding
+    this fixture with ``params=TRANSPORTS``)."""
+    name: str = request.param
+    return name
+
+
 @pytest.fixture
 def server(sqlite_url: str) -> Iterator[Running]:
     store = open_store(sqlite_url)
     running = create_server(
-        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS
+        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, http_port=0
     )
     try:
         yield running
@@ -58,9 +72,18 @@ def target(server: Running) -> str:
     return f"127.0.0.1:{server.port}"
 
 
+def client_for(running: Running, transport: str, timeout: float = 10) -> StrataClient:
+    """A client of ``running`` over ``transport``."""
+    if transport == "grpc":
+        return StrataClient(f"127.0.0.1:{running.port}", timeout=timeout)
+    return StrataClient(
+        f"http://127.0.0.1:{running.http_port}", timeout=timeout, transport=transport
+    )
+
+
 @pytest.fixture
-def client(target: str) -> Iterator[StrataClient]:
-    with StrataClient(target, timeout=10) as c:
+def client(server: Running, transport: str) -> Iterator[StrataClient]:
+    with client_for(server, transport) as c:
         yield c
 
 

@@ -20,7 +20,15 @@ from clients.client import StrataClient, StrataError
 from domain import registry
 from eventstore.factory import open_store
 from service.server import Running, create_server
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, TRANSPORTS
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Every case here runs over gRPC, Connect and gRPC-Web."""
+    name: str = request.param
+    return name
+
 
 GAME_TYPES = registry.game_types()
 URLSAFE = set(string.ascii_letters + string.digits + "-_")

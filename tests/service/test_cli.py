@@ -53,6 +53,7 @@ def serve(database_url: str, tmp_path: Path) -> Iterator[str]:
         **os.environ,
         "STRATA_DATABASE_URL": database_url,
         "STRATA_PORT": str(port),
+        "STRATA_HTTP_PORT": str(free_port()),
         "STRATA_HOST": "127.0.0.1",
         "STRATA_ADMIN_TOKEN": "cli-admin",
     }

@@ -23,8 +23,16 @@ from strata.v1 import game_service_pb2 as pb
 from clients.client import StrataClient, StrataError
 from eventstore.factory import open_store
 from service.server import Running, create_server
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, TRANSPORTS
 from tests.service.test_end_to_end import seated_game
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Every case here runs over gRPC, Connect and gRPC-Web."""
+    name: str = request.param
+    return name
+
 
 #: A token no seat has: a spectator's.
 SPECTATOR = "a-token-of-no-seat"

@@ -12,7 +12,15 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from strata.v1 import game_service_pb2 as pb
 
 from clients.client import StrataClient, StrataError
-from tests.service.conftest import ADMIN_TOKEN
+from tests.service.conftest import ADMIN_TOKEN, TRANSPORTS
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Every case here runs over gRPC, Connect and gRPC-Web."""
+    name: str = request.param
+    return name
+
 
 GAME = "dinosaurs_extinct"
 

@@ -18,6 +18,7 @@ RPC. After every step:
 
 from __future__ import annotations
 
+import http.client
 import os
 import uuid
 from collections.abc import Iterator
@@ -36,7 +37,7 @@ from hypothesis.stateful import (
 )
 from strata.v1 import game_service_pb2 as pb
 
-from clients.client import StrataClient, StrataError
+from clients.client import StrataError
 from domain import registry
 from domain.rules import Viewer
 from eventstore.factory import open_store
@@ -44,7 +45,7 @@ from service import protomap
 from service.server import Running, create_server
 from service.servicer import game_module
 from tests.hostile.strategies import messages
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, client_for
 
 FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 #: What a refused command may answer.
@@ -65,9 +66,10 @@ MACHINE = settings(
 )
 
 
-def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]:
-    target = f"127.0.0.1:{running.port}"
-    client = StrataClient(target, timeout=10)
+def machine_for(
+    running: Running, game_type: str, transport: str = "grpc"
+) -> type[RuleBasedStateMachine]:
+    client = client_for(running, transport)
     admin = client.with_token(ADMIN_TOKEN)
     rules = registry.rules_for(game_type)
     module = game_module(game_type)
@@ -227,14 +229,34 @@ def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]
                 self.first_answers[cid] = outcome
                 self.senders[cid] = token
 
-        @rule(garbage=st.binary(max_size=64))
-        def send_random_bytes(self, garbage: bytes) -> None:
+        @rule(
+            garbage=st.binary(max_size=64),
+            content_type=st.sampled_from(
+                [
+                    "application/proto",
+                    "application/json",
+                    "application/connect+json",
+                    "application/grpc-web+proto",
+                    "text/plain",
+                ]
+            ),
+        )
+        def send_random_bytes(self, garbage: bytes, content_type: str) -> None:
             before = self.game()
-            raw = client.channel.unary_unary("/strata.v1.GameService/SubmitCommand")
-            try:
-                raw(garbage, timeout=10)
-            except grpc.RpcError as error:
-                assert error.code() not in FORBIDDEN, error
+            if transport == "grpc":
+                raw = client.channel.unary_unary("/strata.v1.GameService/SubmitCommand")
+                try:
+                    raw(garbage, timeout=10)
+                except grpc.RpcError as error:
+                    assert error.code() not in FORBIDDEN, error
+            else:
+                status, body = post(
+                    running.http_port,
+                    "/strata.v1.GameService/SubmitCommand",
+                    garbage,
+                    content_type,
+                )
+                assert status < 500 and b"Traceback" not in body, (status, body)
             assert self.game() == before
 
         # -- hostile arguments to the other RPCs ----------------------------
@@ -396,7 +418,7 @@ def any_server(store_url: str) -> Iterator[Running]:
     text) must be refused at the edge there as on SQLite."""
     store = open_store(store_url)
     running = create_server(
-        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS
+        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, http_port=0
     )
     try:
         yield running
@@ -405,8 +427,33 @@ def any_server(store_url: str) -> Iterator[Running]:
         store.close()
 
 
+def post(port: int, path: str, body: bytes, content_type: str) -> tuple[int, bytes]:
+    """An HTTP POST to the service's HTTP listener: (status, body)."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request(
+            "POST", path, body=body, headers={"Content-Type": content_type}
+        )
+        response = connection.getresponse()
+        return response.status, response.read()
+    finally:
+        connection.close()
+
+
 @pytest.mark.parametrize("game_type", registry.game_types())
 def test_a_hostile_client_changes_nothing_and_never_gets_internal(
     any_server: Running, game_type: str
 ):
     run_state_machine_as_test(machine_for(any_server, game_type), settings=MACHINE)
+
+
+@pytest.mark.parametrize("transport", ["connect", "grpc-web"])
+@pytest.mark.parametrize("game_type", registry.game_types())
+def test_a_hostile_client_over_http_changes_nothing_and_never_gets_internal(
+    server: Running, game_type: str, transport: str
+):
+    """The same machine over the HTTP listener (Connect and gRPC-Web), and
+    random bytes of every content type to it: never a 500."""
+    run_state_machine_as_test(
+        machine_for(server, game_type, transport), settings=MACHINE
+    )

@@ -18,7 +18,14 @@ from domain.rules import Viewer
 from service import protomap
 from service.server import Running
 from service.servicer import event_to_proto, game_module
-from tests.service.conftest import ADMIN_TOKEN
+from tests.service.conftest import ADMIN_TOKEN, TRANSPORTS
+
+
+@pytest.fixture(params=TRANSPORTS)
+def transport(request: pytest.FixtureRequest) -> str:
+    """Every case here runs over gRPC, Connect and gRPC-Web."""
+    name: str = request.param
+    return name
 
 
 def play_through_service(

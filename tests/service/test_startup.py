@@ -31,6 +31,7 @@ def serve(database_url: str) -> subprocess.CompletedProcess[str]:
         "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}",
         "STRATA_DATABASE_URL": database_url,
         "STRATA_PORT": str(free_port()),
+        "STRATA_HTTP_PORT": "0",
         "STRATA_HOST": "127.0.0.1",
     }
     return subprocess.run(

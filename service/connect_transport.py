@@ -1,0 +1,228 @@
+"""Connect and gRPC-Web for the door's handlers: the translation, nothing else.
+
+For every Strata service, the ASGI application ``protoc-gen-connectrpc``
+generated (``strata/v1/*_connect.py``, on the official Connect runtime,
+``connectrpc``), given an implementation whose every method turns the
+request's context into a :class:`~service.door.Call`, runs the door's
+handler for it (the same one gRPC runs), and turns a
+:class:`~service.errors.Refusal` into a ``ConnectError`` with the same
+code, message and ``google.rpc`` details (``ErrorInfo`` with the stable
+reason; ``BadRequest`` for malformed input). The Connect protocol (JSON and
+binary, unary and server streams) and gRPC-Web are both served by these
+applications; the runtime tells them apart by content type.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import AsyncIterator, Iterable
+from typing import Any, TypeVar
+
+from connectrpc.code import Code as ConnectCode
+from connectrpc.errors import ConnectError, ErrorDetail
+from google.protobuf import json_format
+from google.protobuf.descriptor import ServiceDescriptor
+from google.protobuf.message import DecodeError, Message
+from protobuf.wkt import Any as AnyDetail
+from strata.v1 import (
+    admin_service_connect,
+    game_service_connect,
+    integration_service_connect,
+)
+
+from service.door import Call, Door
+from service.errors import Code, Refusal, details
+from service.inputs import json_depth_ok, quote
+
+M = TypeVar("M", bound=Message)
+
+#: The generated ASGI application of each service.
+APPLICATIONS: dict[str, Any] = {
+    "strata.v1.GameService": game_service_connect.GameServiceASGIApplication,
+    "strata.v1.AdminService": admin_service_connect.AdminServiceASGIApplication,
+    "strata.v1.IntegrationService": (
+        integration_service_connect.IntegrationServiceASGIApplication
+    ),
+}
+
+_CODES: dict[Code, ConnectCode] = {
+    code: ConnectCode[code.name.replace("CANCELLED", "CANCELED")]
+    for code in Code
+    if code is not Code.OK
+}
+
+
+class JsonCodec:
+    """The Connect JSON codec on google.protobuf's JSON mapping: compact, and
+    any request it cannot read (bad JSON, nesting past 64 levels, a field of
+    the wrong type) is INVALID_ARGUMENT, never an error of the server."""
+
+    def name(self) -> str:
+        return "json"
+
+    def encode(self, message: Message) -> bytes:
+        return json_format.MessageToJson(message, indent=None).encode()
+
+    def decode(self, data: bytes | bytearray, message_class: type[M]) -> M:
+        if not json_depth_ok(bytes(data), 64):
+            raise ConnectError(
+                ConnectCode.INVALID_ARGUMENT, "The request nests deeper than 64."
+            )
+        message = message_class()
+        try:
+            json_format.Parse(bytes(data), message, ignore_unknown_fields=True)
+        except (json_format.ParseError, ValueError, RecursionError) as error:
+            raise ConnectError(
+                ConnectCode.INVALID_ARGUMENT,
+                f"The request is not valid JSON for {message.DESCRIPTOR.full_name}: "
+                f"{quote(str(error), 120)}",
+            ) from None
+        return message
+
+
+class BinaryCodec:
+    """The Connect binary codec: bytes that do not parse are INVALID_ARGUMENT."""
+
+    def name(self) -> str:
+        return "proto"
+
+    def encode(self, message: Message) -> bytes:
+        return message.SerializeToString()
+
+    def decode(self, data: bytes | bytearray, message_class: type[M]) -> M:
+        try:
+            return message_class.FromString(bytes(data))
+        except (DecodeError, ValueError, RecursionError) as error:
+            raise ConnectError(
+                ConnectCode.INVALID_ARGUMENT,
+                f"The request is not a valid message: {quote(str(error))}",
+            ) from None
+
+
+CODECS = (BinaryCodec(), JsonCodec())
+
+
+def applications(
+    door: Door,
+    services: Iterable[tuple[ServiceDescriptor, object]],
+    read_max_bytes: int,
+) -> dict[str, Any]:
+    """The ASGI application of each service, by its path prefix
+    (``/strata.v1.GameService/``)."""
+    return {
+        f"/{service.full_name}/": APPLICATIONS[service.full_name](
+            _Implementation(door, service, servicer),
+            read_max_bytes=read_max_bytes,
+            codecs=CODECS,
+        )
+        for service, servicer in services
+    }
+
+
+def snake_case(name: str) -> str:
+    """``ListGameTypes`` -> ``list_game_types`` (the generated method names)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+class _Implementation:
+    """The methods a generated application calls (``list_game_types(request,
+    ctx)``), each running the door's handler of the servicer's method."""
+
+    def __init__(
+        self, door: Door, service: ServiceDescriptor, servicer: object
+    ) -> None:
+        for method in service.methods:
+            path = f"/{service.full_name}/{method.name}"
+            handler = getattr(servicer, method.name)
+            if method.server_streaming:
+                setattr(self, snake_case(method.name), _streaming(door, path, handler))
+            else:
+                setattr(self, snake_case(method.name), _unary(door, path, handler))
+
+
+def _unary(door: Door, path: str, handler: Any) -> Any:
+    run = door.unary(path, handler)
+
+    async def unary(request: Any, ctx: Any) -> Any:
+        call = call_of(path, ctx)
+        try:
+            return await run(request, call)
+        except Refusal as refusal:
+            raise connect_error(refusal) from None
+        finally:
+            _respond_with(call, ctx)
+
+    return unary
+
+
+def _streaming(door: Door, path: str, handler: Any) -> Any:
+    run = door.stream(path, handler)
+
+    async def streaming(request: Any, ctx: Any) -> AsyncIterator[Any]:
+        call = call_of(path, ctx)
+        _respond_with(call, ctx)
+        try:
+            async for response in run(request, call):
+                yield response
+        except Refusal as refusal:
+            raise connect_error(refusal) from None
+
+    return streaming
+
+
+def call_of(method: str, ctx: Any) -> Call:
+    """The :class:`Call` of a Connect or gRPC-Web request's context."""
+    headers: dict[str, str] = {}
+    for key, value in ctx.request_headers.allitems():
+        headers.setdefault(key.lower(), value)
+    content_type = headers.get("content-type", "")
+    transport = (
+        "grpc-web"
+        if content_type.startswith("application/grpc-web")
+        else ("grpc" if content_type.startswith("application/grpc") else "connect")
+    )
+    client = ctx.client_address or ""
+    timeout_ms = ctx.timeout_ms
+    deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
+
+    def time_remaining() -> float | None:
+        return None if deadline is None else deadline - time.monotonic()
+
+    return Call(
+        method=method,
+        headers=headers,
+        peer=address_of(client),
+        connection=f"http:{client}",
+        transport=transport,
+        time_remaining=time_remaining,
+    )
+
+
+def address_of(client: str) -> str:
+    """``10.0.0.7:53211`` -> ``10.0.0.7``; ``::1:53211`` -> ``::1``."""
+    host = client.rpartition(":")[0] or client
+    return host.strip("[]")
+
+
+def connect_error(refusal: Refusal) -> ConnectError:
+    """A refusal as Connect's error, with its ``google.rpc`` details."""
+    return ConnectError(
+        _CODES[refusal.code],
+        refusal.message,
+        details=[
+            ErrorDetail(
+                AnyDetail(
+                    type_url="type.googleapis.com/" + detail.DESCRIPTOR.full_name,
+                    value=detail.SerializeToString(),
+                )
+            )
+            for detail in details(refusal)
+        ],
+    )
+
+
+def _respond_with(call: Call, ctx: Any) -> None:
+    headers = ctx.response_headers
+    for key, value in call.response_headers.items():
+        headers[key] = value

@@ -1,0 +1,179 @@
+"""The HTTP listener: the API for browsers and HTTP/1.1 clients, and the web
+table, in the gRPC server's process and on its event loop.
+
+One ASGI application (served by uvicorn) routes:
+
+- ``POST /strata.v1.<Service>/<Method>``: the Connect protocol (JSON and
+  binary) and gRPC-Web, through the same door as gRPC
+  (:mod:`service.connect_transport`);
+- ``GET /`` and ``GET /game/<id>``: the web table (static files shipped in
+  the package, ``service/web/``: no build step, no CDN);
+- ``GET /healthz``: ``{"status": "SERVING"}`` (or 503 with
+  ``NOT_SERVING``), for load balancers that speak plain HTTP;
+- with ``STRATA_CORS_ORIGINS`` set, cross-origin requests from those
+  origins (preflights answered, ``Authorization`` allowed, the Connect and
+  gRPC-Web response headers exposed); unset, the same origin only.
+
+Why uvicorn: it runs inside an event loop that is already running (the one
+the ``grpc.aio`` server runs on) as a plain coroutine, so the HTTP and gRPC
+listeners share one loop, one application and one door; browsers' fetch
+streams and gRPC-Web need only HTTP/1.1, which uvicorn serves well.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
+
+#: The directory of the web table's files.
+WEB = Path(str(resources.files("service") / "web"))
+
+#: Request headers a browser may send cross-origin: the Connect and
+#: gRPC-Web protocols' own, the bearer token, tracing and request ids.
+ALLOWED_HEADERS = (
+    "authorization",
+    "content-type",
+    "connect-protocol-version",
+    "connect-timeout-ms",
+    "connect-accept-encoding",
+    "connect-content-encoding",
+    "grpc-timeout",
+    "x-grpc-web",
+    "x-user-agent",
+    "x-request-id",
+    "traceparent",
+    "tracestate",
+)
+#: Response headers a browser's script may read cross-origin.
+EXPOSED_HEADERS = (
+    "grpc-status",
+    "grpc-message",
+    "grpc-status-details-bin",
+    "x-request-id",
+    "content-encoding",
+    "connect-content-encoding",
+)
+
+
+class Router:
+    """Connect and gRPC-Web by path prefix; everything else to ``site``."""
+
+    def __init__(self, rpc: Mapping[str, ASGIApp], site: ASGIApp) -> None:
+        self.rpc = dict(rpc)
+        self.site = site
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            path: str = scope["path"]
+            for prefix, app in self.rpc.items():
+                if path.startswith(prefix):
+                    await app(scope, receive, send)
+                    return
+        await self.site(scope, receive, send)
+
+
+def application(
+    rpc: Mapping[str, ASGIApp],
+    serving: Callable[[], bool],
+    cors_origins: Sequence[str] = (),
+    extra_routes: Sequence[Route] = (),
+) -> ASGIApp:
+    """The HTTP listener's whole application."""
+
+    async def index(request: Request) -> Response:
+        return FileResponse(WEB / "index.html")
+
+    async def healthz(request: Request) -> Response:
+        ok = serving()
+        return JSONResponse(
+            {"status": "SERVING" if ok else "NOT_SERVING"},
+            status_code=200 if ok else 503,
+        )
+
+    site = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/game/{game_id}", index),
+            Route("/healthz", healthz),
+            *extra_routes,
+            Mount("/static", StaticFiles(directory=WEB), name="static"),
+        ]
+    )
+    app: ASGIApp = Router(rpc, site)
+    if cors_origins:
+        app = CORSMiddleware(
+            app,
+            allow_origins=list(cors_origins),
+            allow_methods=["GET", "POST", "OPTIONS"],
+            allow_headers=list(ALLOWED_HEADERS),
+            expose_headers=list(EXPOSED_HEADERS),
+            max_age=600,
+        )
+    return app
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` (0: a free port); OSError when the
+    port is taken."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit it: without it a response written in two
+    # parts (headers, body) waits for the client's delayed ACK, ~40 ms a call.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if family == socket.AF_INET6:
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    try:
+        sock.bind((host.strip("[]"), port))
+    except OSError:
+        sock.close()
+        raise
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+class HttpListener:
+    """uvicorn serving ``app`` on a bound socket, on the running loop."""
+
+    def __init__(self, app: ASGIApp, sock: socket.socket) -> None:
+        self.sock = sock
+        self.port: int = sock.getsockname()[1]
+        config = uvicorn.Config(
+            app,
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            server_header=False,
+            ws="none",
+            timeout_graceful_shutdown=5,
+        )
+        self.server = uvicorn.Server(config)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self.server.serve(sockets=[self.sock]))
+        while not self.server.started:
+            if self._task.done():
+                self._task.result()  # raises what stopped it
+            await asyncio.sleep(0.005)
+
+    async def stop(self) -> None:
+        self.server.should_exit = True
+        if self._task is not None:
+            await self._task
+        self.sock.close()
