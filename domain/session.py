@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic
 from domain import codec
 from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
+from domain.frozen import replace
 from domain.rules import GameConfig, GameRules, Outcome, S, Viewer
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
@@ -132,15 +133,6 @@ class SessionState(Generic[S]):
     @property
     def free_seats(self) -> tuple[int, ...]:
         return tuple(i for i, s in enumerate(self.seats) if s is None)
-
-
-def _replace(state: SessionState[S], **changes: Any) -> SessionState[S]:
-    """``dataclasses.replace`` without re-running ``__init__`` (folding calls
-    it for every event of every game, so it is worth being quick)."""
-    new = object.__new__(type(state))
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
 
 
 class Session(Generic[S]):
@@ -291,7 +283,6 @@ class Session(Generic[S]):
                 version=1,
             )
         version = state.version + 1
-        replace = _replace
         if type(event) in self._game_events:
             game = self.rules.evolve(state.game, event)
             return replace(state, game=game, version=version)
@@ -379,7 +370,7 @@ class Session(Generic[S]):
             raise NotYourSeat("NOT_YOUR_SEAT", f"Seat {seat} does not exist.")
         rules = self.rules
         events, game = rules.decide_and_evolve(state.game, seat, command, rng)
-        after = _replace(state, game=game, version=state.version + len(events))
+        after = replace(state, game=game, version=state.version + len(events))
         if rules.is_terminal(game):
             outcome = rules.outcome(game)
             finished = GameFinished(outcome.winners, outcome.result)

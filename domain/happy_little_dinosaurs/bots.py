@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.chance import Rng
-from domain.happy_little_dinosaurs.cards import (
+from domain.happy_little_dinosaurs.content import (
     Card,
     DisasterType,
     Effect,
     InstantEffect,
     Kind,
     catalogue,
+    eliminates,
 )
 from domain.happy_little_dinosaurs.model import (
     AddPointCardValue,
@@ -54,7 +55,6 @@ from domain.happy_little_dinosaurs.model import (
     TakeDisaster,
     View,
 )
-from domain.happy_little_dinosaurs.rules import eliminates
 
 _INSTANT_WORTH = {
     InstantEffect.REDIRECT: 14,

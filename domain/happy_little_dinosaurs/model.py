@@ -2,7 +2,7 @@
 events and views, all frozen dataclasses mirrored by the game's protos.
 
 Cards are named by id (``pet_rock_1``); their values and effects are in the
-catalogue (:mod:`domain.happy_little_dinosaurs.cards`).
+catalogue (:mod:`domain.happy_little_dinosaurs.content`).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from domain.happy_little_dinosaurs.cards import Dinosaur
+from domain.happy_little_dinosaurs.content import Dinosaur
 
 
 class Phase(enum.Enum):

@@ -36,11 +36,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, TypeVar
+from typing import ClassVar
 
 from domain.chance import Rng
 from domain.errors import InvalidCommand, RuleViolation
-from domain.happy_little_dinosaurs.cards import (
+from domain.frozen import replace, without, without_any
+from domain.happy_little_dinosaurs.content import (
     Card,
     Catalogue,
     Dinosaur,
@@ -50,6 +51,7 @@ from domain.happy_little_dinosaurs.cards import (
     Kind,
     Timing,
     catalogue,
+    eliminates,
 )
 from domain.happy_little_dinosaurs.model import (
     COMMAND_TYPES,
@@ -133,40 +135,12 @@ DEFAULT_DINOSAURS = (
 _MAX_STEPS = 10_000
 
 
-T = TypeVar("T")
-
-
-def _replace(obj: T, **changes: Any) -> T:
-    """``dataclasses.replace`` without re-running ``__init__``: the state is
-    replaced on every event, and the generic version dominated the run time.
-    Only for this game's frozen dataclasses, which have no ``__post_init__``."""
-    new = object.__new__(type(obj))
-    fields = dict(obj.__dict__)
-    fields.update(changes)
-    new.__dict__.update(fields)
-    return new
-
-
-def _without(cards: tuple[str, ...], removed: Iterable[str]) -> tuple[str, ...]:
-    gone = set(removed)
-    return tuple(c for c in cards if c not in gone)
-
-
 def _invert(scores: dict[int, int]) -> dict[int, int]:
     """Swap the highest and lowest scores; every tied player moves."""
     if not scores:
         return scores
     high, low = max(scores.values()), min(scores.values())
     return {s: low if v == high else high if v == low else v for s, v in scores.items()}
-
-
-def eliminates(types: Iterable[DisasterType]) -> bool:
-    """Three of one type or three different types, Meteors wild."""
-    kinds = list(types)
-    meteors = kinds.count(DisasterType.METEOR)
-    others = [t for t in kinds if t is not DisasterType.METEOR]
-    most = max((others.count(t) for t in set(others)), default=0)
-    return most + meteors >= 3 or len(set(others)) + meteors >= 3
 
 
 class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
@@ -665,7 +639,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                     )
                 return [
                     TopCardKept(
-                        seat=seat, kept=card, discarded=_without(state.peeked, [card])
+                        seat=seat,
+                        kept=card,
+                        discarded=without(state.peeked, card),
                     )
                 ]
             case SwapPlayedCards(first=first, second=second):
@@ -871,7 +847,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         if state.scenario is not None and used < len(state.scenario.reshuffles):
             pile = set(discard)
             fixed = tuple(c for c in state.scenario.reshuffles[used].cards if c in pile)
-        return (*fixed, *rng.shuffled(_without(discard, fixed)))
+        return (*fixed, *rng.shuffled(without_any(discard, fixed)))
 
     def _next_effect(self, state: State) -> list[Event]:
         """Open the window of the next Point card effect, or tally the scores."""
@@ -969,7 +945,6 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     # -- evolving -----------------------------------------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
-        replace = _replace
         match event:
             case GameSetUp(
                 dinosaurs=dinosaurs, main_deck=main, disaster_deck=disasters
@@ -1015,9 +990,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 return self._discard(state, seat, cards)
             case PointCardCommitted(seat=seat, card=card):
                 assert card is not None
-                state = self._hand(
-                    state, seat, _without(state.players[seat].hand, [card])
-                )
+                state = self._hand(state, seat, without(state.players[seat].hand, card))
                 return replace(state, committed={**state.committed, seat: card})
             case PointCardsRevealed(cards=cards):
                 return replace(
@@ -1039,7 +1012,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 assert card is not None and state.effect is not None
                 effect = state.effect
                 state = self._hand(
-                    state, target, _without(state.players[target].hand, [card])
+                    state, target, without(state.players[target].hand, card)
                 )
                 state = self._hand(state, seat, (*state.players[seat].hand, card))
                 return self._effect_done(state, effect)
@@ -1153,21 +1126,21 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     def _player(self, state: State, seat: int, player: Player) -> State:
         players = list(state.players)
         players[seat] = player
-        return _replace(state, players=tuple(players))
+        return replace(state, players=tuple(players))
 
     def _hand(self, state: State, seat: int, hand: tuple[str, ...]) -> State:
-        return self._player(state, seat, _replace(state.players[seat], hand=hand))
+        return self._player(state, seat, replace(state.players[seat], hand=hand))
 
     def _discard(self, state: State, seat: int, cards: tuple[str, ...]) -> State:
-        state = self._hand(state, seat, _without(state.players[seat].hand, cards))
-        return _replace(state, discard=state.discard + cards)
+        state = self._hand(state, seat, without_any(state.players[seat].hand, cards))
+        return replace(state, discard=state.discard + cards)
 
     def _to_table(self, state: State, seat: int, card: str) -> State:
-        state = self._hand(state, seat, _without(state.players[seat].hand, [card]))
-        return _replace(state, table=(*state.table, card))
+        state = self._hand(state, seat, without(state.players[seat].hand, card))
+        return replace(state, table=(*state.table, card))
 
     def _effect_done(self, state: State, card: str) -> State:
-        return _replace(
+        return replace(
             state,
             effects_done=(*state.effects_done, card),
             effect=None,
@@ -1179,17 +1152,15 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         """Move dinosaurs along the Escape Route; reaching 50 ends the game."""
         players = list(state.players)
         for seat, spaces in moves.items():
-            players[seat] = _replace(
-                players[seat], escape=players[seat].escape + spaces
-            )
-        state = _replace(state, players=tuple(players))
+            players[seat] = replace(players[seat], escape=players[seat].escape + spaces)
+        state = replace(state, players=tuple(players))
         arrived = [
             s for s in self.living(state) if state.players[s].escape >= WINNING_ESCAPE
         ]
         if not arrived:
-            return _replace(state, phase=then)
+            return replace(state, phase=then)
         best = max(state.players[s].escape for s in arrived)
-        return _replace(
+        return replace(
             state,
             phase=Phase.OVER,
             winners=tuple(s for s in arrived if state.players[s].escape == best),
@@ -1262,7 +1233,6 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         )
 
     def redact(self, event: Event, viewer: Viewer) -> Event:
-        replace = _replace
         match event:
             case GameSetUp() if not viewer.sees_everything:
                 return replace(event, main_deck=(), disaster_deck=())

@@ -6,8 +6,8 @@ import pytest
 
 from domain.chance import Rng
 from domain.cubosaurs import RULES
-from domain.cubosaurs.catalogue import CARD_COUNT, Kind
-from domain.cubosaurs.rules import (
+from domain.cubosaurs.content import CARD_COUNT, Kind, score_round
+from domain.cubosaurs.model import (
     CardDrawn,
     CardList,
     CubosaursState,
@@ -24,7 +24,6 @@ from domain.cubosaurs.rules import (
     TakePacket,
     TurnEnded,
 )
-from domain.cubosaurs.scoring import score_round
 from domain.errors import InvalidCommand, RuleViolation
 from domain.rules import GameConfig, Viewer
 from domain.session import Session

@@ -10,7 +10,6 @@ from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
 from domain.escaping_extinction import RULES
 from domain.escaping_extinction.content import CONTENT, MeteorHazard
-from domain.escaping_extinction.game import meteor_shuffle
 from domain.escaping_extinction.model import (
     ActionKind,
     ActionTaken,
@@ -40,6 +39,7 @@ from domain.escaping_extinction.model import (
     TurnEnded,
     WorldSetUp,
 )
+from domain.escaping_extinction.rules import meteor_shuffle
 from domain.rules import GameConfig
 from domain.session import GameFinished
 from tests.gamekit import new_game, when

@@ -8,7 +8,7 @@ import pytest
 
 from domain.errors import RuleViolation
 from domain.happy_little_dinosaurs import RULES
-from domain.happy_little_dinosaurs.cards import Dinosaur
+from domain.happy_little_dinosaurs.content import Dinosaur
 from domain.happy_little_dinosaurs.model import (
     BottomReason,
     CardsDrawn,

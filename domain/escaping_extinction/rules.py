@@ -36,7 +36,7 @@ last ``evolve``, the pure fold.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
@@ -130,6 +130,7 @@ from domain.escaping_extinction.model import (
     VineSpent,
     WorldSetUp,
 )
+from domain.frozen import replace, without
 from domain.rules import GameConfig, GameRules, Outcome, Viewer
 
 DINOS: tuple[Dino, ...] = tuple(Dino)
@@ -1185,29 +1186,18 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
 
 # -- evolve: the pure fold -----------------------------------------------------
 
-_T = TypeVar("_T")
-
-
-def _replace(obj: _T, **changes: Any) -> _T:
-    """``dataclasses.replace`` without re-running ``__init__`` (the fold is the
-    hot path of replay; these dataclasses have no ``__post_init__``)."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
-    return new
-
 
 def _with_dino(state: State, dino: Dino, **changes: Any) -> State:
     i = _TURN_INDEX[dino]
     dinos = list(state.dinos)
-    dinos[i] = _replace(dinos[i], **changes)
-    return _replace(state, dinos=tuple(dinos))
+    dinos[i] = replace(dinos[i], **changes)
+    return replace(state, dinos=tuple(dinos))
 
 
 def _with_place(state: State, position: int, **changes: Any) -> State:
     places = list(state.places)
-    places[position] = _replace(places[position], **changes)
-    return _replace(state, places=tuple(places))
+    places[position] = replace(places[position], **changes)
+    return replace(state, places=tuple(places))
 
 
 def _add(state: State, dino: Dino, resource: Resource, n: int) -> State:
@@ -1215,26 +1205,21 @@ def _add(state: State, dino: Dino, resource: Resource, n: int) -> State:
     field = _RESOURCE_FIELD[resource]
     d = dino_of(state, dino)
     state = _with_dino(state, dino, **{field: getattr(d, field) + n})
-    supply = _replace(state.supply, **{field: getattr(state.supply, field) - n})
-    return _replace(state, supply=supply)
+    supply = replace(state.supply, **{field: getattr(state.supply, field) - n})
+    return replace(state, supply=supply)
 
 
 def _supply_add(state: State, resource: Resource, n: int) -> State:
     field = _RESOURCE_FIELD[resource]
-    supply = _replace(state.supply, **{field: getattr(state.supply, field) + n})
-    return _replace(state, supply=supply)
-
-
-def _remove(items: tuple[str, ...], item: str) -> tuple[str, ...]:
-    i = items.index(item)
-    return items[:i] + items[i + 1 :]
+    supply = replace(state.supply, **{field: getattr(state.supply, field) + n})
+    return replace(state, supply=supply)
 
 
 def evolve(state: State, event: Event) -> State:
     """The state after ``event``."""
     state = _apply(state, event)
     if not state.result and _escaped(state):
-        state = _replace(state, result=ESCAPED)
+        state = replace(state, result=ESCAPED)
     return state
 
 
@@ -1248,7 +1233,7 @@ def _escaped(state: State) -> bool:
 
 def _apply(state: State, event: Event) -> State:
     # A turn's everyday events come first: the match tries cases in order.
-    r = _replace
+    r = replace
     match event:
         case TurnBegan(dino, round_):
             return r(
@@ -1276,7 +1261,7 @@ def _apply(state: State, event: Event) -> State:
                 state = _supply_add(state, resource, -1)
             return state
         case ExplorationCardDrawn(_, card):
-            return r(state, exploration_deck=_remove(state.exploration_deck, card))
+            return r(state, exploration_deck=without(state.exploration_deck, card))
         case ExplorationCardDiscarded(card):
             return r(state, exploration_discard=(*state.exploration_discard, card))
         case ItemGiven(dino, recipient, item):
@@ -1297,7 +1282,7 @@ def _apply(state: State, event: Event) -> State:
         case MeteorCardDrawn(card):
             return r(
                 state,
-                meteor_deck=_remove(state.meteor_deck, card),
+                meteor_deck=without(state.meteor_deck, card),
                 meteor_drawn=(*state.meteor_drawn, card),
             )
         case MeteorMoved(_, destination):
@@ -1327,7 +1312,7 @@ def _apply(state: State, event: Event) -> State:
         case RocketDocketCardRevealed(card):
             return r(
                 state,
-                docket_deck=_remove(state.docket_deck, card),
+                docket_deck=without(state.docket_deck, card),
                 docket_open=(*state.docket_open, card),
             )
         case DieRolled():
@@ -1377,7 +1362,7 @@ def _apply(state: State, event: Event) -> State:
             return _with_dino(state, dino, held_cards=(*held, card))
         case ExplorationCardPlayed(dino, card, _):
             held = dino_of(state, dino).held_cards
-            state = _with_dino(state, dino, held_cards=_remove(held, card))
+            state = _with_dino(state, dino, held_cards=without(held, card))
             return r(state, exploration_discard=(*state.exploration_discard, card))
         case ExplorationDeckReshuffled(order):
             return r(
@@ -1421,7 +1406,7 @@ def _apply(state: State, event: Event) -> State:
             return r(
                 state,
                 supply=supply,
-                docket_open=_remove(state.docket_open, card),
+                docket_open=without(state.docket_open, card),
                 docket_done=(*state.docket_done, card),
             )
         case RocketDocketClosed(cards):
@@ -1432,7 +1417,7 @@ def _apply(state: State, event: Event) -> State:
             )
         case CardGiven(dino, recipient, card):
             state = _with_dino(
-                state, dino, held_cards=_remove(dino_of(state, dino).held_cards, card)
+                state, dino, held_cards=without(dino_of(state, dino).held_cards, card)
             )
             held = dino_of(state, recipient).held_cards
             return _with_dino(state, recipient, held_cards=(*held, card))
