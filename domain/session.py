@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic
 
@@ -18,9 +18,7 @@ from domain import codec
 from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
 from domain.frozen import replace
-from domain.rules import GameConfig, GameRules, Outcome, S, Viewer
-
-Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+from domain.rules import GameConfig, GameRules, Outcome, S, Upcaster, Viewer
 
 
 def event_schema_version(cls: type) -> int:
@@ -150,7 +148,7 @@ class Session(Generic[S]):
         }
         self._upcasters: dict[tuple[str, int], Upcaster] = {
             **LIFECYCLE_UPCASTERS,
-            **getattr(rules, "upcasters", {}),
+            **rules.upcasters,
         }
 
     # -- creating -----------------------------------------------------------

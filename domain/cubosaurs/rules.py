@@ -39,10 +39,11 @@ turn, drawing, scoring a round), evolve, the end, and the views.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
 from domain.chance import Rng
+from domain.cubosaurs.bots import heuristic_bot
 from domain.cubosaurs.content import (
     CARD_COUNT,
     CARDS,
@@ -85,7 +86,7 @@ from domain.cubosaurs.model import (
 )
 from domain.errors import InvalidCommand, RuleViolation
 from domain.frozen import replace, without
-from domain.rules import GameConfig, GameRules, Outcome, Viewer
+from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 
 CARDS_PER_PLAYER = 10  # cards per player in a round's pool
 STARTING_CARDS = 4  # face-up cards that start each collection
@@ -160,6 +161,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         RoundScored,
         GameScored,
     )
+    bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
 
     # -- set-up -------------------------------------------------------------
 

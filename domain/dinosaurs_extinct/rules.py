@@ -33,9 +33,11 @@ Dino to enter the 21st Century wins.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from domain.chance import Rng, Script
+from domain.dinosaurs_extinct.bots import heuristic_bot
 from domain.dinosaurs_extinct.content import Content, Space, load
 from domain.dinosaurs_extinct.model import (
     EVENT_TYPES,
@@ -72,7 +74,7 @@ from domain.dinosaurs_extinct.model import (
 )
 from domain.errors import InvalidCommand, RuleViolation
 from domain.frozen import replace
-from domain.rules import GameConfig, GameRules, Outcome, Viewer
+from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 
 RESULT_REACHED_21ST_CENTURY = "reached_21st_century"
 
@@ -99,6 +101,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     command_types: ClassVar[tuple[type, ...]] = (RollDie, SwitchWith)
     character_events: ClassVar[frozenset[type] | None] = frozenset()  # by seat
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
+    bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
 
     def __init__(self) -> None:
         self.content = load()

@@ -35,11 +35,12 @@ last ``evolve``, the pure fold.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
+from domain.escaping_extinction.bots import heuristic_bot
 from domain.escaping_extinction.content import (
     CONTENT,
     CardEffect,
@@ -131,7 +132,7 @@ from domain.escaping_extinction.model import (
     WorldSetUp,
 )
 from domain.frozen import replace, without
-from domain.rules import GameConfig, GameRules, Outcome, Viewer
+from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 
 DINOS: tuple[Dino, ...] = tuple(Dino)
 _TURN_INDEX = {d: i for i, d in enumerate(DINOS)}
@@ -337,6 +338,8 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
     character_events: ClassVar[frozenset[type] | None] = frozenset()  # set up front
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
+    bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    cooperative: ClassVar[bool] = True
 
     # -- configuration and set-up -------------------------------------------
 

@@ -35,12 +35,13 @@ so who is asked to act never tells anyone what a hand holds.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import ClassVar
 
 from domain.chance import Rng
 from domain.errors import InvalidCommand, RuleViolation
 from domain.frozen import replace, without, without_any
+from domain.happy_little_dinosaurs.bots import heuristic_bot
 from domain.happy_little_dinosaurs.content import (
     Card,
     Catalogue,
@@ -121,7 +122,7 @@ from domain.happy_little_dinosaurs.model import (
     TopCardsLookedAt,
     View,
 )
-from domain.rules import GameConfig, GameRules, Outcome, Viewer
+from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 
 HAND_SIZE = 5
 WINNING_ESCAPE = 50
@@ -158,6 +159,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
     character_events: ClassVar[frozenset[type] | None] = frozenset({GameSetUp})
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
+    bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
 
     @property
     def cards(self) -> Catalogue:
