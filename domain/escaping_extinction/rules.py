@@ -35,7 +35,7 @@ last ``evolve``, the pure fold.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from domain.chance import Rng
@@ -320,6 +320,262 @@ def meteor_shuffle(rng: Rng) -> tuple[str, ...]:
     return tuple(deck)
 
 
+# -- checking a command: one check per command ------------------------------------
+#
+# ``_check`` (in the rules class) settles the seat, the turn and a pending
+# decision; then :func:`_check_rule` asks what every action shares (a named
+# card exists, the Dino is not Injured, an action is left) and the one check
+# of the command's type, from ``_RULE_CHECKS``. Each raises the reason the
+# command is refused now, or returns.
+
+
+def _check_rule(state: State, command: Command) -> None:
+    """The rule-specific half of the checks (turn and seat already fine)."""
+    d = dino_of(state, command.dino)
+    if isinstance(command, _NAMING_CARDS):
+        catalogue: Collection[str] = (
+            CONTENT.docket
+            if isinstance(command, CollectRocketPart)
+            else CONTENT.exploration
+        )
+        if command.card not in catalogue:
+            raise InvalidCommand("UNKNOWN_CARD", f"There is no card {command.card!r}.")
+    if isinstance(command, _NOT_WHILE_INJURED) and d.health == 0:
+        raise RuleViolation(
+            "DINO_INJURED", f"{_name(d.dino)} is Injured and cannot act."
+        )
+    if isinstance(command, _ACTIONS) and state.actions_left <= 0:
+        raise RuleViolation("NO_ACTIONS_LEFT", "This turn has no action left.")
+    check = _RULE_CHECKS.get(type(command))
+    if check is not None:
+        check(state, d, command)
+
+
+def _check_travel(state: State, d: DinoState, command: Travel) -> None:
+    destination = command.destination
+    if not 0 <= destination < CONTENT.positions:
+        raise InvalidCommand(
+            "POSITION_OUT_OF_RANGE", f"There is no position {destination}."
+        )
+    in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
+    if command.mode is TravelMode.CAVE:
+        _check_cave_travel(state, d, destination)
+    else:
+        if destination not in CONTENT.neighbours[d.position]:
+            raise RuleViolation(
+                "NOT_ADJACENT", f"Position {destination} is not adjacent."
+            )
+        if command.mode is TravelMode.PUSH and not in_tarpit:
+            raise RuleViolation(
+                "NOT_IN_TARPIT", "Only a Dino in the Tarpit pushes out."
+            )
+    cost = _travel_cost(command.mode, in_tarpit)
+    if d.food < cost:
+        raise RuleViolation(
+            "NOT_ENOUGH_FOOD", f"{_name(d.dino)} needs {cost} Food to travel."
+        )
+
+
+def _check_cave_travel(state: State, d: DinoState, destination: int) -> None:
+    here = caves(state)
+    if d.position not in here:
+        raise RuleViolation("NO_SECRET_CAVE", "There is no Secret Cave here.")
+    if destination == d.position or destination not in here:
+        raise RuleViolation(
+            "NOT_THE_OTHER_CAVE", "The Secret Cave leads to the other Cave only."
+        )
+
+
+def _check_explore(state: State, d: DinoState, command: Explore) -> None:
+    here = terrain_at(state, d.position)
+    if here is Terrain.OASIS:
+        raise RuleViolation("CANNOT_EXPLORE_OASIS", "The Oasis cannot be Explored.")
+    if here is Terrain.VOLCANO:
+        raise RuleViolation("CANNOT_EXPLORE_VOLCANO", "The Volcano cannot be Explored.")
+    if command.gamble and d.dino is not Dino.LONG_NECK:
+        raise RuleViolation("NOT_LONG_NECK", "Only Long Neck rolls double or nothing.")
+    if command.gamble and not state.places[d.position].token:
+        raise RuleViolation(
+            "NO_RESOURCE_TO_GAMBLE", "There is no resource here to roll for."
+        )
+
+
+def _check_resupply(state: State, d: DinoState, command: Resupply) -> None:
+    if d.position != OASIS:
+        raise RuleViolation("NOT_ON_OASIS", "Resupply only on the Oasis.")
+    refill = food_room(d) > 0 and state.supply.food > 0
+    if not (refill or d.wood or d.rocket_part):
+        raise RuleViolation(
+            "NOTHING_TO_RESUPPLY",
+            f"{_name(d.dino)} has no Food to refill and nothing to unload.",
+        )
+
+
+def _check_collect(state: State, d: DinoState, command: CollectRocketPart) -> None:
+    card = command.card
+    if card not in state.docket_open:
+        raise RuleViolation(
+            "CARD_NOT_FACE_UP", f"{card} is not a face-up Rocket Docket card."
+        )
+    docket = CONTENT.docket[card]
+    if d.rocket_part:
+        raise RuleViolation(
+            "ALREADY_HOLDS_ROCKET_PART",
+            f"{_name(d.dino)} already carries a Rocket Part.",
+        )
+    if state.places[d.position].tile != docket.tile:
+        raise RuleViolation(
+            "NOT_ON_THAT_TILE",
+            f"{docket.name} is found on {CONTENT.tile(docket.tile).name}.",
+        )
+    if d.food < docket.food or d.wood < docket.wood or d.vines < docket.vines:
+        raise RuleViolation(
+            "CANNOT_PAY", f"{_name(d.dino)} cannot pay what {docket.name} asks."
+        )
+
+
+def _check_heal_teammates(state: State, d: DinoState, command: HealTeammates) -> None:
+    if d.dino is not Dino.SARA:
+        raise RuleViolation("NOT_SARA", "Only Sara can heal her teammates.")
+    if not any(
+        o.position == d.position and o.health < max_health(o.dino) for o in state.dinos
+    ):
+        raise RuleViolation("NOBODY_TO_HEAL", "Nobody here needs healing.")
+
+
+def _check_heal_with_vines(state: State, d: DinoState, command: HealWithVines) -> None:
+    target = command.target
+    if d.vines == 0:
+        raise RuleViolation("NO_VINES", f"{_name(d.dino)} has no Vines.")
+    if d.health == 0 and target is not d.dino:
+        raise RuleViolation(
+            "INJURED_HEALS_ONLY_ITSELF", "An Injured Dino can only heal itself."
+        )
+    _check_hurt_beside(state, d, target)
+
+
+def _check_hurt_beside(state: State, d: DinoState, target: Dino) -> None:
+    """``target`` stands on ``d``'s tile and is not at full Health."""
+    t = dino_of(state, target)
+    if t.position != d.position:
+        raise RuleViolation("NOT_ON_YOUR_TILE", f"{_name(target)} is not on this tile.")
+    if t.health >= max_health(target):
+        raise RuleViolation("FULL_HEALTH", f"{_name(target)} is at full Health.")
+
+
+def _check_give_item(state: State, d: DinoState, command: GiveItem) -> None:
+    giver, recipient, item = command.dino, command.recipient, command.item
+    g, rec = _check_trade(state, giver, recipient)
+    if item is Item.ROCKET_PART:
+        has, room = g.rocket_part, not rec.rocket_part
+    elif item is Item.FOOD:
+        has, room = g.food > 0, food_room(rec) > 0
+    else:
+        has, room = holds(g, Resource[item.name]) > 0, satchel_room(rec) > 0
+    if not has:
+        raise RuleViolation("NOTHING_TO_GIVE", f"{_name(giver)} has no {item.value}.")
+    if not room:
+        raise RuleViolation(
+            "NO_ROOM", f"{_name(recipient)} has no room for {item.value}."
+        )
+
+
+def _check_give_card(state: State, d: DinoState, command: GiveCard) -> None:
+    g, _ = _check_trade(state, command.dino, command.recipient)
+    if command.card not in g.held_cards:
+        raise RuleViolation(
+            "CARD_NOT_HELD", f"{_name(command.dino)} does not hold {command.card}."
+        )
+
+
+def _check_trade(
+    state: State, giver: Dino, recipient: Dino
+) -> tuple[DinoState, DinoState]:
+    if giver is recipient:
+        raise InvalidCommand("SAME_DINO", "A Dino cannot trade with itself.")
+    cur = current_dino(state).dino
+    if cur not in (giver, recipient):
+        raise RuleViolation(
+            "NOT_PART_OF_TRADE",
+            f"Trades on {_name(cur)}'s turn involve {_name(cur)}.",
+        )
+    g, rec = dino_of(state, giver), dino_of(state, recipient)
+    if g.position != rec.position:
+        raise RuleViolation(
+            "NOT_ON_YOUR_TILE", "Only Dinos on the same tile can trade."
+        )
+    if g.health == 0 and rec.health == 0:
+        raise RuleViolation("BOTH_INJURED", "Two Injured Dinos cannot trade.")
+    return g, rec
+
+
+def _check_play_card(state: State, d: DinoState, command: PlayCard) -> None:
+    card, target = command.card, command.target
+    if card not in d.held_cards:
+        raise RuleViolation("CARD_NOT_HELD", f"{_name(d.dino)} does not hold {card}.")
+    effect = CONTENT.exploration[card].effect
+    if effect is CardEffect.HEALING_HERBS:
+        _check_hurt_beside(state, d, target)
+    elif target is not d.dino:
+        raise InvalidCommand(
+            "TARGET_NOT_ALLOWED", "Only Healing Herbs targets another Dino."
+        )
+    if effect is CardEffect.TRAIL_MIX and not (
+        food_room(d) > 0 and state.supply.food > 0
+    ):
+        raise RuleViolation("NO_ROOM", f"{_name(d.dino)} has no room for Food.")
+
+
+def _check_make_room(state: State, d: DinoState, command: MakeRoom) -> None:
+    if command.discard is Resource.FOOD:
+        raise InvalidCommand(
+            "NOT_IN_SATCHEL", "Only Wood and Vines are in the Satchel."
+        )
+    if holds(d, command.discard) == 0:
+        raise RuleViolation(
+            "NOTHING_TO_DISCARD", f"{_name(d.dino)} has no {command.discard.value}."
+        )
+
+
+def _check_place_cave(state: State, d: DinoState, command: PlaceSecretCave) -> None:
+    position = command.position
+    if not 0 <= position < CONTENT.positions:
+        raise InvalidCommand(
+            "POSITION_OUT_OF_RANGE", f"There is no position {position}."
+        )
+    if position == OASIS:
+        raise RuleViolation(
+            "CAVE_NOT_ON_OASIS", "A Secret Cave cannot go on the Oasis."
+        )
+    if position == d.position:
+        raise RuleViolation(
+            "SAME_TILE", "The two Secret Caves need two different tiles."
+        )
+
+
+def _check_leave_caves(state: State, d: DinoState, command: LeaveSecretCaves) -> None:
+    if not caves(state):
+        raise RuleViolation("NO_CAVES_TO_LEAVE", "The Secret Caves are not placed yet.")
+
+
+#: The check of each command type (those without one, LeaveResource,
+#: KeepCard, RedrawCard and EndTurn, have nothing to check beyond the turn).
+_RULE_CHECKS: dict[type, Callable[[State, DinoState, Any], None]] = {
+    Travel: _check_travel,
+    Explore: _check_explore,
+    Resupply: _check_resupply,
+    CollectRocketPart: _check_collect,
+    HealTeammates: _check_heal_teammates,
+    HealWithVines: _check_heal_with_vines,
+    GiveItem: _check_give_item,
+    GiveCard: _check_give_card,
+    PlayCard: _check_play_card,
+    MakeRoom: _check_make_room,
+    PlaceSecretCave: _check_place_cave,
+    LeaveSecretCaves: _check_leave_caves,
+}
+
+
 # -- the rules -------------------------------------------------------------------
 
 
@@ -444,7 +700,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         legal: list[Command] = []
         for command in self._candidates(state):
             try:
-                self._check_rule(state, command)
+                _check_rule(state, command)
             except (RuleViolation, InvalidCommand):
                 continue
             legal.append(command)
@@ -549,238 +805,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                 )
         elif isinstance(command, _ALL_DECISIONS):
             raise RuleViolation("NO_DECISION_PENDING", "There is nothing to decide.")
-        self._check_rule(state, command)
-
-    def _check_rule(self, state: State, command: Command) -> None:
-        """The rule-specific half of :meth:`_check` (turn and seat already fine)."""
-        d = dino_of(state, command.dino)
-        if isinstance(command, _NAMING_CARDS):
-            catalogue: Collection[str] = (
-                CONTENT.docket
-                if isinstance(command, CollectRocketPart)
-                else CONTENT.exploration
-            )
-            if command.card not in catalogue:
-                raise InvalidCommand(
-                    "UNKNOWN_CARD", f"There is no card {command.card!r}."
-                )
-        if isinstance(command, _NOT_WHILE_INJURED) and d.health == 0:
-            raise RuleViolation(
-                "DINO_INJURED", f"{_name(d.dino)} is Injured and cannot act."
-            )
-        if isinstance(command, _ACTIONS) and state.actions_left <= 0:
-            raise RuleViolation("NO_ACTIONS_LEFT", "This turn has no action left.")
-        match command:
-            case Travel():
-                self._check_travel(state, d, command)
-            case Explore(gamble=gamble):
-                here = terrain_at(state, d.position)
-                if here is Terrain.OASIS:
-                    raise RuleViolation(
-                        "CANNOT_EXPLORE_OASIS", "The Oasis cannot be Explored."
-                    )
-                if here is Terrain.VOLCANO:
-                    raise RuleViolation(
-                        "CANNOT_EXPLORE_VOLCANO", "The Volcano cannot be Explored."
-                    )
-                if gamble and d.dino is not Dino.LONG_NECK:
-                    raise RuleViolation(
-                        "NOT_LONG_NECK", "Only Long Neck rolls double or nothing."
-                    )
-                if gamble and not state.places[d.position].token:
-                    raise RuleViolation(
-                        "NO_RESOURCE_TO_GAMBLE",
-                        "There is no resource here to roll for.",
-                    )
-            case Resupply():
-                if d.position != OASIS:
-                    raise RuleViolation("NOT_ON_OASIS", "Resupply only on the Oasis.")
-                refill = food_room(d) > 0 and state.supply.food > 0
-                if not (refill or d.wood or d.rocket_part):
-                    raise RuleViolation(
-                        "NOTHING_TO_RESUPPLY",
-                        f"{_name(d.dino)} has no Food to refill and nothing to unload.",
-                    )
-            case CollectRocketPart(card=card):
-                if card not in state.docket_open:
-                    raise RuleViolation(
-                        "CARD_NOT_FACE_UP",
-                        f"{card} is not a face-up Rocket Docket card.",
-                    )
-                docket = CONTENT.docket[card]
-                if d.rocket_part:
-                    raise RuleViolation(
-                        "ALREADY_HOLDS_ROCKET_PART",
-                        f"{_name(d.dino)} already carries a Rocket Part.",
-                    )
-                if state.places[d.position].tile != docket.tile:
-                    raise RuleViolation(
-                        "NOT_ON_THAT_TILE",
-                        f"{docket.name} is found on {CONTENT.tile(docket.tile).name}.",
-                    )
-                if (
-                    d.food < docket.food
-                    or d.wood < docket.wood
-                    or d.vines < docket.vines
-                ):
-                    raise RuleViolation(
-                        "CANNOT_PAY",
-                        f"{_name(d.dino)} cannot pay what {docket.name} asks.",
-                    )
-            case HealTeammates():
-                if d.dino is not Dino.SARA:
-                    raise RuleViolation("NOT_SARA", "Only Sara can heal her teammates.")
-                if not any(
-                    o.position == d.position and o.health < max_health(o.dino)
-                    for o in state.dinos
-                ):
-                    raise RuleViolation("NOBODY_TO_HEAL", "Nobody here needs healing.")
-            case HealWithVines(target=target):
-                t = dino_of(state, target)
-                if d.vines == 0:
-                    raise RuleViolation("NO_VINES", f"{_name(d.dino)} has no Vines.")
-                if d.health == 0 and target is not d.dino:
-                    raise RuleViolation(
-                        "INJURED_HEALS_ONLY_ITSELF",
-                        "An Injured Dino can only heal itself.",
-                    )
-                if t.position != d.position:
-                    raise RuleViolation(
-                        "NOT_ON_YOUR_TILE", f"{_name(target)} is not on this tile."
-                    )
-                if t.health >= max_health(target):
-                    raise RuleViolation(
-                        "FULL_HEALTH", f"{_name(target)} is at full Health."
-                    )
-            case GiveItem(dino=giver, recipient=recipient, item=item):
-                g, rec = self._check_trade(state, giver, recipient)
-                if item is Item.ROCKET_PART:
-                    has, room = g.rocket_part, not rec.rocket_part
-                elif item is Item.FOOD:
-                    has, room = g.food > 0, food_room(rec) > 0
-                else:
-                    res = Resource[item.name]
-                    has, room = holds(g, res) > 0, satchel_room(rec) > 0
-                if not has:
-                    raise RuleViolation(
-                        "NOTHING_TO_GIVE", f"{_name(giver)} has no {item.value}."
-                    )
-                if not room:
-                    raise RuleViolation(
-                        "NO_ROOM", f"{_name(recipient)} has no room for {item.value}."
-                    )
-            case GiveCard(dino=giver, recipient=recipient, card=card):
-                g, _ = self._check_trade(state, giver, recipient)
-                if card not in g.held_cards:
-                    raise RuleViolation(
-                        "CARD_NOT_HELD", f"{_name(giver)} does not hold {card}."
-                    )
-            case PlayCard(card=card, target=target):
-                if card not in d.held_cards:
-                    raise RuleViolation(
-                        "CARD_NOT_HELD", f"{_name(d.dino)} does not hold {card}."
-                    )
-                effect = CONTENT.exploration[card].effect
-                if effect is CardEffect.HEALING_HERBS:
-                    t = dino_of(state, target)
-                    if t.position != d.position:
-                        raise RuleViolation(
-                            "NOT_ON_YOUR_TILE", f"{_name(target)} is not on this tile."
-                        )
-                    if t.health >= max_health(target):
-                        raise RuleViolation(
-                            "FULL_HEALTH", f"{_name(target)} is at full Health."
-                        )
-                elif target is not d.dino:
-                    raise InvalidCommand(
-                        "TARGET_NOT_ALLOWED", "Only Healing Herbs targets another Dino."
-                    )
-                if effect is CardEffect.TRAIL_MIX and not (
-                    food_room(d) > 0 and state.supply.food > 0
-                ):
-                    raise RuleViolation(
-                        "NO_ROOM", f"{_name(d.dino)} has no room for Food."
-                    )
-            case MakeRoom(discard=discard):
-                if discard is Resource.FOOD:
-                    raise InvalidCommand(
-                        "NOT_IN_SATCHEL", "Only Wood and Vines are in the Satchel."
-                    )
-                if holds(d, discard) == 0:
-                    raise RuleViolation(
-                        "NOTHING_TO_DISCARD", f"{_name(d.dino)} has no {discard.value}."
-                    )
-            case PlaceSecretCave(position=position):
-                if not 0 <= position < CONTENT.positions:
-                    raise InvalidCommand(
-                        "POSITION_OUT_OF_RANGE", f"There is no position {position}."
-                    )
-                if position == OASIS:
-                    raise RuleViolation(
-                        "CAVE_NOT_ON_OASIS", "A Secret Cave cannot go on the Oasis."
-                    )
-                if position == d.position:
-                    raise RuleViolation(
-                        "SAME_TILE", "The two Secret Caves need two different tiles."
-                    )
-            case LeaveSecretCaves():
-                if not caves(state):
-                    raise RuleViolation(
-                        "NO_CAVES_TO_LEAVE", "The Secret Caves are not placed yet."
-                    )
-            case LeaveResource() | KeepCard() | RedrawCard() | EndTurn():
-                pass
-
-    def _check_travel(self, state: State, d: DinoState, command: Travel) -> None:
-        destination = command.destination
-        if not 0 <= destination < CONTENT.positions:
-            raise InvalidCommand(
-                "POSITION_OUT_OF_RANGE", f"There is no position {destination}."
-            )
-        in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
-        if command.mode is TravelMode.CAVE:
-            here = caves(state)
-            if d.position not in here:
-                raise RuleViolation("NO_SECRET_CAVE", "There is no Secret Cave here.")
-            if destination == d.position or destination not in here:
-                raise RuleViolation(
-                    "NOT_THE_OTHER_CAVE",
-                    "The Secret Cave leads to the other Cave only.",
-                )
-        else:
-            if destination not in CONTENT.neighbours[d.position]:
-                raise RuleViolation(
-                    "NOT_ADJACENT", f"Position {destination} is not adjacent."
-                )
-            if command.mode is TravelMode.PUSH and not in_tarpit:
-                raise RuleViolation(
-                    "NOT_IN_TARPIT", "Only a Dino in the Tarpit pushes out."
-                )
-        cost = _travel_cost(command.mode, in_tarpit)
-        if d.food < cost:
-            raise RuleViolation(
-                "NOT_ENOUGH_FOOD", f"{_name(d.dino)} needs {cost} Food to travel."
-            )
-
-    def _check_trade(
-        self, state: State, giver: Dino, recipient: Dino
-    ) -> tuple[DinoState, DinoState]:
-        if giver is recipient:
-            raise InvalidCommand("SAME_DINO", "A Dino cannot trade with itself.")
-        cur = current_dino(state).dino
-        if cur not in (giver, recipient):
-            raise RuleViolation(
-                "NOT_PART_OF_TRADE",
-                f"Trades on {_name(cur)}'s turn involve {_name(cur)}.",
-            )
-        g, rec = dino_of(state, giver), dino_of(state, recipient)
-        if g.position != rec.position:
-            raise RuleViolation(
-                "NOT_ON_YOUR_TILE", "Only Dinos on the same tile can trade."
-            )
-        if g.health == 0 and rec.health == 0:
-            raise RuleViolation("BOTH_INJURED", "Two Injured Dinos cannot trade.")
-        return g, rec
+        _check_rule(state, command)
 
     # -- deciding ----------------------------------------------------------------
 
