@@ -22,6 +22,7 @@ API. Its plan, for the Dino whose turn it is:
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Sequence
 
@@ -170,51 +171,98 @@ class _Plan:
             if me.position != 0:
                 return self.go_to({0})
             return self.rescue(self.distances({0}))
-        # Wood a face-up card asks for is carried to it, not unloaded.
-        paying = me.wood > 0 and not me.rocket_part and self.docket_wood() > 0
-        if me.position == 0:
-            command = self.pick(Resupply(me.dino))
-            useful = me.rocket_part or me.food < self.card.energy or me.wood > 0
-            if paying:
-                useful = me.food < 2
-            if command is not None and useful:
+        command = self.resupply() or self.collect()
+        if command is not None:
+            return command
+        if self.must_go_home():
+            return self.go_to({0})
+        for step in (
+            self.rescue_without_part,
+            self.heal_teammates,
+            self.take_resource,
+            self.go_to_targets,
+            self.refill_or_explore,
+        ):
+            command = step()
+            if command is not None:
                 return command
-        for card in view.rocket_docket_open:
+        return None
+
+    @functools.cached_property
+    def paying(self) -> bool:
+        """Wood a face-up card asks for is carried to it, not unloaded."""
+        me = self.me
+        return me.wood > 0 and not me.rocket_part and self.docket_wood() > 0
+
+    @functools.cached_property
+    def home(self) -> dict[int, int]:
+        return self.distances({0})
+
+    def resupply(self) -> Command | None:
+        me = self.me
+        if me.position != 0:
+            return None
+        command = self.pick(Resupply(me.dino))
+        useful = me.rocket_part or me.food < self.card.energy or me.wood > 0
+        if self.paying:
+            useful = me.food < 2
+        return command if useful else None
+
+    def collect(self) -> Command | None:
+        me = self.me
+        for card in self.view.rocket_docket_open:
             command = self.pick(CollectRocketPart(me.dino, card))
             if command is not None and me.health > CONTENT.docket[card].damage:
                 return command
-        home = self.distances({0})
-        if me.position != 0 and (
+        return None
+
+    def must_go_home(self) -> bool:
+        """A part, a load of Wood or a thin Food reserve goes home."""
+        me = self.me
+        return me.position != 0 and (
             me.rocket_part
-            or (not paying and me.wood >= min(3, max(1, self.wood_needed() + me.wood)))
-            or me.food <= home[me.position] + self.tarpit_extra()
-        ):
-            return self.go_to({0})
-        if not me.rocket_part and (command := self.rescue(home)):
-            return command
-        if self.me.dino is Dino.SARA:
-            hurt = any(d.position == me.position and d.health <= 3 for d in view.dinos)
-            if hurt and (command := self.pick(HealTeammates(me.dino))):
-                return command
-        here = view.places[me.position]
+            or (
+                not self.paying
+                and me.wood >= min(3, max(1, self.wood_needed() + me.wood))
+            )
+            or me.food <= self.home[me.position] + self.tarpit_extra()
+        )
+
+    def rescue_without_part(self) -> Command | None:
+        return None if self.me.rocket_part else self.rescue(self.home)
+
+    def heal_teammates(self) -> Command | None:
+        me = self.me
+        if me.dino is not Dino.SARA:
+            return None
+        hurt = any(d.position == me.position and d.health <= 3 for d in self.view.dinos)
+        return self.pick(HealTeammates(me.dino)) if hurt else None
+
+    def take_resource(self) -> Command | None:
+        here = self.view.places[self.me.position]
         if (
             here.token is not None
             and self.has_room(here.token)
             and (here.token is not Resource.WOOD or self.wood_needed() > 0)
         ):
-            command = self.pick(Explore(me.dino))
-            if command is not None:
-                return command
+            return self.pick(Explore(self.me.dino))
+        return None
+
+    def go_to_targets(self) -> Command | None:
         for targets in self.targets():
             if targets and (command := self.go_to(targets)):
                 return command
-        # Nothing in reach: refill at the Oasis, else try an Exploration card.
+        return None
+
+    def refill_or_explore(self) -> Command | None:
+        """Nothing in reach: refill at the Oasis, else try an Exploration card."""
+        me = self.me
         if me.position != 0 and me.food < self.card.energy:
             command = self.go_to({0})
             if command is not None:
                 return command
-        if me.health >= 4 and (command := self.pick(Explore(me.dino))):
-            return command
+        if me.health >= 4:
+            return self.pick(Explore(me.dino))
         return None
 
     def rescue(self, home: dict[int, int]) -> Command | None:
