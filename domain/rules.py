@@ -202,3 +202,50 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
     def characters(self, state: S) -> dict[int, str]:
         """Seat to character (dinosaur, Dino) name, for statistics."""
         return {}
+
+
+class ImplicitDecisions(GameRules[S, C, E, V]):
+    """An older rules version whose events left some decisions unrecorded.
+
+    Its games were stored before those decisions became events of their own
+    (a winner, a launch), when the fold made them. Mixed in front of the
+    current rules class, it keeps such a version alive with the current
+    code: folding, it makes each unrecorded decision again right after the
+    event it followed (:meth:`implied`, by the very rule ``decide`` now
+    records it with); deciding, it leaves those events out, as that version
+    did. So its stored games fold to the state they always had, and their
+    commands, decided again, give their stored events byte for byte.
+    """
+
+    #: The event types this version did not record.
+    unrecorded: ClassVar[tuple[type, ...]]
+
+    @abc.abstractmethod
+    def implied(self, state: S, event: E) -> list[E]:
+        """The unrecorded events that follow ``event``, given ``state`` (the
+        state right after it): what the current rules would decide there."""
+
+    # This class always stands in front of a game's concrete rules class, so
+    # ``super()`` below is that class, never GameRules' abstract methods.
+
+    def evolve(self, state: S, event: E) -> S:
+        state = super().evolve(state, event)  # type: ignore[safe-super]
+        for implied in self.implied(state, event):
+            state = super().evolve(state, implied)  # type: ignore[safe-super]
+        return state
+
+    def start(self, state: S, rng: Rng) -> list[E]:
+        return self._recorded(super().start(state, rng))  # type: ignore[safe-super]
+
+    def decide(self, state: S, seat: int, command: C, rng: Rng) -> list[E]:
+        return self.decide_and_evolve(state, seat, command, rng)[0]
+
+    def decide_and_evolve(
+        self, state: S, seat: int, command: C, rng: Rng
+    ) -> tuple[list[E], S]:
+        events, after = super().decide_and_evolve(state, seat, command, rng)
+        return self._recorded(events), after
+
+    def _recorded(self, events: list[E]) -> list[E]:
+        unrecorded = self.unrecorded
+        return [e for e in events if not isinstance(e, unrecorded)]

@@ -34,6 +34,13 @@ class InvalidArgument(AppError):
     code = grpc.StatusCode.INVALID_ARGUMENT
 
 
+class FailedPrecondition(AppError):
+    """The request is well formed but cannot be served in the present state
+    (a game stored under a rules version no longer shipped, say)."""
+
+    code = grpc.StatusCode.FAILED_PRECONDITION
+
+
 class NotFound(AppError):
     code = grpc.StatusCode.NOT_FOUND
 

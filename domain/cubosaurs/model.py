@@ -19,7 +19,8 @@ from domain.cubosaurs.content import DNA_TOKENS, Card, SeatScore, Tile
 @dataclass(frozen=True)
 class Options:
     """Chosen at creation: the advanced (DNA) mode and the number of rounds
-    (0 for the rulebook's: 3 with 2 players, 2 otherwise)."""
+    (0 for the rulebook's: 2 at every player count; 3 with 2 players is a
+    variant some play, chosen with ``rounds=3``)."""
 
     advanced: bool = False
     rounds: int = 0
@@ -302,7 +303,7 @@ class View:
     discarded: tuple[Card, ...]
     offer: tuple[Tile, ...]
     tiles_in_box: int
-    dna_supply: int
+    dna_supply: int  # DNA tokens in the supply (0 in the basic mode, which has none)
     bought_this_turn: bool
     debts: tuple[Debt, ...]
     deck: tuple[int, ...]

@@ -18,8 +18,9 @@ The game, as its rulebook tells it:
   Every player scores the round; all cards return and a new round is dealt.
   Round 1 starts with seat 0 passing to the left (seat + 1); every later
   round starts with the lowest total so far (earliest seat on a tie) and
-  passes the other way. 2 rounds (3 with 2 players) unless the options say
-  otherwise; the highest total wins, ties share the win.
+  passes the other way. 2 rounds at every player count unless the options
+  say otherwise (rules version 1 played 3 with 2 players); the highest
+  total wins, ties share the win.
 - **Advanced mode** (an option): every card with the DNA symbol a player
   receives (starting cards too) earns a DNA token from the supply of 40; what
   the supply cannot pay comes from one other player of the receiver's
@@ -30,10 +31,12 @@ The game, as its rulebook tells it:
   the offer is dealt afresh; tokens are kept, and at the end of the game
   every unspent pair scores 1 point.
 
-This module reads top-down: the declared shape (options, scenario, commands,
-events, state, view), then the rules: set-up, legal actions, decide (a match
-over the command), the automatic steps that follow a decision (ending a
-turn, drawing, scoring a round), evolve, the end, and the views.
+This module reads top-down: set-up, legal actions, decide (a match over the
+command), the automatic steps that follow a decision (ending a turn,
+drawing, scoring a round), evolve (the pure fold), the end, and the views;
+the shapes (options, scenario, commands, events, state, view) are in
+:mod:`domain.cubosaurs.model`, the cards, tiles and scoring in
+:mod:`domain.cubosaurs.content`.
 """
 
 from __future__ import annotations
@@ -91,11 +94,7 @@ from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 CARDS_PER_PLAYER = 10  # cards per player in a round's pool
 STARTING_CARDS = 4  # face-up cards that start each collection
 MAX_ROUNDS = 9
-
-
-def default_rounds(players: int) -> int:
-    """The rulebook's number of rounds: 3 with 2 players, else 2."""
-    return 3 if players == 2 else 2
+DEFAULT_ROUNDS = 2  # the rulebook's, at every player count
 
 
 # -- helpers ----------------------------------------------------------------
@@ -133,7 +132,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
 
     game_type: ClassVar[str] = "cubosaurs"
     title: ClassVar[str] = "Cubosaurs"
-    rules_version: ClassVar[str] = "1"
+    rules_version: ClassVar[str] = "2"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     options_type: ClassVar[type] = Options
@@ -182,7 +181,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             return
         if not isinstance(scenario, Scenario):
             raise InvalidCommand("SCENARIO_INVALID", "Not a Cubosaurs scenario.")
-        rounds = options.rounds or default_rounds(config.players)
+        rounds = options.rounds or self.default_rounds(config.players)
         if len(scenario.rounds) > rounds:
             raise InvalidCommand(
                 "SCENARIO_TOO_MANY_ROUNDS",
@@ -223,12 +222,17 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                 "in advanced mode only.",
             )
 
+    def default_rounds(self, players: int) -> int:
+        """The number of rounds when the options leave it to the rules (0):
+        the rulebook's two ("both rounds' scores"), at every player count."""
+        return DEFAULT_ROUNDS
+
     def initial_state(self, config: GameConfig[CubosaursState]) -> CubosaursState:
         options: Options = config.options
         return CubosaursState(
             players=config.players,
             advanced=options.advanced,
-            rounds=options.rounds or default_rounds(config.players),
+            rounds=options.rounds or self.default_rounds(config.players),
             scenario=config.scenario,
             seats=tuple(SeatState() for _ in range(config.players)),
         )
@@ -644,7 +648,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             case GameScored(token_points=token_points):
                 return replace(state, phase=Phase.OVER, token_points=token_points)
             case _:
-                raise ValueError(f"not a Cubosaurs event: {event!r}")
+                return state
 
     @staticmethod
     def _cards(state: CubosaursState, seat: int) -> tuple[int, ...]:
@@ -699,11 +703,9 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                 return replace(state, discarded=(*state.discarded, card))
             case Effect.TAKE_CARD if card is not None:
                 owner = _owner(state, card)
-                if owner is None:
-                    raise ValueError(f"card {card} is in no collection")
-                state = self._change(
-                    state, owner, collection=without(self._cards(state, owner), card)
-                )
+                if owner is not None:
+                    collection = without(self._cards(state, owner), card)
+                    state = self._change(state, owner, collection=collection)
                 return self._change(
                     state, seat, collection=(*self._cards(state, seat), card)
                 )
@@ -766,7 +768,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             discarded=tuple(CARDS[c] for c in state.discarded),
             offer=tuple(TILES[t] for t in state.offer),
             tiles_in_box=len(state.box),
-            dna_supply=state.supply,
+            dna_supply=state.supply if state.advanced else 0,
             bought_this_turn=state.bought,
             debts=state.debts,
             deck=state.deck if admin else (),
@@ -779,4 +781,16 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         return event
 
 
+class CubosaursRulesV1(CubosaursRules):
+    """Rules version 1, for the games created under it: 2 players played 3
+    rounds unless the options said otherwise (a variant one review reports;
+    the rulebook plays two at every player count)."""
+
+    rules_version: ClassVar[str] = "1"
+
+    def default_rounds(self, players: int) -> int:
+        return 3 if players == 2 else DEFAULT_ROUNDS
+
+
 RULES = CubosaursRules()
+RULES_V1 = CubosaursRulesV1()

@@ -254,15 +254,11 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                 return replace(state, phase=Phase.ROLL)
             case TurnPassed(seat=seat):
                 return replace(state, turn=seat)
-            case (
-                EarthEventSurvived()
-                | DinoChallengeBegan()
-                | DinoChallengeTied()
-                | DinoChallengeWon()
-            ):
-                return state
             case _:
-                raise TypeError(f"not a Dinosaurs Extinct? event: {event!r}")
+                # EarthEventSurvived and the challenge's begin, ties and
+                # winner change nothing the state keeps: the moves and
+                # overlays that follow them do.
+                return state
 
     # -- the end ----------------------------------------------------------------
 

@@ -24,13 +24,16 @@ Read top-down, like the rulebook:
    on the Oasis wins for everyone; the Meteor reaching Earth, or a Meteor
    card needed from an empty deck, loses for everyone.
 
-The module follows that order: set-up, who may act (``legal_actions``
-lists candidates and keeps those the rule checks accept), the checks
-(``_check``: seat, turn, pending decision, then ``_check_rule``), ``decide``
-(a ``match`` over the command, played out on a scratch table that applies
-every event as it is emitted, then settled: ending a turn, passing to the
-next Dino, drawing the Meteor card), the end, views and redaction, and
-last ``evolve``, the pure fold.
+The module follows that order: the end (``the_end``, checked after every
+event ``decide`` emits and recorded as ``RocketLaunched`` or
+``MeteorHitEarth``), who may act (``legal_actions`` lists candidates and
+keeps those the rule checks accept), the checks (``_check``: seat, turn,
+pending decision, then ``_check_rule``: one check per command type, from a
+table), ``decide`` (a ``match`` over the command, played out on a scratch
+table that applies every event as it is emitted, then settled: ending a
+turn, passing to the next Dino, drawing the Meteor card), views and
+redaction, and last ``evolve``, the pure fold, which decides nothing. Rules
+version 1 (``RULES_V1``) closes the module.
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ from domain.escaping_extinction.model import (
     MakeRoom,
     MeteorCardDrawn,
     MeteorDeckRanOut,
+    MeteorHitEarth,
     MeteorMoved,
     Options,
     Pending,
@@ -109,6 +113,7 @@ from domain.escaping_extinction.model import (
     Resupply,
     RocketDocketCardRevealed,
     RocketDocketClosed,
+    RocketLaunched,
     RocketPartCollected,
     RollPurpose,
     RoomMade,
@@ -132,7 +137,7 @@ from domain.escaping_extinction.model import (
     WorldSetUp,
 )
 from domain.frozen import replace, without
-from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
+from domain.rules import Bot, GameConfig, GameRules, ImplicitDecisions, Outcome, Viewer
 
 DINOS: tuple[Dino, ...] = tuple(Dino)
 _TURN_INDEX = {d: i for i, d in enumerate(DINOS)}
@@ -245,6 +250,32 @@ def _name(dino: Dino) -> str:
     return CONTENT.dinos[dino].name
 
 
+# -- the end ---------------------------------------------------------------------
+
+
+def escaped(state: State) -> bool:
+    """The win: the Rocket complete on the Launchpad, every Dino on the Oasis."""
+    return (
+        state.launchpad_parts >= CONTENT.launch_parts
+        and state.launchpad_wood >= CONTENT.launch_wood
+        and all(d.position == OASIS for d in state.dinos)
+    )
+
+
+def the_end(state: State, event: Event) -> Event | None:
+    """The end of the game that ``event`` brought about (``state`` is the
+    state right after it), or None: the Meteor moving onto Earth loses, the
+    Rocket complete with every Dino home wins. It is checked after every
+    event, and once the game is over nothing more ends it."""
+    if state.result:
+        return None
+    if isinstance(event, MeteorMoved) and state.meteor >= CONTENT.track_length:
+        return MeteorHitEarth()
+    if escaped(state):
+        return RocketLaunched()
+    return None
+
+
 # -- the scratch table decide plays on ------------------------------------------
 
 
@@ -260,6 +291,10 @@ class _Table:
         for event in events:
             self.events.append(event)
             self.state = evolve(self.state, event)
+            # The end is checked after every event, and recorded at once.
+            end = the_end(self.state, event)
+            if end is not None:
+                self.emit(end)
 
     @property
     def over(self) -> bool:
@@ -318,6 +353,95 @@ def meteor_shuffle(rng: Rng) -> tuple[str, ...]:
         pile, rest = rest[:size], rest[size:]
         deck.extend(rng.shuffled([*pile, quake]))
     return tuple(deck)
+
+
+# -- the commands that may be legal ---------------------------------------------
+
+
+def _decision_candidates(pending: Pending, dino: Dino) -> list[Command]:
+    if pending.kind is PendingKind.MAKE_ROOM:
+        return [
+            MakeRoom(dino, Resource.WOOD),
+            MakeRoom(dino, Resource.VINE),
+            LeaveResource(dino),
+        ]
+    if pending.kind is PendingKind.REDRAW:
+        return [KeepCard(dino), RedrawCard(dino)]
+    return [
+        *(PlaceSecretCave(dino, p) for p in range(1, CONTENT.positions)),
+        LeaveSecretCaves(dino),
+    ]
+
+
+def _action_candidates(state: State, d: DinoState) -> list[Command]:
+    dino = d.dino
+    here = state.places[d.position]
+    out: list[Command] = _travel_candidates(state, d)
+    out.append(Explore(dino, False))
+    if dino is Dino.LONG_NECK and here.token:
+        out.append(Explore(dino, True))
+    if d.position == OASIS:
+        out.append(Resupply(dino))
+    out.extend(
+        CollectRocketPart(dino, c)
+        for c in state.docket_open
+        if CONTENT.docket[c].tile == here.tile
+    )
+    if dino is Dino.SARA:
+        out.append(HealTeammates(dino))
+    return out
+
+
+def _travel_candidates(state: State, d: DinoState) -> list[Command]:
+    # Most travel a Dino cannot pay for: its Food rules it out here.
+    dino = d.dino
+    in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
+    walk = d.food >= _travel_cost(TravelMode.WALK, in_tarpit)
+    push = in_tarpit and d.food >= _travel_cost(TravelMode.PUSH, in_tarpit)
+    out: list[Command] = []
+    for p in _SORTED_NEIGHBOURS[d.position]:
+        if walk:
+            out.append(Travel(dino, p, TravelMode.WALK))
+        if push:
+            out.append(Travel(dino, p, TravelMode.PUSH))
+    if state.places[d.position].cave and d.food >= _travel_cost(
+        TravelMode.CAVE, in_tarpit
+    ):
+        out.extend(Travel(dino, p, TravelMode.CAVE) for p in caves(state))
+    return out
+
+
+def _free_candidates(state: State, d: DinoState) -> list[Command]:
+    """Healing with Vines, trades with the Dinos on the tile, held cards."""
+    dino = d.dino
+    out: list[Command] = []
+    if d.vines:
+        out.extend(
+            HealWithVines(dino, o.dino) for o in state.dinos if o.position == d.position
+        )
+    for other in state.dinos:
+        if other.dino is not dino and other.position == d.position:
+            out += _trade_candidates(d, other)
+    for card in d.held_cards:
+        if CONTENT.exploration[card].effect is CardEffect.HEALING_HERBS:
+            out.extend(PlayCard(dino, card, o) for o in DINOS)
+        else:
+            out.append(PlayCard(dino, card, dino))
+    return out
+
+
+def _trade_candidates(d: DinoState, other: DinoState) -> list[Command]:
+    """Every item and card either of two Dinos on one tile may hand over."""
+    dino = d.dino
+    out: list[Command] = []
+    for item in Item:
+        if _has_item(d, item):
+            out.append(GiveItem(dino, other.dino, item))
+        if _has_item(other, item):
+            out.append(GiveItem(other.dino, dino, item))
+    out.extend(GiveCard(dino, other.dino, c) for c in d.held_cards)
+    out.extend(GiveCard(other.dino, dino, c) for c in other.held_cards)
+    return out
 
 
 # -- checking a command: one check per command ------------------------------------
@@ -584,7 +708,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
 
     game_type: ClassVar[str] = "escaping_extinction"
     title: ClassVar[str] = "Escaping Extinction"
-    rules_version: ClassVar[str] = "1"
+    rules_version: ClassVar[str] = "2"
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
@@ -707,72 +831,18 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         return legal
 
     def _candidates(self, state: State) -> list[Command]:
+        """Every command that may be legal now for the Dino whose turn it is:
+        decisions only while one is pending; otherwise its actions (cheap
+        filters first), then its free moves. ``_check`` has the last word
+        on each."""
         d = current_dino(state)
-        dino = d.dino
-        pending = state.pending
-        if pending is not None:
-            if pending.kind is PendingKind.MAKE_ROOM:
-                return [
-                    MakeRoom(dino, Resource.WOOD),
-                    MakeRoom(dino, Resource.VINE),
-                    LeaveResource(dino),
-                ]
-            if pending.kind is PendingKind.REDRAW:
-                return [KeepCard(dino), RedrawCard(dino)]
-            return [
-                *(PlaceSecretCave(dino, p) for p in range(1, CONTENT.positions)),
-                LeaveSecretCaves(dino),
-            ]
-        # Cheap filters first; _check has the last word on each candidate.
+        if state.pending is not None:
+            return _decision_candidates(state.pending, d.dino)
         out: list[Command] = []
-        here = state.places[d.position]
-        can_act = d.health > 0 and state.actions_left > 0
-        if can_act:
-            in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
-            # Most travel a Dino cannot pay for: its Food rules it out here.
-            walk = d.food >= _travel_cost(TravelMode.WALK, in_tarpit)
-            push = in_tarpit and d.food >= _travel_cost(TravelMode.PUSH, in_tarpit)
-            for p in _SORTED_NEIGHBOURS[d.position]:
-                if walk:
-                    out.append(Travel(dino, p, TravelMode.WALK))
-                if push:
-                    out.append(Travel(dino, p, TravelMode.PUSH))
-            if here.cave and d.food >= _travel_cost(TravelMode.CAVE, in_tarpit):
-                out.extend(Travel(dino, p, TravelMode.CAVE) for p in caves(state))
-            out.append(Explore(dino, False))
-            if dino is Dino.LONG_NECK and here.token:
-                out.append(Explore(dino, True))
-            if d.position == OASIS:
-                out.append(Resupply(dino))
-            out.extend(
-                CollectRocketPart(dino, c)
-                for c in state.docket_open
-                if CONTENT.docket[c].tile == here.tile
-            )
-            if dino is Dino.SARA:
-                out.append(HealTeammates(dino))
-        if d.vines:
-            out.extend(
-                HealWithVines(dino, o.dino)
-                for o in state.dinos
-                if o.position == d.position
-            )
-        for other in state.dinos:
-            if other.dino is dino or other.position != d.position:
-                continue
-            for item in Item:
-                if _has_item(d, item):
-                    out.append(GiveItem(dino, other.dino, item))
-                if _has_item(other, item):
-                    out.append(GiveItem(other.dino, dino, item))
-            out.extend(GiveCard(dino, other.dino, c) for c in d.held_cards)
-            out.extend(GiveCard(other.dino, dino, c) for c in other.held_cards)
-        for card in d.held_cards:
-            if CONTENT.exploration[card].effect is CardEffect.HEALING_HERBS:
-                out.extend(PlayCard(dino, card, o) for o in DINOS)
-            else:
-                out.append(PlayCard(dino, card, dino))
-        out.append(EndTurn(dino))
+        if d.health > 0 and state.actions_left > 0:
+            out += _action_candidates(state, d)
+        out += _free_candidates(state, d)
+        out.append(EndTurn(d.dino))
         return out
 
     # -- checking a command ----------------------------------------------------
@@ -819,6 +889,12 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     ) -> tuple[list[Event], State]:
         self._check(state, seat, command)
         t = _Table(state, rng)
+        self._play_command(t, command)
+        self._settle(t)
+        return t.events, t.state
+
+    def _play_command(self, t: _Table, command: Command) -> None:
+        """What ``command`` (checked) does, one case per command type."""
         dino = command.dino
         match command:
             case Travel():
@@ -830,11 +906,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             case CollectRocketPart(card=card):
                 self._collect(t, dino, card)
             case HealTeammates():
-                t.emit(ActionTaken(dino, ActionKind.HEAL_TEAMMATES))
-                here = t.dino(dino).position
-                for other in DINOS:
-                    if t.dino(other).position == here:
-                        t.heal(other, CONTENT.sara_heal)
+                self._heal_teammates(t, dino)
             case HealWithVines(target=target):
                 t.emit(VineSpent(dino))
                 t.heal(target, 1)
@@ -849,9 +921,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             case LeaveResource():
                 self._resolve_room(t, None)
             case KeepCard():
-                card = self._pending(t).card
-                t.emit(RedrawDeclined(dino, card))
-                self._follow(t, dino, card)
+                self._keep_card(t, dino)
             case RedrawCard():
                 t.emit(ExplorationCardRedrawn(dino, self._pending(t).card))
                 self._draw(t, dino)
@@ -861,8 +931,18 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                 t.emit(SecretCavesLeft(dino))
             case EndTurn():
                 t.emit(TurnEnded(dino))
-        self._settle(t)
-        return t.events, t.state
+
+    def _heal_teammates(self, t: _Table, dino: Dino) -> None:
+        t.emit(ActionTaken(dino, ActionKind.HEAL_TEAMMATES))
+        here = t.dino(dino).position
+        for other in DINOS:
+            if t.dino(other).position == here:
+                t.heal(other, CONTENT.sara_heal)
+
+    def _keep_card(self, t: _Table, dino: Dino) -> None:
+        card = self._pending(t).card
+        t.emit(RedrawDeclined(dino, card))
+        self._follow(t, dino, card)
 
     @staticmethod
     def _pending(t: _Table) -> Pending:
@@ -1129,7 +1209,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             priority = scenario.earthquake_orders[n].tiles
         t.emit(EarthquakeStruck(positions, _fixed_order(tiles, priority, t.rng)))
 
-    # -- the end ---------------------------------------------------------------
+    # -- the end (the_end above decides it) ----------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
         return evolve(state, event)
@@ -1245,21 +1325,6 @@ def _supply_add(state: State, resource: Resource, n: int) -> State:
 
 def evolve(state: State, event: Event) -> State:
     """The state after ``event``."""
-    state = _apply(state, event)
-    if not state.result and _escaped(state):
-        state = replace(state, result=ESCAPED)
-    return state
-
-
-def _escaped(state: State) -> bool:
-    return (
-        state.launchpad_parts >= CONTENT.launch_parts
-        and state.launchpad_wood >= CONTENT.launch_wood
-        and all(d.position == OASIS for d in state.dinos)
-    )
-
-
-def _apply(state: State, event: Event) -> State:
     # A turn's everyday events come first: the match tries cases in order.
     r = replace
     match event:
@@ -1314,10 +1379,7 @@ def _apply(state: State, event: Event) -> State:
                 meteor_drawn=(*state.meteor_drawn, card),
             )
         case MeteorMoved(_, destination):
-            state = r(state, meteor=destination)
-            if destination >= CONTENT.track_length and not state.result:
-                state = r(state, result=METEOR_HIT_EARTH)
-            return state
+            return r(state, meteor=destination)
         case DinoDamaged(dino, _, health):
             return _with_dino(state, dino, health=health)
         case DinoHealed(dino, _, health):
@@ -1463,8 +1525,28 @@ def _apply(state: State, event: Event) -> State:
                 )
             return r(state, earthquakes_used=state.earthquakes_used + 1)
         case MeteorDeckRanOut():
-            return state if state.result else r(state, result=METEOR_DECK_EMPTY)
-    raise TypeError(f"not an Escaping Extinction event: {event!r}")
+            return r(state, result=METEOR_DECK_EMPTY)
+        case MeteorHitEarth():
+            return r(state, result=METEOR_HIT_EARTH)
+        case RocketLaunched():
+            return r(state, result=ESCAPED)
+    return state
+
+
+class EscapingExtinctionRulesV1(
+    ImplicitDecisions[State, Command, Event, View], EscapingExtinctionRules
+):
+    """Rules version 1, for the games created under it: the same rules, but
+    the end of the game was not recorded (no :class:`RocketLaunched`, no
+    :class:`MeteorHitEarth`); the fold worked it out after every event."""
+
+    rules_version: ClassVar[str] = "1"
+    unrecorded: ClassVar[tuple[type, ...]] = (RocketLaunched, MeteorHitEarth)
+
+    def implied(self, state: State, event: Event) -> list[Event]:
+        end = the_end(state, event)
+        return [] if end is None else [end]
 
 
 RULES = EscapingExtinctionRules()
+RULES_V1 = EscapingExtinctionRulesV1()

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from domain import registry
+from domain.rules import GameConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME_TYPES = registry.game_types()
@@ -77,3 +79,35 @@ def test_nothing_in_the_domain_is_found_by_its_import_path() -> None:
             ):
                 offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []
+
+
+@pytest.mark.parametrize("game_type", GAME_TYPES)
+def test_no_evolve_raises_or_asserts(game_type: str) -> None:
+    # A fold applies facts: a decision in disguise (a check that raises, an
+    # assert) belongs in decide.
+    tree = ast.parse((ROOT / "domain" / game_type / "rules.py").read_text())
+    folds = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name == "evolve"
+    ]
+    assert folds
+    for fold in folds:
+        assert not [
+            n for n in ast.walk(fold) if isinstance(n, ast.Raise | ast.Assert)
+        ], f"{game_type}: evolve raises or asserts"
+
+
+@pytest.mark.parametrize(
+    ("game_type", "rules_version"),
+    [(t, v) for t in GAME_TYPES for v in registry.rules_versions(t)],
+)
+def test_an_event_evolve_has_nothing_to_do_with_leaves_the_state_as_is(
+    game_type: str, rules_version: str
+) -> None:
+    rules = registry.rules_for(game_type, rules_version)
+    config: GameConfig[Any] = GameConfig(
+        rules.min_players, "x", rules.options_type(), None
+    )
+    state = rules.initial_state(config)
+    assert rules.evolve(state, object()) == state
