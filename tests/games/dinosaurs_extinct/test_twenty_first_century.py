@@ -90,6 +90,18 @@ def test_the_game_finishes_with_the_winner_recorded() -> None:
     assert state.status is Status.FINISHED
 
 
+def test_a_command_after_the_end_is_answered_game_finished_as_the_readme_says() -> None:
+    session = Session(RULES)
+    state, _ = new_game(RULES, 2, scenario=Scenario(dice=(6,)))
+    state = session.fold([DinoMoved(0, 0, BEFORE_FINISH, Heading.FORWARD)], state)
+    state = session.fold(session.play(state, 0, RollDie(), Rng("end", 1)), state)
+
+    with pytest.raises(RuleViolation) as refused:
+        session.play(state, 1, RollDie(), Rng("end", 2))
+
+    assert refused.value.reason == "GAME_FINISHED"
+
+
 def test_a_dino_with_bones_may_not_enter_and_stops_on_the_step_before() -> None:
     state = table(FINISH - 5, 0, bones={0: 1}, dice=(6,))
 
