@@ -1323,6 +1323,40 @@ def _supply_add(state: State, resource: Resource, n: int) -> State:
     return replace(state, supply=supply)
 
 
+def _revealed(state: State, position: int, tile: str, token_placed: bool) -> State:
+    state = _with_place(state, position, tile=tile, revealed=True, token=token_placed)
+    resource = CONTENT.tile(tile).resource
+    if token_placed and resource is not None:
+        state = _supply_add(state, resource, -1)
+    return state
+
+
+def _given(state: State, dino: Dino, recipient: Dino, item: Item) -> State:
+    if item is Item.ROCKET_PART:
+        state = _with_dino(state, dino, rocket_part=False)
+        return _with_dino(state, recipient, rocket_part=True)
+    resource = Resource[item.name]
+    return _add(_add(state, dino, resource, -1), recipient, resource, 1)
+
+
+def _relaid(state: State, positions: tuple[int, ...], layout: tuple[str, ...]) -> State:
+    """The tiles at ``positions`` replaced face down by ``layout`` (empty in a
+    redacted event, which changes nothing); their tokens and Lava Flows go
+    back to the Supply."""
+    for position, tile in zip(positions, layout, strict=False):
+        old = state.places[position]
+        resource = CONTENT.tile(old.tile).resource
+        if old.token and resource is not None:
+            state = _supply_add(state, resource, 1)
+        if old.lava:
+            supply = replace(state.supply, lava_flows=state.supply.lava_flows + 1)
+            state = replace(state, supply=supply)
+        state = _with_place(
+            state, position, tile=tile, revealed=False, token=False, lava=False
+        )
+    return state
+
+
 def evolve(state: State, event: Event) -> State:
     """The state after ``event``."""
     # A turn's everyday events come first: the match tries cases in order.
@@ -1346,23 +1380,13 @@ def evolve(state: State, event: Event) -> State:
             state = _add(state, dino, Resource.FOOD, -food_spent)
             return _with_dino(state, dino, position=destination)
         case TileRevealed(position, tile, token_placed):
-            state = _with_place(
-                state, position, tile=tile, revealed=True, token=token_placed
-            )
-            resource = CONTENT.tile(tile).resource
-            if token_placed and resource is not None:
-                state = _supply_add(state, resource, -1)
-            return state
+            return _revealed(state, position, tile, token_placed)
         case ExplorationCardDrawn(_, card):
             return r(state, exploration_deck=without(state.exploration_deck, card))
         case ExplorationCardDiscarded(card):
             return r(state, exploration_discard=(*state.exploration_discard, card))
         case ItemGiven(dino, recipient, item):
-            if item is Item.ROCKET_PART:
-                state = _with_dino(state, dino, rocket_part=False)
-                return _with_dino(state, recipient, rocket_part=True)
-            resource = Resource[item.name]
-            return _add(_add(state, dino, resource, -1), recipient, resource, 1)
+            return _given(state, dino, recipient, item)
         case ResourceGained(dino, resource):
             return _add(state, dino, resource, 1)
         case ResourceTaken(dino, resource):
@@ -1384,9 +1408,9 @@ def evolve(state: State, event: Event) -> State:
             return _with_dino(state, dino, health=health)
         case DinoHealed(dino, _, health):
             state = _with_dino(state, dino, health=health)
-            if state.waiting_to_heal and current_dino(state).health > 0:
-                state = r(state, waiting_to_heal=False)
-            return state
+            # A turn that began Injured is for healing only until healed.
+            healed = current_dino(state).health > 0
+            return r(state, waiting_to_heal=state.waiting_to_heal and not healed)
         case WorldSetUp(layout, meteor_deck, docket_deck, exploration_deck):
             places = (
                 state.places[0],
@@ -1512,17 +1536,7 @@ def evolve(state: State, event: Event) -> State:
             held = dino_of(state, recipient).held_cards
             return _with_dino(state, recipient, held_cards=(*held, card))
         case EarthquakeStruck(positions, layout):
-            for position, tile in zip(positions, layout, strict=True):
-                old = state.places[position]
-                resource = CONTENT.tile(old.tile).resource
-                if old.token and resource is not None:
-                    state = _supply_add(state, resource, 1)
-                if old.lava:
-                    supply = r(state.supply, lava_flows=state.supply.lava_flows + 1)
-                    state = r(state, supply=supply)
-                state = _with_place(
-                    state, position, tile=tile, revealed=False, token=False, lava=False
-                )
+            state = _relaid(state, positions, layout)
             return r(state, earthquakes_used=state.earthquakes_used + 1)
         case MeteorDeckRanOut():
             return r(state, result=METEOR_DECK_EMPTY)
