@@ -1,6 +1,6 @@
 """Building and running the gRPC server: the composition root.
 
-``create_server`` wires store, application, servicer, interceptors, health
+``create_server`` wires store, application, servicers, the door, health
 checking and reflection, and binds a port (0 picks a free one, for tests).
 ``serve`` runs it until SIGTERM or SIGINT, then shuts down gracefully.
 """
@@ -24,20 +24,19 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from strata.v1 import admin_service_pb2 as admin_pb
-from strata.v1 import admin_service_pb2_grpc as admin_grpc
 from strata.v1 import game_service_pb2 as pb
-from strata.v1 import game_service_pb2_grpc as pb_grpc
 from strata.v1 import integration_service_pb2 as integration_pb
-from strata.v1 import integration_service_pb2_grpc as integration_grpc
 
 from domain import registry
 from eventstore.base import EventStore
 from eventstore.sql import SQLAlchemyEventStore
+from service import grpc_transport
 from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
 from service.bots import BotRunner
 from service.config import BACKGROUND_WORK, Config
-from service.interceptors import Door, ErrorsAndLogging, InThreads
+from service.door import Door
+from service.housekeeping import Housekeeper
 from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
 from service.servicer import GameServicer
@@ -84,6 +83,7 @@ class Running:
     loop_thread: threading.Thread
     pool: futures.ThreadPoolExecutor
     projection: GameList | None = None
+    limits: Limits | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
@@ -115,7 +115,13 @@ def create_server(
     """A started server on ``host:port`` (port 0: a free one), running the
     ``background`` work too (see :data:`service.config.BACKGROUND_WORK`)."""
     registry.game_types()  # every game's rules imported now, not by a first call
-    app = GameApp(store, admin_token=admin_token)
+    limits = limits or LimitSettings()
+    app = GameApp(
+        store,
+        admin_token=admin_token,
+        max_refusals=limits.max_refusals_per_game,
+        max_open_seats=limits.max_open_seats,
+    )
     projection: GameList | None = None
     if isinstance(store, SQLAlchemyEventStore):
         projection = (
@@ -131,21 +137,29 @@ def create_server(
     )
     loop_thread.start()
 
+    door_limits = Limits(limits, is_admin=lambda token: app.caller(token).admin)
+    door = Door(door_limits, pool)
+    services = (
+        (pb.DESCRIPTOR.services_by_name["GameService"], GameServicer(app, projection)),
+        (admin_pb.DESCRIPTOR.services_by_name["AdminService"], AdminServicer(app)),
+        (
+            integration_pb.DESCRIPTOR.services_by_name["IntegrationService"],
+            IntegrationServicer(app, projection, integration_tokens),
+        ),
+    )
+
     async def start() -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
         server = grpc.aio.server(
-            interceptors=[Door(ErrorsAndLogging(), Limits(limits), InThreads(pool))],
             options=[
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
                 ("grpc.so_reuseport", 0),
             ],
-            maximum_concurrent_rpcs=workers * 8,
+            # No server-wide bound here: it would count streams and health
+            # checks with the unary calls. The door bounds each apart.
+            maximum_concurrent_rpcs=None,
         )
-        pb_grpc.add_GameServiceServicer_to_server(GameServicer(app, projection), server)
-        admin_grpc.add_AdminServiceServicer_to_server(AdminServicer(app), server)
-        integration_grpc.add_IntegrationServiceServicer_to_server(
-            IntegrationServicer(app, projection, integration_tokens), server
-        )
+        server.add_generic_rpc_handlers(grpc_transport.handlers(door, services))
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         reflection.enable_server_reflection(
@@ -178,7 +192,15 @@ def create_server(
         pool.shutdown(wait=False)
         raise
     running = Running(
-        server, bound, app, health_servicer, loop, loop_thread, pool, projection
+        server,
+        bound,
+        app,
+        health_servicer,
+        loop,
+        loop_thread,
+        pool,
+        projection,
+        door_limits,
     )
     running.background.extend(
         _start_background(
@@ -186,6 +208,8 @@ def create_server(
             projection if isinstance(projection, GameListProjection) else None,
             "bots" in background,
             running.stopping,
+            limits,
+            projection,
         )
     )
     return running
@@ -196,8 +220,11 @@ def _start_background(
     projection: GameListProjection | None,
     bots: bool,
     stopping: threading.Event,
+    limits: LimitSettings,
+    game_list: GameList | None = None,
 ) -> list[threading.Thread]:
-    """Threads that keep ``projection`` and play the bot seats (``bots``)
+    """Threads that keep ``projection`` and make the service's own moves
+    (``bots``: the bot seats' moves, the expiry of games never started)
     until ``stopping`` is set."""
     threads = []
     if projection is not None:
@@ -210,11 +237,21 @@ def _start_background(
             )
         )
     if bots:
+        runner = BotRunner(app, moves_per_creator=limits.bot_moves_per_second)
+        housekeeper = Housekeeper(app, game_list or projection, limits.open_game_hours)
         threads.append(
             threading.Thread(
-                target=BotRunner(app).run_forever,
+                target=runner.run_forever,
                 args=(stopping,),
                 name="bot-runner",
+                daemon=True,
+            )
+        )
+        threads.append(
+            threading.Thread(
+                target=housekeeper.run_forever,
+                args=(stopping,),
+                name="housekeeping",
                 daemon=True,
             )
         )
@@ -265,12 +302,17 @@ def work(config: Config) -> None:
     configure_logging(config.log_level)
     log = structlog.get_logger("strata")
     store = open_prepared_store(config.database_url)
-    app = GameApp(store, admin_token=config.admin_token)
+    app = GameApp(
+        store,
+        admin_token=config.admin_token,
+        max_refusals=config.limits.max_refusals_per_game,
+        max_open_seats=config.limits.max_open_seats,
+    )
     projection = (
         GameListProjection(store) if isinstance(store, SQLAlchemyEventStore) else None
     )
     stopping = threading.Event()
-    threads = _start_background(app, projection, True, stopping)
+    threads = _start_background(app, projection, True, stopping, config.limits)
     log.info("strata.working", database=_safe_url(config.database_url))
     _until_signal(log)
     stopping.set()

@@ -16,10 +16,8 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-import grpc
 from google.protobuf.message import Message
 from strata.v1 import game_service_pb2 as pb
-from strata.v1 import game_service_pb2_grpc as pb_grpc
 
 from domain import codec, registry
 from domain.session import (
@@ -27,13 +25,16 @@ from domain.session import (
     GameFinished,
     GameStarted,
     PlayerJoined,
+    PlayerLeft,
     Session,
     Status,
 )
 from eventstore.base import RecordedEvent
 from service import protomap
 from service.application import Caller, GameApp, Loaded
-from service.errors import InvalidArgument, Unauthenticated
+from service.door import Call
+from service.errors import InvalidArgument
+from service.inputs import quote
 from service.projections import GameList
 
 _STATUS_TO_PROTO = {
@@ -48,21 +49,6 @@ _STATUS_FROM_PROTO = {v: k for k, v in _STATUS_TO_PROTO.items()}
 def game_module(game_type: str) -> ModuleType:
     """The generated protobuf module of a game type."""
     return importlib.import_module(f"strata.v1.games.{game_type}_pb2")
-
-
-def bearer_token(
-    context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any],
-) -> str:
-    """The token of `authorization: Bearer <token>`, or '' when absent."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization":
-            scheme, _, token = str(value).partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
-                raise Unauthenticated(
-                    "BAD_AUTHORIZATION", "Use `authorization: Bearer <token>`."
-                )
-            return token.strip()
-    return ""
 
 
 def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message | None:
@@ -80,17 +66,15 @@ def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message |
     return message
 
 
-class GameServicer(pb_grpc.GameServiceServicer):
+class GameServicer:
     """strata.v1.GameService."""
 
     def __init__(self, app: GameApp, projection: GameList | None = None) -> None:
         self.app = app
         self.projection = projection
 
-    def _caller(
-        self, context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any]
-    ) -> Caller:
-        return self.app.caller(bearer_token(context))
+    def _caller(self, call: Call) -> Caller:
+        return self.app.caller(call.token, call.peer)
 
     async def _cached(self, game_id: str) -> Loaded:
         """The game as cached (loaded in a worker thread when it is not)."""
@@ -102,7 +86,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
     # -- RPCs -----------------------------------------------------------------
 
     def ListGameTypes(
-        self, request: pb.ListGameTypesRequest, context: grpc.ServicerContext
+        self, request: pb.ListGameTypesRequest, call: Call
     ) -> pb.ListGameTypesResponse:
         types = []
         for game_type in registry.game_types():
@@ -119,14 +103,14 @@ class GameServicer(pb_grpc.GameServiceServicer):
         return pb.ListGameTypesResponse(game_types=types)
 
     def CreateGame(
-        self, request: pb.CreateGameRequest, context: grpc.ServicerContext
+        self, request: pb.CreateGameRequest, call: Call
     ) -> pb.CreateGameResponse:
-        caller = self._caller(context)
+        caller = self._caller(call)
         game_type = request.game_type
         if game_type not in registry.game_types():
             raise InvalidArgument(
                 "UNKNOWN_GAME_TYPE",
-                f"No game type {game_type!r}; see ListGameTypes.",
+                f"No game type {quote(game_type)}; see ListGameTypes.",
                 "game_type",
             )
         rules = registry.rules_for(game_type)
@@ -140,7 +124,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
             message = _typed(request.scenario, game_type, "scenario", "scenario")
             if message is not None:
                 scenario = protomap.from_proto(message, rules.scenario_type, "scenario")
-        game_id, version = self.app.create_game(
+        created = self.app.create_game(
             caller,
             game_type,
             request.players,
@@ -150,13 +134,15 @@ class GameServicer(pb_grpc.GameServiceServicer):
             request.request_id,
             bots=[(b.seat, b.bot) for b in request.bots],
         )
-        return pb.CreateGameResponse(game_id=game_id, version=version)
+        return pb.CreateGameResponse(
+            game_id=created.game_id,
+            version=created.version,
+            host_token=created.host_token,
+        )
 
-    def JoinGame(
-        self, request: pb.JoinGameRequest, context: grpc.ServicerContext
-    ) -> pb.JoinGameResponse:
+    def JoinGame(self, request: pb.JoinGameRequest, call: Call) -> pb.JoinGameResponse:
         seat, token, version = self.app.join_game(
-            self._caller(context),
+            self._caller(call),
             request.game_id,
             request.seat if request.HasField("seat") else None,
             request.player_name,
@@ -164,20 +150,26 @@ class GameServicer(pb_grpc.GameServiceServicer):
         return pb.JoinGameResponse(seat=seat, seat_token=token, version=version)
 
     def StartGame(
-        self, request: pb.StartGameRequest, context: grpc.ServicerContext
+        self, request: pb.StartGameRequest, call: Call
     ) -> pb.StartGameResponse:
-        version = self.app.start_game(self._caller(context), request.game_id)
+        version = self.app.start_game(self._caller(call), request.game_id)
         return pb.StartGameResponse(version=version)
+
+    def LeaveGame(
+        self, request: pb.LeaveGameRequest, call: Call
+    ) -> pb.LeaveGameResponse:
+        version = self.app.leave_game(self._caller(call), request.game_id, request.seat)
+        return pb.LeaveGameResponse(version=version)
 
     async def SubmitCommand(
         self,
         request: pb.SubmitCommandRequest,
-        context: grpc.aio.ServicerContext[Any, Any],
+        call: Call,
     ) -> pb.SubmitCommandResponse:
         # On the event loop: the common case (a cached game, a command its
         # rules accept) waits for its commit without a thread; everything
         # else runs in a worker thread (GameApp.submit_async).
-        caller = self._caller(context)
+        caller = self._caller(call)
         game_id = request.game_id
         # Only the game's rules are needed here (they never change): no
         # catch-up read; the application decides on the latest state.
@@ -208,10 +200,8 @@ class GameServicer(pb_grpc.GameServiceServicer):
             )
         return response
 
-    def GetGame(
-        self, request: pb.GetGameRequest, context: grpc.ServicerContext
-    ) -> pb.GetGameResponse:
-        caller = self._caller(context)
+    def GetGame(self, request: pb.GetGameRequest, call: Call) -> pb.GetGameResponse:
+        caller = self._caller(call)
         if request.HasField("at_version"):
             loaded = self.app.state_at(request.game_id, request.at_version)
             current = self.app.load(request.game_id, refresh=False)
@@ -224,9 +214,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
         )
 
     def ListLegalActions(
-        self, request: pb.ListLegalActionsRequest, context: grpc.ServicerContext
+        self, request: pb.ListLegalActionsRequest, call: Call
     ) -> pb.ListLegalActionsResponse:
-        caller = self._caller(context)
+        caller = self._caller(call)
         loaded, actions = self.app.legal_actions(
             caller, request.game_id, request.seat if request.HasField("seat") else None
         )
@@ -235,10 +225,10 @@ class GameServicer(pb_grpc.GameServiceServicer):
         )
 
     async def WatchGame(
-        self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+        self, request: pb.WatchGameRequest, call: Call
     ) -> AsyncIterator[pb.WatchGameResponse]:
         # On the event loop: a watcher holds no thread while it waits.
-        caller = self._caller(context)
+        caller = self._caller(call)
         loaded = await asyncio.to_thread(self.app.load, request.game_id, False)
         async for recorded, event in self.app.watch_async(
             caller, request.game_id, request.from_version or 1, not request.no_follow
@@ -248,9 +238,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
             )
 
     def ReplayGame(
-        self, request: pb.ReplayGameRequest, context: grpc.ServicerContext
+        self, request: pb.ReplayGameRequest, call: Call
     ) -> Iterator[pb.ReplayGameResponse]:
-        caller = self._caller(context)
+        caller = self._caller(call)
         current = self.app.load(request.game_id)
         last = request.to_version or current.state.version
         first = request.from_version or 1
@@ -277,7 +267,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
             )
 
     def ListGames(
-        self, request: pb.ListGamesRequest, context: grpc.ServicerContext
+        self, request: pb.ListGamesRequest, call: Call
     ) -> pb.ListGamesResponse:
         if request.page_size < 0:
             raise InvalidArgument(
@@ -469,6 +459,8 @@ def event_to_proto(
                     seat=event.seat, player_name=event.player_name, bot=event.bot
                 )
             )
+        case PlayerLeft():
+            out.player_left.seat = event.seat
         case GameStarted():
             out.game_started.SetInParent()
         case GameFinished():

@@ -30,7 +30,7 @@ from domain.session import (
     event_schema_version,
 )
 from eventstore.base import CommandRecord, EventStore, RecordedEvent
-from service.application import JOIN, START
+from service.application import EXPIRE_TYPE, JOIN, LEAVE_TYPE, START
 
 
 class Verdict(enum.Enum):
@@ -224,12 +224,18 @@ class _Verifier:
             )
         if payload["type"] == START:
             return self.session.start(state, rng)
+        if payload["type"] == LEAVE_TYPE:
+            return self.session.leave(state, seat)
+        if payload["type"] == EXPIRE_TYPE:
+            return self.session.expire(state)
         cls = self.session.command_type(payload["type"])
         decoded: Any = codec.decode(cls, payload["command"])
         return self.session.play(state, seat, decoded, rng)
 
     def _check_refusals(self, state: Any, seed: str) -> Verification | None:
         for command in self.refused.pop(state.version, []):
+            if "command" not in command.payload:
+                continue  # kept as a digest (too large to keep): not re-decided
             try:
                 seat = int(command.payload["seat"])
                 cls = self.session.command_type(command.payload["type"])

@@ -1438,9 +1438,9 @@ def evolve(state: State, event: Event) -> State:
         case VineSpent(dino):
             return _add(state, dino, Resource.VINE, -1)
         case TokenReturned(position):
-            resource = CONTENT.tile(state.places[position].tile).resource
+            returned = CONTENT.tile(state.places[position].tile).resource
             state = _with_place(state, position, token=False)
-            return state if resource is None else _supply_add(state, resource, 1)
+            return state if returned is None else _supply_add(state, returned, 1)
         case RoomNeeded(dino, resource, from_tile, from_supply, draw_after):
             pending = Pending(
                 PendingKind.MAKE_ROOM,

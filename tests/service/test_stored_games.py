@@ -21,7 +21,7 @@ from domain.happy_little_dinosaurs.model import GameWon, SuddenDeathCardsReveale
 from domain.session import GameFinished, Status
 from eventstore.memory import InMemoryEventStore
 from service.application import GameApp
-from service.errors import FailedPrecondition, classify
+from service.errors import Code, FailedPrecondition, classify
 from service.portable import parse_export
 from service.verification import Verdict, verify_game
 
@@ -177,7 +177,7 @@ def test_a_stored_two_player_cubosaurs_game_keeps_its_three_rounds() -> None:
 @pytest.mark.parametrize("game_type", registry.game_types())
 def test_a_new_game_is_created_under_the_current_rules(game_type: str) -> None:
     app = GameApp(InMemoryEventStore())
-    game_id, _ = app.create_game(app.caller(""), game_type, 2)
+    game_id = app.create_game(app.caller(""), game_type, 2)[0]
     current = registry.rules_for(game_type)
     assert app.load(game_id).state.rules_version == current.rules_version
     assert app.load(game_id).rules is current
@@ -203,9 +203,10 @@ def test_a_game_of_a_rules_version_no_longer_shipped_is_refused() -> None:
 
     assert refused.value.reason == "RULES_VERSION_UNAVAILABLE"
     assert "'0'" in refused.value.message and "1, 2" in refused.value.message
-    code, reason, _, _ = classify(refused.value) or (None, "", "", "")
-    assert (code, reason) == (
-        grpc.StatusCode.FAILED_PRECONDITION,
+    refusal = classify(refused.value)
+    assert refusal is not None
+    assert (refusal.code, refusal.reason) == (
+        Code.FAILED_PRECONDITION,
         "RULES_VERSION_UNAVAILABLE",
     )
     result = verify_game(app.store, game_id)
