@@ -29,9 +29,6 @@ from domain.bots import bot_for, play_bot_game
 from domain.errors import DomainError
 from domain.session import Session
 
-#: Game types whose seats win or lose together.
-COOPERATIVE = frozenset({"escaping_extinction"})
-
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
@@ -265,7 +262,7 @@ def report(plan: Plan, records: Sequence[GameRecord], per_game: bool = False) ->
             "commands_histogram": _histogram([r.commands for r in records]),
         },
     }
-    if plan.game_type in COOPERATIVE or getattr(rules, "cooperative", False):
+    if rules.cooperative:
         team_wins = sum(1 for r in records if len(r.winners) == plan.players)
         out["team"] = {
             "won": team_wins,

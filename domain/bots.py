@@ -7,9 +7,10 @@ hands the bot ``rules.view(state, Viewer.player(seat))`` and
 ``rules.legal_actions(state, seat)`` only. What a bot knows is what a
 person in that seat would see through the API.
 
-Every game has a ``random`` bot (uniform over the legal actions, here) and a
-``heuristic`` bot (``domain/<game_type>/bots.py``). :func:`bot_for` finds a
-bot by game type and kind; :func:`bot_rng` is the generator a bot is given,
+Every game has a ``random`` bot (uniform over the legal actions, here) and
+the bots its rules declare (``GameRules.bots``: a ``heuristic`` bot, in
+``domain/<game_type>/bots.py``). :func:`bot_for` finds a bot by game type
+and kind; :func:`bot_rng` is the generator a bot is given,
 seeded from the game's seed, the seat and the version it decides at, so a
 game of bots replays move for move wherever it is played (in-process by
 ``strata simulate`` or through the service's bot seats).
@@ -17,25 +18,31 @@ game of bots replays move for move wherever it is played (in-process by
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
+from domain import registry
 from domain.chance import Rng
-from domain.rules import GameRules, Viewer
+from domain.rules import Bot, GameRules, Viewer
 from domain.session import Session, Status
 
 RANDOM = "random"
 HEURISTIC = "heuristic"
 
-
-class Bot(Protocol):
-    """A player: picks one of ``legal`` from what ``view`` shows."""
-
-    def __call__(self, view: Any, legal: Sequence[Any], rng: Rng) -> Any:
-        """One of ``legal`` (never empty). Must not keep state between calls."""
-        ...
+__all__ = [
+    "HEURISTIC",
+    "RANDOM",
+    "Bot",
+    "BotGame",
+    "BotKind",
+    "bot_for",
+    "bot_kinds",
+    "bot_move",
+    "bot_rng",
+    "play_bot_game",
+    "random_bot",
+]
 
 
 def random_bot(view: Any, legal: Sequence[Any], rng: Rng) -> Any:
@@ -79,36 +86,27 @@ def bot_move(
     return command
 
 
-def _heuristic(game_type: str) -> Bot | None:
-    """The heuristic bot of ``game_type``, imported on first use."""
-    name = f"domain.{game_type}.bots"
-    try:
-        module = importlib.import_module(name)
-    except ModuleNotFoundError as error:
-        if error.name != name:
-            raise
-        return None
-    play: Bot = module.heuristic_bot
-    return play
+_DESCRIPTIONS = {
+    RANDOM: "any legal action, uniformly",
+    HEURISTIC: "a simple heuristic player",
+}
 
 
 def bot_kinds(game_type: str) -> list[str]:
-    """The bot kinds available for ``game_type``, sorted."""
-    kinds = [RANDOM]
-    if _heuristic(game_type) is not None:
-        kinds.append(HEURISTIC)
-    return sorted(kinds)
+    """The bot kinds available for ``game_type``, sorted (KeyError when the
+    game type is unknown)."""
+    return sorted({RANDOM, *registry.rules_for(game_type).bots})
 
 
 def bot_for(game_type: str, kind: str) -> BotKind:
     """The bot ``kind`` of ``game_type``; KeyError when there is none."""
     if kind == RANDOM:
-        return BotKind(game_type, kind, random_bot, "any legal action, uniformly")
-    if kind == HEURISTIC:
-        play = _heuristic(game_type)
-        if play is not None:
-            return BotKind(game_type, kind, play, "a simple heuristic player")
-    raise KeyError(f"no bot {kind!r} for {game_type!r}")
+        return BotKind(game_type, kind, random_bot, _DESCRIPTIONS[RANDOM])
+    play = registry.rules_for(game_type).bots.get(kind)
+    if play is None:
+        raise KeyError(f"no bot {kind!r} for {game_type!r}")
+    description = _DESCRIPTIONS.get(kind, f"the {kind} player")
+    return BotKind(game_type, kind, play, description)
 
 
 @dataclass(frozen=True)

@@ -117,123 +117,155 @@ def _decoder(tp: Any) -> Decoder:
         return lambda data: data
     origin = get_origin(tp)
     if origin is Union or origin is types.UnionType:
-        args = get_args(tp)
-        optional = type(None) in args
-        choices = [_decoder(a) for a in args if a is not type(None)]
-        if len(choices) == 1:
-            (only,) = choices
-
-            def decode_optional(data: Any) -> Any:
-                return None if data is None and optional else only(data)
-
-            return decode_optional
-
-        def decode_union(data: Any) -> Any:
-            if data is None and optional:
-                return None
-            for choice in choices:
-                try:
-                    return choice(data)
-                except (CodecError, TypeError, ValueError, KeyError):
-                    continue
-            raise CodecError(f"{data!r} fits none of {tp}")
-
-        return decode_union
+        return _union_decoder(tp)
     if origin is tuple:
-        args = get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            item = _decoder(args[0])
-            # What decodes as itself (the int or str items of most
-            # tuples) is checked by type only.
-            plain = args[0] if args[0] in (int, str) else None
-
-            def decode_tuple(data: Any) -> Any:
-                _expect(data, list, tp)
-                if plain is not None and all(type(v) is plain for v in data):
-                    return tuple(data)
-                return tuple([item(v) for v in data])
-
-            return decode_tuple
-        items = [_decoder(a) for a in args]
-
-        def decode_fixed_tuple(data: Any) -> Any:
-            _expect(data, list, tp)
-            if len(items) != len(data):
-                raise CodecError(f"{tp} needs {len(items)} items, got {len(data)}")
-            return tuple(d(v) for d, v in zip(items, data, strict=True))
-
-        return decode_fixed_tuple
+        return _tuple_decoder(tp)
     if origin in (list, frozenset, set):
-        item = _decoder(get_args(tp)[0])
-        build: Callable[[list[Any]], Any] = list if origin is list else frozenset
-
-        def decode_collection(data: Any) -> Any:
-            _expect(data, list, tp)
-            return build([item(v) for v in data])
-
-        return decode_collection
+        return _collection_decoder(tp, origin)
     if origin is dict:
-        key_type, value_type = get_args(tp)
-        key = int if key_type is int else _decoder(key_type)
-        value = _decoder(value_type)
-
-        def decode_dict(data: Any) -> Any:
-            _expect(data, dict, tp)
-            return {key(k): value(v) for k, v in data.items()}
-
-        return decode_dict
+        return _dict_decoder(tp)
     if origin is typing.Literal:
-        allowed = get_args(tp)
-
-        def decode_literal(data: Any) -> Any:
-            if data not in allowed:
-                raise CodecError(f"{data!r} is not one of {allowed}")
-            return data
-
-        return decode_literal
+        return _literal_decoder(tp)
     if isinstance(tp, type):
-        if issubclass(tp, enum.Enum):
-            members = tp.__members__
-
-            def decode_enum(data: Any) -> Any:
-                if not isinstance(data, str) or data not in members:
-                    raise CodecError(f"{data!r} is not a {tp.__name__}")
-                return members[data]
-
-            return decode_enum
-        if dataclasses.is_dataclass(tp):
-            return _dataclass_decoder(tp)
-        if tp is bool:
-
-            def decode_bool(data: Any) -> Any:
-                _expect(data, bool, tp)
-                return data
-
-            return decode_bool
-        if tp is int:
-
-            def decode_int(data: Any) -> Any:
-                if isinstance(data, bool) or not isinstance(data, int):
-                    raise CodecError(f"{data!r} is not an int")
-                return data
-
-            return decode_int
-        if tp is float:
-
-            def decode_float(data: Any) -> Any:
-                if isinstance(data, bool) or not isinstance(data, int | float):
-                    raise CodecError(f"{data!r} is not a number")
-                return float(data)
-
-            return decode_float
-        if tp is str:
-
-            def decode_str(data: Any) -> Any:
-                _expect(data, str, tp)
-                return data
-
-            return decode_str
+        return _class_decoder(tp)
     raise CodecError(f"cannot decode type {tp!r}")
+
+
+def _union_decoder(tp: Any) -> Decoder:
+    args = get_args(tp)
+    optional = type(None) in args
+    choices = [_decoder(a) for a in args if a is not type(None)]
+    if len(choices) == 1:
+        (only,) = choices
+
+        def decode_optional(data: Any) -> Any:
+            return None if data is None and optional else only(data)
+
+        return decode_optional
+
+    def decode_union(data: Any) -> Any:
+        if data is None and optional:
+            return None
+        for choice in choices:
+            try:
+                return choice(data)
+            except (CodecError, TypeError, ValueError, KeyError):
+                continue
+        raise CodecError(f"{data!r} fits none of {tp}")
+
+    return decode_union
+
+
+def _tuple_decoder(tp: Any) -> Decoder:
+    args = get_args(tp)
+    if len(args) == 2 and args[1] is Ellipsis:
+        item = _decoder(args[0])
+        # What decodes as itself (the int or str items of most tuples) is
+        # checked by type only.
+        plain = args[0] if args[0] in (int, str) else None
+
+        def decode_tuple(data: Any) -> Any:
+            _expect(data, list, tp)
+            if plain is not None and all(type(v) is plain for v in data):
+                return tuple(data)
+            return tuple([item(v) for v in data])
+
+        return decode_tuple
+    items = [_decoder(a) for a in args]
+
+    def decode_fixed_tuple(data: Any) -> Any:
+        _expect(data, list, tp)
+        if len(items) != len(data):
+            raise CodecError(f"{tp} needs {len(items)} items, got {len(data)}")
+        return tuple(d(v) for d, v in zip(items, data, strict=True))
+
+    return decode_fixed_tuple
+
+
+def _collection_decoder(tp: Any, origin: Any) -> Decoder:
+    item = _decoder(get_args(tp)[0])
+    build: Callable[[list[Any]], Any] = list if origin is list else frozenset
+
+    def decode_collection(data: Any) -> Any:
+        _expect(data, list, tp)
+        return build([item(v) for v in data])
+
+    return decode_collection
+
+
+def _dict_decoder(tp: Any) -> Decoder:
+    key_type, value_type = get_args(tp)
+    key = int if key_type is int else _decoder(key_type)
+    value = _decoder(value_type)
+
+    def decode_dict(data: Any) -> Any:
+        _expect(data, dict, tp)
+        return {key(k): value(v) for k, v in data.items()}
+
+    return decode_dict
+
+
+def _literal_decoder(tp: Any) -> Decoder:
+    allowed = get_args(tp)
+
+    def decode_literal(data: Any) -> Any:
+        if data not in allowed:
+            raise CodecError(f"{data!r} is not one of {allowed}")
+        return data
+
+    return decode_literal
+
+
+def _class_decoder(tp: type) -> Decoder:
+    if issubclass(tp, enum.Enum):
+        return _enum_decoder(tp)
+    if dataclasses.is_dataclass(tp):
+        return _dataclass_decoder(tp)
+    scalar = _SCALAR_DECODERS.get(tp)
+    if scalar is None:
+        raise CodecError(f"cannot decode type {tp!r}")
+    return scalar
+
+
+def _enum_decoder(tp: type[enum.Enum]) -> Decoder:
+    members = tp.__members__
+
+    def decode_enum(data: Any) -> Any:
+        if not isinstance(data, str) or data not in members:
+            raise CodecError(f"{data!r} is not a {tp.__name__}")
+        return members[data]
+
+    return decode_enum
+
+
+def _decode_bool(data: Any) -> Any:
+    _expect(data, bool, bool)
+    return data
+
+
+def _decode_int(data: Any) -> Any:
+    if isinstance(data, bool) or not isinstance(data, int):
+        raise CodecError(f"{data!r} is not an int")
+    return data
+
+
+def _decode_float(data: Any) -> Any:
+    if isinstance(data, bool) or not isinstance(data, int | float):
+        raise CodecError(f"{data!r} is not a number")
+    return float(data)
+
+
+def _decode_str(data: Any) -> Any:
+    _expect(data, str, str)
+    return data
+
+
+_SCALAR_DECODERS: dict[type, Decoder] = {
+    bool: _decode_bool,
+    int: _decode_int,
+    float: _decode_float,
+    str: _decode_str,
+}
 
 
 def _dataclass_decoder(cls: type) -> Decoder:

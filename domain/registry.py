@@ -1,4 +1,11 @@
-"""The games Strata runs, by game type id."""
+"""The games Strata runs, by game type id and rules version.
+
+A new game is created under its game type's current rules. A stored game is
+loaded, verified and continued with the rules version it was created under
+(``GameCreated.rules_version``), as long as that version is shipped: keeping
+an old version alive is one entry in ``_OLDER`` below (its rules object),
+not a copy of the service. A version no longer listed cannot be run.
+"""
 
 from __future__ import annotations
 
@@ -7,38 +14,62 @@ from typing import Any
 from domain.rules import GameRules
 from domain.session import Session
 
-_GAMES: dict[str, GameRules[Any, Any, Any, Any]] = {}
+Rules = GameRules[Any, Any, Any, Any]
+
+_CURRENT: dict[str, Rules] = {}
+_VERSIONS: dict[tuple[str, str], Rules] = {}
 
 
 def _load() -> None:
-    if _GAMES:
+    if _CURRENT:
         return
-    from domain.cubosaurs import RULES as cubosaurs
-    from domain.dinosaurs_extinct import RULES as dinosaurs_extinct
-    from domain.escaping_extinction import RULES as escaping_extinction
-    from domain.happy_little_dinosaurs import RULES as happy_little_dinosaurs
-
-    for rules in (
+    from domain import (
         cubosaurs,
         dinosaurs_extinct,
         escaping_extinction,
         happy_little_dinosaurs,
-    ):
-        _GAMES[rules.game_type] = rules
+    )
+
+    current: tuple[Rules, ...] = (
+        cubosaurs.RULES,
+        dinosaurs_extinct.RULES,
+        escaping_extinction.RULES,
+        happy_little_dinosaurs.RULES,
+    )
+    # Older rules versions still shipped, for the games created under them.
+    older: tuple[Rules, ...] = (
+        cubosaurs.RULES_V1,
+        escaping_extinction.RULES_V1,
+        happy_little_dinosaurs.RULES_V1,
+    )
+    versions = {(r.game_type, r.rules_version): r for r in (*current, *older)}
+    _VERSIONS.update(versions)
+    _CURRENT.update({r.game_type: r for r in current})
 
 
 def game_types() -> list[str]:
     """Every game type id, sorted."""
     _load()
-    return sorted(_GAMES)
+    return sorted(_CURRENT)
 
 
-def rules_for(game_type: str) -> GameRules[Any, Any, Any, Any]:
-    """The rules of ``game_type``; KeyError when unknown."""
+def rules_versions(game_type: str) -> list[str]:
+    """The rules versions of ``game_type`` this code runs, sorted (empty when
+    the game type is unknown)."""
     _load()
-    return _GAMES[game_type]
+    return sorted(v for t, v in _VERSIONS if t == game_type)
 
 
-def session_for(game_type: str) -> Session[Any]:
-    """A lifecycle session around the rules of ``game_type``."""
-    return Session(rules_for(game_type))
+def rules_for(game_type: str, rules_version: str | None = None) -> Rules:
+    """The rules of ``game_type``: its current version, or ``rules_version``.
+    KeyError when the game type is unknown or that version is not shipped."""
+    _load()
+    if rules_version is None:
+        return _CURRENT[game_type]
+    return _VERSIONS[(game_type, rules_version)]
+
+
+def session_for(game_type: str, rules_version: str | None = None) -> Session[Any]:
+    """A lifecycle session around the rules of ``game_type`` (its current
+    version, or ``rules_version``); KeyError as :func:`rules_for`."""
+    return Session(rules_for(game_type, rules_version))

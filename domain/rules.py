@@ -14,6 +14,11 @@ A game is one object with these methods, all pure:
 - ``active_seats`` / ``legal_actions``: who may act now, and with what;
 - ``view(state, viewer)`` / ``redact(event, viewer)``: what a viewer may see.
 
+Beside them the class declares the rest of what the service needs of a game:
+its shapes (``options_type``, ``command_types``, ``event_types``, …), its
+``rules_version``, its ``bots``, the ``upcasters`` of its stored events and
+whether it is ``cooperative``.
+
 States, commands, events, views, options and scenarios are frozen
 dataclasses built from ``int``, ``str``, ``bool``, enums, tuples and other
 such dataclasses, so :mod:`domain.codec` can store them and the service can
@@ -24,8 +29,9 @@ from __future__ import annotations
 
 import abc
 import enum
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from domain.chance import Rng
 
@@ -33,6 +39,20 @@ S = TypeVar("S")
 C = TypeVar("C")
 E = TypeVar("E")
 V = TypeVar("V")
+
+
+#: Reads a stored event's body at one schema version and returns it at the
+#: next one.
+Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Bot(Protocol):
+    """A player: picks one of ``legal`` from what ``view`` shows (the view of
+    its seat, never the state; see :mod:`domain.bots`)."""
+
+    def __call__(self, view: Any, legal: Sequence[Any], rng: Rng) -> Any:
+        """One of ``legal`` (never empty). Must not keep state between calls."""
+        ...
 
 
 class Role(enum.Enum):
@@ -106,6 +126,17 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
     command_types: ClassVar[tuple[type, ...]]
     event_types: ClassVar[tuple[type, ...]]
 
+    #: The game's own bots by kind (``{"heuristic": heuristic_bot}``); every
+    #: game also has the ``random`` bot (:mod:`domain.bots`).
+    bots: ClassVar[Mapping[str, Bot]] = {}
+    #: Upcasters of the game's stored events: (event type, the schema version
+    #: it reads) to the function returning the body at the next version.
+    #: Stored events are never rewritten; they are upcast when read.
+    upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {}
+    #: True for a co-operative game: every seat wins or loses together (a
+    #: win's ``Outcome.winners`` is every seat, a loss's is empty).
+    cooperative: ClassVar[bool] = False
+
     def validate_config(self, config: GameConfig[S]) -> None:
         """Raise :class:`~domain.errors.InvalidCommand` for bad options or scenario."""
 
@@ -171,3 +202,50 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
     def characters(self, state: S) -> dict[int, str]:
         """Seat to character (dinosaur, Dino) name, for statistics."""
         return {}
+
+
+class ImplicitDecisions(GameRules[S, C, E, V]):
+    """An older rules version whose events left some decisions unrecorded.
+
+    Its games were stored before those decisions became events of their own
+    (a winner, a launch), when the fold made them. Mixed in front of the
+    current rules class, it keeps such a version alive with the current
+    code: folding, it makes each unrecorded decision again right after the
+    event it followed (:meth:`implied`, by the very rule ``decide`` now
+    records it with); deciding, it leaves those events out, as that version
+    did. So its stored games fold to the state they always had, and their
+    commands, decided again, give their stored events byte for byte.
+    """
+
+    #: The event types this version did not record.
+    unrecorded: ClassVar[tuple[type, ...]]
+
+    @abc.abstractmethod
+    def implied(self, state: S, event: E) -> list[E]:
+        """The unrecorded events that follow ``event``, given ``state`` (the
+        state right after it): what the current rules would decide there."""
+
+    # This class always stands in front of a game's concrete rules class, so
+    # ``super()`` below is that class, never GameRules' abstract methods.
+
+    def evolve(self, state: S, event: E) -> S:
+        state = super().evolve(state, event)  # type: ignore[safe-super]
+        for implied in self.implied(state, event):
+            state = super().evolve(state, implied)  # type: ignore[safe-super]
+        return state
+
+    def start(self, state: S, rng: Rng) -> list[E]:
+        return self._recorded(super().start(state, rng))  # type: ignore[safe-super]
+
+    def decide(self, state: S, seat: int, command: C, rng: Rng) -> list[E]:
+        return self.decide_and_evolve(state, seat, command, rng)[0]
+
+    def decide_and_evolve(
+        self, state: S, seat: int, command: C, rng: Rng
+    ) -> tuple[list[E], S]:
+        events, after = super().decide_and_evolve(state, seat, command, rng)
+        return self._recorded(events), after
+
+    def _recorded(self, events: list[E]) -> list[E]:
+        unrecorded = self.unrecorded
+        return [e for e in events if not isinstance(e, unrecorded)]

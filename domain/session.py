@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic
 
 from domain import codec
 from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
-from domain.rules import GameConfig, GameRules, Outcome, S, Viewer
-
-Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
+from domain.frozen import replace
+from domain.rules import GameConfig, GameRules, Outcome, S, Upcaster, Viewer
 
 
 def event_schema_version(cls: type) -> int:
@@ -146,15 +145,6 @@ class SessionState(Generic[S]):
         return tuple(i for i, s in enumerate(self.seats) if s is None)
 
 
-def _replace(state: SessionState[S], **changes: Any) -> SessionState[S]:
-    """``dataclasses.replace`` without re-running ``__init__`` (folding calls
-    it for every event of every game, so it is worth being quick)."""
-    new = object.__new__(type(state))
-    new.__dict__.update(state.__dict__)
-    new.__dict__.update(changes)
-    return new
-
-
 class Session(Generic[S]):
     """Lifecycle decisions and folding for one game type."""
 
@@ -170,7 +160,7 @@ class Session(Generic[S]):
         }
         self._upcasters: dict[tuple[str, int], Upcaster] = {
             **LIFECYCLE_UPCASTERS,
-            **getattr(rules, "upcasters", {}),
+            **rules.upcasters,
         }
 
     # -- creating -----------------------------------------------------------
@@ -303,7 +293,6 @@ class Session(Generic[S]):
                 version=1,
             )
         version = state.version + 1
-        replace = _replace
         if type(event) in self._game_events:
             game = self.rules.evolve(state.game, event)
             return replace(state, game=game, version=version)
@@ -419,7 +408,7 @@ class Session(Generic[S]):
             raise NotYourSeat("NOT_YOUR_SEAT", f"Seat {seat} does not exist.")
         rules = self.rules
         events, game = rules.decide_and_evolve(state.game, seat, command, rng)
-        after = _replace(state, game=game, version=state.version + len(events))
+        after = replace(state, game=game, version=state.version + len(events))
         if rules.is_terminal(game):
             outcome = rules.outcome(game)
             finished = GameFinished(outcome.winners, outcome.result)

@@ -52,6 +52,7 @@ from service import inputs
 from service.errors import (
     Aborted,
     AlreadyExists,
+    FailedPrecondition,
     InvalidArgument,
     NotFound,
     PermissionDenied,
@@ -210,6 +211,29 @@ def _payload(seat: int, command: Any) -> dict[str, Any]:
     }
 
 
+def session_of(game_id: str, created: RecordedEvent) -> Session[Any]:
+    """The rules a stored game is played by: its game type's, at the rules
+    version it was created under (``created`` is its GameCreated event)."""
+    game_type = created.data.get("game_type", "")
+    rules_version = created.data.get("rules_version", "")
+    if game_type not in registry.game_types():
+        raise NotFound(
+            "GAME_TYPE_NOT_SUPPORTED",
+            f"Game {game_id!r} is of type {quote(game_type)}, which this service "
+            "does not run.",
+        )
+    try:
+        return registry.session_for(game_type, rules_version)
+    except KeyError:
+        shipped = ", ".join(registry.rules_versions(game_type))
+        raise FailedPrecondition(
+            "RULES_VERSION_UNAVAILABLE",
+            f"Game {game_id!r} was created under rules version "
+            f"{quote(rules_version)} of {game_type}, which this service no longer "
+            f"runs (it runs {shipped}).",
+        ) from None
+
+
 #: The largest body a refused command's log entry keeps (its canonical
 #: JSON); a larger one is kept as its digest and size.
 MAX_REFUSED_BODY = 1024
@@ -297,15 +321,7 @@ class GameApp:
         if not first:
             raise NotFound("GAME_NOT_FOUND", f"No game {game_id!r}.")
         created = first[0]
-        game_type = created.data.get("game_type", "")
-        try:
-            session = registry.session_for(game_type)
-        except KeyError:
-            raise NotFound(
-                "GAME_TYPE_NOT_SUPPORTED",
-                f"Game {game_id!r} is of type {quote(game_type)}, which this service "
-                "does not run.",
-            ) from None
+        session = session_of(game_id, created)
         state: SessionState[Any] | None = None
         snapshot = self.store.load_snapshot(game_id)
         if snapshot is not None and snapshot.schema_version == self._snapshot_schema(

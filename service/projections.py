@@ -221,11 +221,12 @@ class GameListProjection:
             earlier = self.store.read_stream(recorded.game_id, 1, recorded.version - 1)
             created = earlier[0]
         try:
-            session = registry.session_for(created.data.get("game_type", ""))
+            session = registry.session_for(
+                created.data.get("game_type", ""), created.data.get("rules_version")
+            )
         except KeyError:
-            self._remember(
-                recorded.game_id, None
-            )  # a game type this service does not run
+            # A game type, or a rules version, this service does not run.
+            self._remember(recorded.game_id, None)
             return None
         state = session.evolve(
             None,

@@ -6,7 +6,10 @@ folded so far must produce exactly the stored events — compared by a hash
 of each event's canonical JSON (type, schema version, body). Seat joins are
 inputs (they draw no chance), so they are taken as stored; the set-up at
 StartGame and every accepted command are decided again; every refused
-command must be refused again with the same reason.
+command must be refused again with the same reason. A game is re-decided
+under the rules version it was created under; one created under a version
+this service no longer ships is reported as such (``OTHER_RULES``), not as a
+mismatch.
 """
 
 from __future__ import annotations
@@ -87,15 +90,27 @@ def verify_records(
 ) -> Verification:
     """Verify a game given its stored events and command log."""
     game_type = recorded[0].data.get("game_type", "")
-    try:
-        session = registry.session_for(game_type)
-    except KeyError:
+    rules_version = recorded[0].data.get("rules_version", "")
+    if game_type not in registry.game_types():
         return Verification(
             game_id,
             Verdict.UNKNOWN_GAME_TYPE,
             message=f"this service does not run {game_type!r}",
         )
-    return _Verifier(game_id, session, recorded, commands).run()
+    current = registry.rules_for(game_type).rules_version
+    try:
+        session = registry.session_for(game_type, rules_version)
+    except KeyError:
+        shipped = ", ".join(registry.rules_versions(game_type))
+        return Verification(
+            game_id,
+            Verdict.OTHER_RULES,
+            message=f"played under rules version {rules_version}; this service "
+            f"runs {shipped}, so its commands cannot be re-decided here",
+            recorded_rules_version=rules_version,
+            current_rules_version=current,
+        )
+    return _Verifier(game_id, session, recorded, commands, current).run()
 
 
 class _Verifier:
@@ -105,9 +120,11 @@ class _Verifier:
         session: Session[Any],
         recorded: Sequence[RecordedEvent],
         commands: Sequence[CommandRecord],
+        current_rules_version: str,
     ) -> None:
         self.game_id = game_id
         self.session = session
+        self.current_rules_version = current_rules_version
         self.recorded = recorded
         self.accepted = {
             c.outcome.first_version: c for c in commands if c.outcome.accepted
@@ -119,7 +136,7 @@ class _Verifier:
         self.commands_checked = 0
 
     def _result(
-        self, verdict: Verdict, version: int = 0, message: str = "", **kw: Any
+        self, verdict: Verdict, version: int = 0, message: str = ""
     ) -> Verification:
         return Verification(
             self.game_id,
@@ -130,8 +147,8 @@ class _Verifier:
             commands_checked=self.commands_checked,
             mismatch_version=version,
             message=message,
-            recorded_rules_version=kw.get("recorded", ""),
-            current_rules_version=self.session.rules.rules_version,
+            recorded_rules_version=self.session.rules.rules_version,
+            current_rules_version=self.current_rules_version,
         )
 
     def run(self) -> Verification:
@@ -144,15 +161,6 @@ class _Verifier:
         if not isinstance(created, GameCreated):
             return self._result(
                 Verdict.MISMATCH, 1, "the first event is not GameCreated"
-            )
-        rules_version = session.rules.rules_version
-        if created.rules_version != rules_version:
-            return self._result(
-                Verdict.OTHER_RULES,
-                0,
-                f"played under rules version {created.rules_version}; this service "
-                f"runs {rules_version}, so its commands cannot be re-decided here",
-                recorded=created.rules_version,
             )
         seed = created.seed
         state = session.fold([created])

@@ -18,8 +18,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.chance import Rng
-from domain.cubosaurs.catalogue import TILES, Effect, Timing
-from domain.cubosaurs.rules import (
+from domain.cubosaurs.content import (
+    TILES,
+    Effect,
+    Timing,
+    count_kinds,
+    score_round,
+    tile_score,
+)
+from domain.cubosaurs.model import (
     BuyTile,
     ClaimDnaTokens,
     Command,
@@ -29,7 +36,6 @@ from domain.cubosaurs.rules import (
     TakePacket,
     View,
 )
-from domain.cubosaurs.scoring import count_kinds, score_round, tile_score
 
 
 class _Lead:

@@ -18,8 +18,9 @@ The game, as its rulebook tells it:
   Every player scores the round; all cards return and a new round is dealt.
   Round 1 starts with seat 0 passing to the left (seat + 1); every later
   round starts with the lowest total so far (earliest seat on a tie) and
-  passes the other way. 2 rounds (3 with 2 players) unless the options say
-  otherwise; the highest total wins, ties share the win.
+  passes the other way. 2 rounds at every player count unless the options
+  say otherwise (rules version 1 played 3 with 2 players); the highest
+  total wins, ties share the win.
 - **Advanced mode** (an option): every card with the DNA symbol a player
   receives (starting cards too) earns a DNA token from the supply of 40; what
   the supply cannot pay comes from one other player of the receiver's
@@ -30,342 +31,70 @@ The game, as its rulebook tells it:
   the offer is dealt afresh; tokens are kept, and at the end of the game
   every unspent pair scores 1 point.
 
-This module reads top-down: the declared shape (options, scenario, commands,
-events, state, view), then the rules: set-up, legal actions, decide (a match
-over the command), the automatic steps that follow a decision (ending a
-turn, drawing, scoring a round), evolve, the end, and the views.
+This module reads top-down: set-up, legal actions, decide (a match over the
+command), the automatic steps that follow a decision (ending a turn,
+drawing, scoring a round), evolve (the pure fold), the end, and the views;
+the shapes (options, scenario, commands, events, state, view) are in
+:mod:`domain.cubosaurs.model`, the cards, tiles and scoring in
+:mod:`domain.cubosaurs.content`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
-from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import ClassVar, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import ClassVar
 
 from domain.chance import Rng
-from domain.cubosaurs.catalogue import (
+from domain.cubosaurs.bots import heuristic_bot
+from domain.cubosaurs.content import (
     CARD_COUNT,
     CARDS,
-    DNA_TOKENS,
     TILE_COUNT,
     TILES,
-    Card,
     Effect,
     Kind,
     Tile,
+    score_round,
 )
-from domain.cubosaurs.scoring import SeatScore, score_round
+from domain.cubosaurs.model import (
+    BuyTile,
+    CardDrawn,
+    CardList,
+    ClaimDnaTokens,
+    Command,
+    CubosaursState,
+    Debt,
+    DnaTokensForgone,
+    DnaTokensGained,
+    DnaTokensOwed,
+    EndTurn,
+    Event,
+    GameScored,
+    Options,
+    PacketPassed,
+    PacketTaken,
+    PassPacket,
+    Phase,
+    PlayerView,
+    RoundDealt,
+    RoundScored,
+    RoundSetup,
+    Scenario,
+    SeatState,
+    TakePacket,
+    TileBought,
+    TurnEnded,
+    View,
+)
 from domain.errors import InvalidCommand, RuleViolation
-from domain.rules import GameConfig, GameRules, Outcome, Viewer
+from domain.frozen import replace, without
+from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 
 CARDS_PER_PLAYER = 10  # cards per player in a round's pool
 STARTING_CARDS = 4  # face-up cards that start each collection
 MAX_ROUNDS = 9
-
-T = TypeVar("T")
-
-
-def default_rounds(players: int) -> int:
-    """The rulebook's number of rounds: 3 with 2 players, else 2."""
-    return 3 if players == 2 else 2
-
-
-# -- options and scenario ---------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Options:
-    """Chosen at creation: the advanced (DNA) mode and the number of rounds
-    (0 for the rulebook's: 3 with 2 players, 2 otherwise)."""
-
-    advanced: bool = False
-    rounds: int = 0
-
-
-@dataclass(frozen=True)
-class CardList:
-    """A list of card ids (one seat's starting collection)."""
-
-    cards: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class RoundSetup:
-    """The fixed deal of one round: every seat's 4 starting cards, the deck
-    (top first, 6 cards per player) and the DNA tile order (the first
-    players + 1 are the offer; empty for a random order)."""
-
-    collections: tuple[CardList, ...] = ()
-    deck: tuple[int, ...] = ()
-    tiles: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """Fixed deals (admin only), round 1 first; later rounds are random."""
-
-    rounds: tuple[RoundSetup, ...] = ()
-
-
-# -- commands ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class TakePacket:
-    """Take the packet passed to you (or the card you drew) into your collection."""
-
-
-@dataclass(frozen=True)
-class PassPacket:
-    """Add ``card`` from your collection to the packet and pass it on."""
-
-    card: int
-
-
-@dataclass(frozen=True)
-class BuyTile:
-    """Advanced mode: buy DNA tile ``tile`` from the offer. ``card`` is the
-    target of a tile that needs one (a card of yours to remove, or another
-    player's card to take)."""
-
-    tile: int
-    card: int | None = None
-
-
-@dataclass(frozen=True)
-class EndTurn:
-    """Advanced mode: end your turn after the take or pass without buying."""
-
-
-@dataclass(frozen=True)
-class ClaimDnaTokens:
-    """Advanced mode: take the DNA tokens you are owed, which the supply
-    could not pay, from seat ``from_seat``."""
-
-    from_seat: int
-
-
-Command = TakePacket | PassPacket | BuyTile | EndTurn | ClaimDnaTokens
-
-
-# -- events -----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RoundDealt:
-    """A round was dealt. ``deck`` (top first) and ``out_of_play`` are secret:
-    a player or spectator sees them empty, with their sizes."""
-
-    round: int
-    first_seat: int
-    direction: int  # +1: each seat passes to seat + 1; -1: to seat - 1
-    collections: tuple[CardList, ...]
-    deck: tuple[int, ...]
-    deck_size: int
-    out_of_play: tuple[int, ...]
-    out_of_play_size: int
-    offer: tuple[int, ...]  # DNA tiles on offer (advanced mode)
-
-
-@dataclass(frozen=True)
-class CardDrawn:
-    """``seat``, passed an empty packet, drew ``card``: it is now the packet."""
-
-    seat: int
-    card: int
-
-
-@dataclass(frozen=True)
-class PacketTaken:
-    """``seat`` took the packet ``cards`` into their collection."""
-
-    seat: int
-    cards: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class PacketPassed:
-    """``seat`` added ``card`` to the packet and passed it to ``to_seat``."""
-
-    seat: int
-    card: int
-    to_seat: int
-
-
-@dataclass(frozen=True)
-class TileBought:
-    """``seat`` bought DNA tile ``tile``, returning its cost to the supply;
-    ``card`` is the target of its instant effect, if it has one."""
-
-    seat: int
-    tile: int
-    card: int | None = None
-
-
-@dataclass(frozen=True)
-class DnaTokensGained:
-    """``seat`` gained ``amount`` DNA tokens from the supply, or from
-    ``from_seat`` (settling what the supply owed them)."""
-
-    seat: int
-    amount: int
-    from_seat: int | None = None
-
-
-@dataclass(frozen=True)
-class DnaTokensOwed:
-    """The supply could not pay ``seat`` ``amount`` tokens: they choose
-    another player to take them from."""
-
-    seat: int
-    amount: int
-
-
-@dataclass(frozen=True)
-class DnaTokensForgone:
-    """Nobody else holds a DNA token, so ``seat`` goes without ``amount``."""
-
-    seat: int
-    amount: int
-
-
-@dataclass(frozen=True)
-class TurnEnded:
-    """``seat``'s turn ended; ``next_seat`` is passed the packet."""
-
-    seat: int
-    next_seat: int
-
-
-@dataclass(frozen=True)
-class RoundScored:
-    """Round ``round`` ended and every seat scored it."""
-
-    round: int
-    scores: tuple[SeatScore, ...]
-
-
-@dataclass(frozen=True)
-class GameScored:
-    """The game ended: unspent DNA tokens scored 1 per pair, and the totals."""
-
-    token_points: tuple[int, ...]
-    totals: tuple[int, ...]
-
-
-Event = (
-    RoundDealt
-    | CardDrawn
-    | PacketTaken
-    | PacketPassed
-    | TileBought
-    | DnaTokensGained
-    | DnaTokensOwed
-    | DnaTokensForgone
-    | TurnEnded
-    | RoundScored
-    | GameScored
-)
-
-
-# -- state ------------------------------------------------------------------
-
-
-class Phase(enum.Enum):
-    """Where the turn is."""
-
-    SETUP = "setup"  # before the first deal
-    TURN = "turn"  # the seat to act must take or pass (and may buy)
-    ACTED = "acted"  # the seat took or passed and may still buy a tile
-    OVER = "over"  # the game is over
-
-
-@dataclass(frozen=True)
-class Debt:
-    """DNA tokens the supply could not pay ``seat``."""
-
-    seat: int
-    amount: int
-
-
-@dataclass(frozen=True)
-class SeatState:
-    """One player: collection, DNA tokens and tiles, scores so far."""
-
-    collection: tuple[int, ...] = ()
-    tokens: int = 0
-    tiles: tuple[int, ...] = ()  # DNA tiles bought this round
-    instant: int = 0  # points scored this round by instant tiles
-    scores: tuple[int, ...] = ()  # the total of every finished round
-
-
-@dataclass(frozen=True)
-class CubosaursState:
-    """The whole game, secrets included."""
-
-    players: int
-    advanced: bool
-    rounds: int
-    scenario: Scenario | None = None
-    round: int = 0
-    phase: Phase = Phase.SETUP
-    turn: int = 0
-    direction: int = 1
-    deck: tuple[int, ...] = ()  # top first; secret
-    out_of_play: tuple[int, ...] = ()  # this round's unused cards; secret
-    packet: tuple[int, ...] = ()
-    discarded: tuple[int, ...] = ()  # removed from the round by a DNA tile
-    seats: tuple[SeatState, ...] = ()
-    supply: int = DNA_TOKENS
-    offer: tuple[int, ...] = ()  # DNA tiles on offer
-    box: tuple[int, ...] = ()  # DNA tiles neither on offer nor bought
-    bought: bool = False  # the seat to act bought a tile this turn
-    debts: tuple[Debt, ...] = ()
-    token_points: tuple[int, ...] = ()  # set when the game ends
-
-
-# -- view -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PlayerView:
-    """One player as everyone sees them."""
-
-    seat: int
-    collection: tuple[Card, ...]
-    dna_tokens: int
-    tiles: tuple[Tile, ...]  # DNA tiles bought this round
-    round_score: SeatScore  # what the current round would score now
-    scores: tuple[int, ...]  # the total of every finished round
-    token_points: int  # unspent DNA token pairs (once the game is over)
-    total: int  # finished rounds plus token points
-
-
-@dataclass(frozen=True)
-class View:
-    """The game as one viewer sees it. Only an admin sees ``deck`` (top
-    first) and ``out_of_play``; everyone else sees their sizes."""
-
-    round: int
-    rounds: int
-    advanced: bool
-    phase: Phase
-    turn: int
-    direction: int
-    packet: tuple[Card, ...]
-    players: tuple[PlayerView, ...]
-    deck_size: int
-    out_of_play_size: int
-    discarded: tuple[Card, ...]
-    offer: tuple[Tile, ...]
-    tiles_in_box: int
-    dna_supply: int
-    bought_this_turn: bool
-    debts: tuple[Debt, ...]
-    deck: tuple[int, ...]
-    out_of_play: tuple[int, ...]
+DEFAULT_ROUNDS = 2  # the rulebook's, at every player count
 
 
 # -- helpers ----------------------------------------------------------------
@@ -379,11 +108,6 @@ def _dna(cards: Iterable[int]) -> int:
     return sum(1 for c in cards if CARDS[c].dna)
 
 
-def _without(items: tuple[int, ...], item: int) -> tuple[int, ...]:
-    index = items.index(item)
-    return items[:index] + items[index + 1 :]
-
-
 def _owner(state: CubosaursState, card: int) -> int | None:
     for seat, s in enumerate(state.seats):
         if card in s.collection:
@@ -391,22 +115,12 @@ def _owner(state: CubosaursState, card: int) -> int | None:
     return None
 
 
-def _replace(obj: T, **changes: object) -> T:
-    """A copy of the frozen dataclass ``obj`` with ``changes``: what
-    :func:`dataclasses.replace` does, without re-running ``__init__`` (evolve
-    is the hot path of every replay). ``obj`` itself is left untouched."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
-    return new
-
-
 def _seats_with(
     state: CubosaursState, seat: int, **changes: object
 ) -> tuple[SeatState, ...]:
     """The seats, with ``changes`` made to ``seat``'s."""
     seats = state.seats
-    return (*seats[:seat], _replace(seats[seat], **changes), *seats[seat + 1 :])
+    return (*seats[:seat], replace(seats[seat], **changes), *seats[seat + 1 :])
 
 
 def _total(seat: SeatState) -> int:
@@ -418,7 +132,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
 
     game_type: ClassVar[str] = "cubosaurs"
     title: ClassVar[str] = "Cubosaurs"
-    rules_version: ClassVar[str] = "1"
+    rules_version: ClassVar[str] = "2"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     options_type: ClassVar[type] = Options
@@ -446,6 +160,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         RoundScored,
         GameScored,
     )
+    bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
 
     # -- set-up -------------------------------------------------------------
 
@@ -466,7 +181,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             return
         if not isinstance(scenario, Scenario):
             raise InvalidCommand("SCENARIO_INVALID", "Not a Cubosaurs scenario.")
-        rounds = options.rounds or default_rounds(config.players)
+        rounds = options.rounds or self.default_rounds(config.players)
         if len(scenario.rounds) > rounds:
             raise InvalidCommand(
                 "SCENARIO_TOO_MANY_ROUNDS",
@@ -507,12 +222,17 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                 "in advanced mode only.",
             )
 
+    def default_rounds(self, players: int) -> int:
+        """The number of rounds when the options leave it to the rules (0):
+        the rulebook's two ("both rounds' scores"), at every player count."""
+        return DEFAULT_ROUNDS
+
     def initial_state(self, config: GameConfig[CubosaursState]) -> CubosaursState:
         options: Options = config.options
         return CubosaursState(
             players=config.players,
             advanced=options.advanced,
-            rounds=options.rounds or default_rounds(config.players),
+            rounds=options.rounds or self.default_rounds(config.players),
             scenario=config.scenario,
             seats=tuple(SeatState() for _ in range(config.players)),
         )
@@ -855,14 +575,13 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
     # -- evolve -------------------------------------------------------------
 
     def evolve(self, state: CubosaursState, event: Event) -> CubosaursState:
-        replace = _replace
         # The cases are tried in order: a turn's events first, the most
         # frequent (TurnEnded, four events in ten) at the top.
         match event:
             case TurnEnded(next_seat=next_seat):
                 return replace(state, turn=next_seat, phase=Phase.TURN, bought=False)
             case PacketPassed(seat=seat, card=card):
-                collection = _without(state.seats[seat].collection, card)
+                collection = without(state.seats[seat].collection, card)
                 return replace(
                     state,
                     seats=_seats_with(state, seat, collection=collection),
@@ -929,7 +648,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             case GameScored(token_points=token_points):
                 return replace(state, phase=Phase.OVER, token_points=token_points)
             case _:
-                raise ValueError(f"not a Cubosaurs event: {event!r}")
+                return state
 
     @staticmethod
     def _cards(state: CubosaursState, seat: int) -> tuple[int, ...]:
@@ -954,7 +673,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             tiles=old.tiles if tiles is None else tiles,
             instant=old.instant if instant is None else instant,
         )
-        return _replace(state, seats=seats)
+        return replace(state, seats=seats)
 
     def _bought(
         self, state: CubosaursState, seat: int, tile: Tile, card: int | None
@@ -966,10 +685,10 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             tokens=buyer.tokens - tile.cost,
             tiles=(*buyer.tiles, tile.id),
         )
-        state = _replace(
+        state = replace(
             state,
             supply=state.supply + tile.cost,
-            offer=_without(state.offer, tile.id),
+            offer=without(state.offer, tile.id),
             bought=True,
         )
         match tile.effect:
@@ -979,16 +698,14 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                 )
             case Effect.DISCARD_OWN_CARD if card is not None:
                 state = self._change(
-                    state, seat, collection=_without(self._cards(state, seat), card)
+                    state, seat, collection=without(self._cards(state, seat), card)
                 )
-                return _replace(state, discarded=(*state.discarded, card))
+                return replace(state, discarded=(*state.discarded, card))
             case Effect.TAKE_CARD if card is not None:
                 owner = _owner(state, card)
-                if owner is None:
-                    raise ValueError(f"card {card} is in no collection")
-                state = self._change(
-                    state, owner, collection=_without(self._cards(state, owner), card)
-                )
+                if owner is not None:
+                    collection = without(self._cards(state, owner), card)
+                    state = self._change(state, owner, collection=collection)
                 return self._change(
                     state, seat, collection=(*self._cards(state, seat), card)
                 )
@@ -1051,7 +768,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             discarded=tuple(CARDS[c] for c in state.discarded),
             offer=tuple(TILES[t] for t in state.offer),
             tiles_in_box=len(state.box),
-            dna_supply=state.supply,
+            dna_supply=state.supply if state.advanced else 0,
             bought_this_turn=state.bought,
             debts=state.debts,
             deck=state.deck if admin else (),
@@ -1064,4 +781,16 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         return event
 
 
+class CubosaursRulesV1(CubosaursRules):
+    """Rules version 1, for the games created under it: 2 players played 3
+    rounds unless the options said otherwise (a variant one review reports;
+    the rulebook plays two at every player count)."""
+
+    rules_version: ClassVar[str] = "1"
+
+    def default_rounds(self, players: int) -> int:
+        return 3 if players == 2 else DEFAULT_ROUNDS
+
+
 RULES = CubosaursRules()
+RULES_V1 = CubosaursRulesV1()

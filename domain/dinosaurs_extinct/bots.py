@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.chance import Rng
-from domain.dinosaurs_extinct.messages import Command, DinoView, SwitchWith, View
+from domain.dinosaurs_extinct.model import Command, DinoView, SwitchWith, View
 
 
 def _progress(view: View, dino: DinoView, step: int) -> int:

@@ -33,12 +33,13 @@ Dino to enter the 21st Century wins.
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Mapping
 from typing import ClassVar
 
 from domain.chance import Rng, Script
+from domain.dinosaurs_extinct.bots import heuristic_bot
 from domain.dinosaurs_extinct.content import Content, Space, load
-from domain.dinosaurs_extinct.messages import (
+from domain.dinosaurs_extinct.model import (
     EVENT_TYPES,
     Command,
     DieRolled,
@@ -72,7 +73,8 @@ from domain.dinosaurs_extinct.messages import (
     View,
 )
 from domain.errors import InvalidCommand, RuleViolation
-from domain.rules import GameConfig, GameRules, Outcome, Viewer
+from domain.frozen import replace
+from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 
 RESULT_REACHED_21ST_CENTURY = "reached_21st_century"
 
@@ -99,6 +101,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     command_types: ClassVar[tuple[type, ...]] = (RollDie, SwitchWith)
     character_events: ClassVar[frozenset[type] | None] = frozenset()  # by seat
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
+    bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
 
     def __init__(self) -> None:
         self.content = load()
@@ -218,11 +221,9 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     def evolve(self, state: State, event: Event) -> State:
         match event:
             case EarthEventsShuffled(order=order):
-                return dataclasses.replace(
-                    state, earth_deck=order, phase=Phase.ROLL, turn=0
-                )
+                return replace(state, earth_deck=order, phase=Phase.ROLL, turn=0)
             case DieRolled():
-                return dataclasses.replace(state, dice_used=state.dice_used + 1)
+                return replace(state, dice_used=state.dice_used + 1)
             case (
                 DinoMoved(seat=seat, to_step=to)
                 | DinoPushedBack(seat=seat, to_step=to)
@@ -231,13 +232,13 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                 return _with_dino(state, seat, step=to)
             case DinoEnteredTwentyFirstCentury(seat=seat):
                 state = _with_dino(state, seat, step=self.content.finish)
-                return dataclasses.replace(state, winner=seat, phase=Phase.OVER)
+                return replace(state, winner=seat, phase=Phase.OVER)
             case LifeCardRecharged(seat=seat):
                 return _with_dino(state, seat, bones=0)
             case EarthEventDrawn(card=card):
                 # The used card goes to the bottom of the stack.
                 deck = state.earth_deck
-                return dataclasses.replace(
+                return replace(
                     state, earth_deck=(*deck[1:], deck[0]), last_earth_event=card
                 )
             case OverlayFlipped(seat=seat, bones=bones):
@@ -245,23 +246,19 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
             case DinoWentExtinct(seat=seat):
                 return _with_dino(state, seat, step=0, bones=0)
             case DinoSwitchReached():
-                return dataclasses.replace(state, phase=Phase.CHOOSE_SWITCH)
+                return replace(state, phase=Phase.CHOOSE_SWITCH)
             case DinosSwitched(
                 seat=seat, target_seat=target, seat_step=a, target_step=b
             ):
                 state = _with_dino(_with_dino(state, seat, step=b), target, step=a)
-                return dataclasses.replace(state, phase=Phase.ROLL)
+                return replace(state, phase=Phase.ROLL)
             case TurnPassed(seat=seat):
-                return dataclasses.replace(state, turn=seat)
-            case (
-                EarthEventSurvived()
-                | DinoChallengeBegan()
-                | DinoChallengeTied()
-                | DinoChallengeWon()
-            ):
-                return state
+                return replace(state, turn=seat)
             case _:
-                raise TypeError(f"not a Dinosaurs Extinct? event: {event!r}")
+                # EarthEventSurvived and the challenge's begin, ties and
+                # winner change nothing the state keeps: the moves and
+                # overlays that follow them do.
+                return state
 
     # -- the end ----------------------------------------------------------------
 
@@ -305,7 +302,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
 
     def redact(self, event: Event, viewer: Viewer) -> Event:
         if isinstance(event, EarthEventsShuffled) and not viewer.sees_everything:
-            return dataclasses.replace(event, order=())
+            return replace(event, order=())
         return event
 
     def characters(self, state: State) -> dict[int, str]:
@@ -320,9 +317,7 @@ def _with_dino(
         step=dino.step if step is None else step,
         bones=dino.bones if bones is None else bones,
     )
-    return dataclasses.replace(
-        state, dinos=(*state.dinos[:seat], dino, *state.dinos[seat + 1 :])
-    )
+    return replace(state, dinos=(*state.dinos[:seat], dino, *state.dinos[seat + 1 :]))
 
 
 class _Turn:

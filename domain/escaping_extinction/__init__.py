@@ -1,10 +1,17 @@
 """Escaping Extinction: the cooperative hex-map race against the Meteor.
 
-The rules live in :mod:`domain.escaping_extinction.game`, the typed shapes
-in :mod:`~domain.escaping_extinction.model`, the printed content (JSON data
-beside this file) in :mod:`~domain.escaping_extinction.content`.
+``RULES`` is the game's :class:`~domain.rules.GameRules` (``RULES_V1``, rules
+version 1, for the games created under it). The rules live in
+:mod:`domain.escaping_extinction.rules`, the typed shapes in
+:mod:`~domain.escaping_extinction.model`, the printed content (JSON data
+beside this file) in :mod:`~domain.escaping_extinction.content`, the
+heuristic player in :mod:`~domain.escaping_extinction.bots`.
 """
 
-from domain.escaping_extinction.game import RULES, EscapingExtinctionRules
+from domain.escaping_extinction.rules import (
+    RULES,
+    RULES_V1,
+    EscapingExtinctionRules,
+)
 
-__all__ = ["RULES", "EscapingExtinctionRules"]
+__all__ = ["RULES", "RULES_V1", "EscapingExtinctionRules"]

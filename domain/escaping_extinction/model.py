@@ -717,7 +717,18 @@ class EarthquakeStruck:
 
 @dataclass(frozen=True)
 class MeteorDeckRanOut:
-    """A Meteor card was needed and none was left."""
+    """A Meteor card was needed and none was left: the game is lost."""
+
+
+@dataclass(frozen=True)
+class MeteorHitEarth:
+    """The Meteor reached Earth: the game is lost."""
+
+
+@dataclass(frozen=True)
+class RocketLaunched:
+    """Five Rocket Parts and eight Wood on the Launchpad, every Dino on the
+    Oasis: the Rocket lifts off and everyone wins."""
 
 
 Event = (
@@ -763,6 +774,8 @@ Event = (
     | MeteorMoved
     | EarthquakeStruck
     | MeteorDeckRanOut
+    | MeteorHitEarth
+    | RocketLaunched
 )
 EVENT_TYPES: tuple[type, ...] = (
     WorldSetUp,
@@ -807,6 +820,8 @@ EVENT_TYPES: tuple[type, ...] = (
     MeteorMoved,
     EarthquakeStruck,
     MeteorDeckRanOut,
+    MeteorHitEarth,
+    RocketLaunched,
 )
 
 

@@ -21,13 +21,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.chance import Rng
-from domain.happy_little_dinosaurs.cards import (
+from domain.happy_little_dinosaurs.content import (
     Card,
     DisasterType,
     Effect,
     InstantEffect,
     Kind,
     catalogue,
+    eliminates,
 )
 from domain.happy_little_dinosaurs.model import (
     AddPointCardValue,
@@ -54,7 +55,6 @@ from domain.happy_little_dinosaurs.model import (
     TakeDisaster,
     View,
 )
-from domain.happy_little_dinosaurs.rules import eliminates
 
 _INSTANT_WORTH = {
     InstantEffect.REDIRECT: 14,
@@ -157,56 +157,109 @@ def _played_value(view: View, seat: int) -> int:
 
 
 def _effect(view: View, me: PlayerView, legal: Sequence[Command]) -> Command:
-    adds = [c for c in legal if isinstance(c, AddPointCardValue)]
-    if adds:
-        return max(adds, key=lambda c: (_card(c.card).value, c.card))
-    takes = [c for c in legal if isinstance(c, TakeCard)]
-    if takes:
-        return max(takes, key=lambda c: (_worth(c.card), c.card))
-    keeps = [c for c in legal if isinstance(c, KeepCard)]
-    if keeps:
-        return max(keeps, key=lambda c: (_worth(c.card), c.card))
-    looks = [c for c in legal if isinstance(c, LookAtHand)]
-    if looks:
-        leader = _leader(view, me.seat, [c.target for c in looks])
-        return next(c for c in looks if c.target == leader)
-    for command in legal:
-        if isinstance(command, LookAtTopCards):
+    for choose in (
+        _best_value_added,
+        _best_card_taken,
+        _best_card_kept,
+        _look_at_the_leader,
+        _look_at_top_cards,
+        _snake_a_better_card,
+        _spray_low_cards,
+        _feed_the_leader,
+    ):
+        command = choose(view, me, legal)
+        if command is not None:
             return command
-    swaps = [c for c in legal if isinstance(c, SwapWithNeighbour)]
-    if swaps:
-        best = max(swaps, key=lambda c: _played_value(view, c.target))
-        if _played_value(view, best.target) > _played_value(view, me.seat):
-            return best
-    discards = [c for c in legal if isinstance(c, DiscardCards)]
-    if discards:
-        low = tuple(
-            c
-            for c in me.hand
-            if _card(c).kind is Kind.POINT
-            and _card(c).value <= 3
-            and _card(c).effect is Effect.NONE
-        )[:3]
-        for discard in discards:
-            if discard.cards == low:
-                return discard
-    plants = [c for c in legal if isinstance(c, SwapPlayedCards)]
-    leader = _leader(view, me.seat)
-    if plants and leader is not None:
-
-        def gain(c: SwapPlayedCards) -> int:
-            other = c.second if c.first == leader else c.first
-            return _played_value(view, leader) - _played_value(view, other)
-
-        options = [c for c in plants if leader in (c.first, c.second)]
-        if options:
-            best_plant = max(options, key=gain)
-            if gain(best_plant) > 0:
-                return best_plant
     for command in legal:
         if isinstance(command, PassEffect):
             return command
     return legal[0]
+
+
+def _best_value_added(
+    view: View, me: PlayerView, legal: Sequence[Command]
+) -> Command | None:
+    adds = [c for c in legal if isinstance(c, AddPointCardValue)]
+    return max(adds, key=lambda c: (_card(c.card).value, c.card)) if adds else None
+
+
+def _best_card_taken(
+    view: View, me: PlayerView, legal: Sequence[Command]
+) -> Command | None:
+    takes = [c for c in legal if isinstance(c, TakeCard)]
+    return max(takes, key=lambda c: (_worth(c.card), c.card)) if takes else None
+
+
+def _best_card_kept(
+    view: View, me: PlayerView, legal: Sequence[Command]
+) -> Command | None:
+    keeps = [c for c in legal if isinstance(c, KeepCard)]
+    return max(keeps, key=lambda c: (_worth(c.card), c.card)) if keeps else None
+
+
+def _look_at_the_leader(
+    view: View, me: PlayerView, legal: Sequence[Command]
+) -> Command | None:
+    looks = [c for c in legal if isinstance(c, LookAtHand)]
+    if not looks:
+        return None
+    leader = _leader(view, me.seat, [c.target for c in looks])
+    return next(c for c in looks if c.target == leader)
+
+
+def _look_at_top_cards(
+    view: View, me: PlayerView, legal: Sequence[Command]
+) -> Command | None:
+    return next((c for c in legal if isinstance(c, LookAtTopCards)), None)
+
+
+def _snake_a_better_card(
+    view: View, me: PlayerView, legal: Sequence[Command]
+) -> Command | None:
+    swaps = [c for c in legal if isinstance(c, SwapWithNeighbour)]
+    if not swaps:
+        return None
+    best = max(swaps, key=lambda c: _played_value(view, c.target))
+    if _played_value(view, best.target) > _played_value(view, me.seat):
+        return best
+    return None
+
+
+def _spray_low_cards(
+    view: View, me: PlayerView, legal: Sequence[Command]
+) -> Command | None:
+    discards = [c for c in legal if isinstance(c, DiscardCards)]
+    if not discards:
+        return None
+    low = tuple(
+        c
+        for c in me.hand
+        if _card(c).kind is Kind.POINT
+        and _card(c).value <= 3
+        and _card(c).effect is Effect.NONE
+    )[:3]
+    return next((d for d in discards if d.cards == low), None)
+
+
+def _feed_the_leader(
+    view: View, me: PlayerView, legal: Sequence[Command]
+) -> Command | None:
+    """Hungry Plant: give the leader a lower card than the one it played."""
+    plants = [c for c in legal if isinstance(c, SwapPlayedCards)]
+    leader = _leader(view, me.seat)
+    if not plants or leader is None:
+        return None
+
+    def gain(c: SwapPlayedCards) -> int:
+        other = c.second if c.first == leader else c.first
+        return _played_value(view, leader) - _played_value(view, other)
+
+    options = [c for c in plants if leader in (c.first, c.second)]
+    if options:
+        best = max(options, key=gain)
+        if gain(best) > 0:
+            return best
+    return None
 
 
 def _instant(view: View, me: PlayerView, legal: Sequence[Command]) -> Command:

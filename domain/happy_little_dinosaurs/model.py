@@ -2,15 +2,16 @@
 events and views, all frozen dataclasses mirrored by the game's protos.
 
 Cards are named by id (``pet_rock_1``); their values and effects are in the
-catalogue (:mod:`domain.happy_little_dinosaurs.cards`).
+catalogue (:mod:`domain.happy_little_dinosaurs.content`).
 """
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
-from domain.happy_little_dinosaurs.cards import Dinosaur
+from domain.happy_little_dinosaurs.content import Dinosaur, catalogue
 
 
 class Phase(enum.Enum):
@@ -524,9 +525,31 @@ class SuddenDeathStarted:
 
 @dataclass(frozen=True)
 class SuddenDeathCardsRevealed:
-    """The Sudden Death cards were flipped face up, at once."""
+    """The Sudden Death cards were flipped face up, at once. ``lowest`` are
+    the seats whose card shows the lowest value: one of them faces the
+    Disaster, several play Sudden Death again.
+
+    Schema 2 added ``lowest`` (the fold used to work it out); a schema 1
+    event is upcast when read, with the same rule.
+    """
+
+    schema_version: ClassVar[int] = 2
 
     cards: dict[int, str]
+    lowest: tuple[int, ...]
+
+
+def lowest_cards(cards: dict[int, str]) -> tuple[int, ...]:
+    """The seats, in order, whose card among ``cards`` has the lowest value."""
+    values = {seat: catalogue().cards[card].value for seat, card in cards.items()}
+    low = min(values.values(), default=0)
+    return tuple(seat for seat, value in sorted(values.items()) if value == low)
+
+
+def sudden_death_cards_revealed_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 had no ``lowest``: it is the seats with the lowest card."""
+    cards = {int(seat): card for seat, card in data["cards"].items()}
+    return {**data, "lowest": list(lowest_cards(cards))}
 
 
 @dataclass(frozen=True)
@@ -598,6 +621,16 @@ class TableCleared:
     cards: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class GameWon:
+    """The game is over: ``winners`` reached 50 on their Escape Route (the
+    highest total among those who did; ``result`` "escaped") or are the last
+    dinosaur not eliminated ("last_standing")."""
+
+    winners: tuple[int, ...]
+    result: str
+
+
 Event = (
     GameSetUp
     | CardsDrawn
@@ -634,6 +667,7 @@ Event = (
     | DisasterDiscardChosen
     | EscapeMoved
     | TableCleared
+    | GameWon
 )
 
 EVENT_TYPES: tuple[type, ...] = (
@@ -672,6 +706,7 @@ EVENT_TYPES: tuple[type, ...] = (
     DisasterDiscardChosen,
     EscapeMoved,
     TableCleared,
+    GameWon,
 )
 
 

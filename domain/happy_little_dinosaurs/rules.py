@@ -26,7 +26,9 @@ A round (``Phase``):
 7. Escape movement (one space per Disaster), refill to 5, clear the table.
 
 The game ends when a dinosaur reaches 50 (the highest total among those
-who did wins, ties share) or only one dinosaur is left.
+who did wins, ties share) or only one dinosaur is left: decided with the
+step that reaches it and recorded as ``GameWon``. ``evolve`` only folds.
+Rules version 1 (``RULES_V1``, at the end of the module) did not record it.
 
 Windows only open on public grounds (a hand holds cards, a target exists),
 so who is asked to act never tells anyone what a hand holds.
@@ -35,12 +37,14 @@ so who is asked to act never tells anyone what a hand holds.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Iterable, Mapping
+from typing import ClassVar
 
 from domain.chance import Rng
 from domain.errors import InvalidCommand, RuleViolation
-from domain.happy_little_dinosaurs.cards import (
+from domain.frozen import replace, without, without_any
+from domain.happy_little_dinosaurs.bots import heuristic_bot
+from domain.happy_little_dinosaurs.content import (
     Card,
     Catalogue,
     Dinosaur,
@@ -50,6 +54,7 @@ from domain.happy_little_dinosaurs.cards import (
     Kind,
     Timing,
     catalogue,
+    eliminates,
 )
 from domain.happy_little_dinosaurs.model import (
     COMMAND_TYPES,
@@ -76,6 +81,7 @@ from domain.happy_little_dinosaurs.model import (
     EscapeMoved,
     Event,
     GameSetUp,
+    GameWon,
     HandLookedAt,
     InstantPassed,
     KeepCard,
@@ -118,8 +124,18 @@ from domain.happy_little_dinosaurs.model import (
     TopCardKept,
     TopCardsLookedAt,
     View,
+    lowest_cards,
+    sudden_death_cards_revealed_v1_to_v2,
 )
-from domain.rules import GameConfig, GameRules, Outcome, Viewer
+from domain.rules import (
+    Bot,
+    GameConfig,
+    GameRules,
+    ImplicitDecisions,
+    Outcome,
+    Upcaster,
+    Viewer,
+)
 
 HAND_SIZE = 5
 WINNING_ESCAPE = 50
@@ -133,25 +149,6 @@ DEFAULT_DINOSAURS = (
 _MAX_STEPS = 10_000
 
 
-T = TypeVar("T")
-
-
-def _replace(obj: T, **changes: Any) -> T:
-    """``dataclasses.replace`` without re-running ``__init__``: the state is
-    replaced on every event, and the generic version dominated the run time.
-    Only for this game's frozen dataclasses, which have no ``__post_init__``."""
-    new = object.__new__(type(obj))
-    fields = dict(obj.__dict__)
-    fields.update(changes)
-    new.__dict__.update(fields)
-    return new
-
-
-def _without(cards: tuple[str, ...], removed: Iterable[str]) -> tuple[str, ...]:
-    gone = set(removed)
-    return tuple(c for c in cards if c not in gone)
-
-
 def _invert(scores: dict[int, int]) -> dict[int, int]:
     """Swap the highest and lowest scores; every tied player moves."""
     if not scores:
@@ -160,13 +157,17 @@ def _invert(scores: dict[int, int]) -> dict[int, int]:
     return {s: low if v == high else high if v == low else v for s, v in scores.items()}
 
 
-def eliminates(types: Iterable[DisasterType]) -> bool:
-    """Three of one type or three different types, Meteors wild."""
-    kinds = list(types)
-    meteors = kinds.count(DisasterType.METEOR)
-    others = [t for t in kinds if t is not DisasterType.METEOR]
-    most = max((others.count(t) for t in set(others)), default=0)
-    return most + meteors >= 3 or len(set(others)) + meteors >= 3
+#: The effects each command of the effect window uses (PassEffect: any).
+_EFFECT_COMMANDS: dict[type, tuple[Effect, ...]] = {
+    AddPointCardValue: (Effect.ADD_POINT_CARD_VALUE, Effect.ADD_EFFECT_CARD_VALUE),
+    LookAtHand: (Effect.GRAB_CARD,),
+    TakeCard: (Effect.GRAB_CARD,),
+    SwapWithNeighbour: (Effect.SWAP_WITH_NEIGHBOUR,),
+    DiscardCards: (Effect.DISCARD_UP_TO_THREE,),
+    LookAtTopCards: (Effect.LOOK_AT_TOP_TWO,),
+    KeepCard: (Effect.LOOK_AT_TOP_TWO,),
+    SwapPlayedCards: (Effect.SWAP_TWO_OTHERS,),
+}
 
 
 class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
@@ -174,7 +175,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
 
     game_type: ClassVar[str] = "happy_little_dinosaurs"
     title: ClassVar[str] = "Happy Little Dinosaurs"
-    rules_version: ClassVar[str] = "1"
+    rules_version: ClassVar[str] = "2"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
@@ -184,6 +185,10 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
     character_events: ClassVar[frozenset[type] | None] = frozenset({GameSetUp})
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
+    bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {
+        ("SuddenDeathCardsRevealed", 1): sudden_death_cards_revealed_v1_to_v2,
+    }
 
     @property
     def cards(self) -> Catalogue:
@@ -563,123 +568,134 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     def _decide_effect(
         self, state: State, seat: int, command: Command, rng: Rng
     ) -> list[Event]:
+        """A command of the effect window: checked against the open effect,
+        then decided by the one method of its type."""
         self._expect_phase(state, Phase.EFFECTS)
         if state.effect is None or self.holder(state, state.effect) != seat:
             raise RuleViolation(
                 "NOT_YOUR_EFFECT", "No effect of yours is waiting to be used."
             )
-        effect_card = self.card(state.effect)
-        card_id = effect_card.id
-        me = state.players[seat]
-
-        def expect(*effects: Effect) -> None:
-            if effect_card.effect not in effects:
-                raise RuleViolation(
-                    "WRONG_EFFECT", f"{effect_card.name} does not do that."
-                )
-
-        midway = state.effect_target is not None or bool(state.peeked)
+        card = self.card(state.effect)
+        effects = _EFFECT_COMMANDS.get(type(command))
+        if effects is not None and card.effect not in effects:
+            raise RuleViolation("WRONG_EFFECT", f"{card.name} does not do that.")
         match command:
             case PassEffect():
-                if midway:
-                    raise RuleViolation(
-                        "EFFECT_UNDER_WAY", "Finish the effect you started."
-                    )
-                return [EffectPassed(seat=seat, card=card_id)]
-            case AddPointCardValue(card=card):
-                expect(Effect.ADD_POINT_CARD_VALUE, Effect.ADD_EFFECT_CARD_VALUE)
-                self._expect_in_hand(me.hand, card)
-                if not self._may_add(effect_card, self.card(card)):
-                    raise RuleViolation(
-                        "CARD_NOT_ALLOWED",
-                        f"{effect_card.name} cannot discard {card} for points.",
-                    )
-                return [
-                    PointCardValueAdded(
-                        seat=seat,
-                        card=card_id,
-                        discarded=card,
-                        value=self.card(card).value,
-                    )
-                ]
-            case LookAtHand(target=target):
-                expect(Effect.GRAB_CARD)
-                if midway:
-                    raise RuleViolation("EFFECT_UNDER_WAY", "You already looked.")
-                self._expect_other_living(state, seat, target)
-                hand = state.players[target].hand
-                if not hand:
-                    raise RuleViolation("HAND_EMPTY", "That hand has no cards.")
-                return [
-                    HandLookedAt(seat=seat, target=target, hand=hand, count=len(hand))
-                ]
-            case TakeCard(card=card):
-                expect(Effect.GRAB_CARD)
-                if state.effect_target is None:
-                    raise RuleViolation("LOOK_FIRST", "Look at a hand first.")
-                self._expect_in_hand(state.players[state.effect_target].hand, card)
-                return [CardTaken(seat=seat, target=state.effect_target, card=card)]
-            case SwapWithNeighbour(target=target):
-                expect(Effect.SWAP_WITH_NEIGHBOUR)
-                self._expect_seat(state, target)
-                if target not in self.neighbours(state, seat):
-                    raise RuleViolation(
-                        "NOT_A_NEIGHBOUR", f"Seat {target} is not next to you."
-                    )
-                if self.card(state.played[target]).effect is not Effect.NONE:
-                    raise RuleViolation(
-                        "CARD_HAS_EFFECT",
-                        "The snake cannot take a card with an effect.",
-                    )
-                return [
-                    PlayedCardsSwapped(
-                        seat=seat, card=card_id, first=seat, second=target
-                    )
-                ]
-            case DiscardCards(cards=cards):
-                expect(Effect.DISCARD_UP_TO_THREE)
-                if not 1 <= len(cards) <= 3 or len(set(cards)) != len(cards):
-                    raise InvalidCommand(
-                        "DISCARD_ONE_TO_THREE", "Discard one to three different cards."
-                    )
-                for card in cards:
-                    self._expect_in_hand(me.hand, card)
-                return [EffectCardsDiscarded(seat=seat, card=card_id, cards=cards)]
+                return self._pass_effect(state, seat, card)
+            case AddPointCardValue():
+                return self._add_value(state, seat, card, command)
+            case LookAtHand():
+                return self._look_at_hand(state, seat, command)
+            case TakeCard():
+                return self._take_card(state, seat, command)
+            case SwapWithNeighbour():
+                return self._swap_with_neighbour(state, seat, card, command)
+            case DiscardCards():
+                return self._discard_cards(state, seat, card, command)
             case LookAtTopCards():
-                expect(Effect.LOOK_AT_TOP_TWO)
-                if midway:
-                    raise RuleViolation("EFFECT_UNDER_WAY", "You already looked.")
-                return self._draw(
-                    state,
-                    2,
-                    rng,
-                    lambda cards: TopCardsLookedAt(
-                        seat=seat, cards=cards, count=len(cards)
-                    ),
-                )
-            case KeepCard(card=card):
-                expect(Effect.LOOK_AT_TOP_TWO)
-                if card not in state.peeked:
-                    raise RuleViolation(
-                        "CARD_NOT_LOOKED_AT", f"You did not look at {card}."
-                    )
-                return [
-                    TopCardKept(
-                        seat=seat, kept=card, discarded=_without(state.peeked, [card])
-                    )
-                ]
-            case SwapPlayedCards(first=first, second=second):
-                expect(Effect.SWAP_TWO_OTHERS)
-                self._expect_other_living(state, seat, first)
-                self._expect_other_living(state, seat, second)
-                if first == second:
-                    raise RuleViolation("SAME_PLAYER", "Choose two different players.")
-                return [
-                    PlayedCardsSwapped(
-                        seat=seat, card=card_id, first=first, second=second
-                    )
-                ]
+                return self._look_at_top_cards(state, seat, rng)
+            case KeepCard():
+                return self._keep_card(state, seat, command)
+            case SwapPlayedCards():
+                return self._swap_played_cards(state, seat, card, command)
         raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not an effect.")
+
+    @staticmethod
+    def _midway(state: State) -> bool:
+        """A two-step effect (Dino Grabber, Treenoculars) is half done."""
+        return state.effect_target is not None or bool(state.peeked)
+
+    def _pass_effect(self, state: State, seat: int, card: Card) -> list[Event]:
+        if self._midway(state):
+            raise RuleViolation("EFFECT_UNDER_WAY", "Finish the effect you started.")
+        return [EffectPassed(seat=seat, card=card.id)]
+
+    def _add_value(
+        self, state: State, seat: int, card: Card, command: AddPointCardValue
+    ) -> list[Event]:
+        discarded = command.card
+        self._expect_in_hand(state.players[seat].hand, discarded)
+        if not self._may_add(card, self.card(discarded)):
+            raise RuleViolation(
+                "CARD_NOT_ALLOWED",
+                f"{card.name} cannot discard {discarded} for points.",
+            )
+        value = self.card(discarded).value
+        return [
+            PointCardValueAdded(
+                seat=seat, card=card.id, discarded=discarded, value=value
+            )
+        ]
+
+    def _look_at_hand(
+        self, state: State, seat: int, command: LookAtHand
+    ) -> list[Event]:
+        target = command.target
+        if self._midway(state):
+            raise RuleViolation("EFFECT_UNDER_WAY", "You already looked.")
+        self._expect_other_living(state, seat, target)
+        hand = state.players[target].hand
+        if not hand:
+            raise RuleViolation("HAND_EMPTY", "That hand has no cards.")
+        return [HandLookedAt(seat=seat, target=target, hand=hand, count=len(hand))]
+
+    def _take_card(self, state: State, seat: int, command: TakeCard) -> list[Event]:
+        target = state.effect_target
+        if target is None:
+            raise RuleViolation("LOOK_FIRST", "Look at a hand first.")
+        self._expect_in_hand(state.players[target].hand, command.card)
+        return [CardTaken(seat=seat, target=target, card=command.card)]
+
+    def _swap_with_neighbour(
+        self, state: State, seat: int, card: Card, command: SwapWithNeighbour
+    ) -> list[Event]:
+        target = command.target
+        self._expect_seat(state, target)
+        if target not in self.neighbours(state, seat):
+            raise RuleViolation("NOT_A_NEIGHBOUR", f"Seat {target} is not next to you.")
+        if self.card(state.played[target]).effect is not Effect.NONE:
+            raise RuleViolation(
+                "CARD_HAS_EFFECT", "The snake cannot take a card with an effect."
+            )
+        return [PlayedCardsSwapped(seat=seat, card=card.id, first=seat, second=target)]
+
+    def _discard_cards(
+        self, state: State, seat: int, card: Card, command: DiscardCards
+    ) -> list[Event]:
+        cards = command.cards
+        if not 1 <= len(cards) <= 3 or len(set(cards)) != len(cards):
+            raise InvalidCommand(
+                "DISCARD_ONE_TO_THREE", "Discard one to three different cards."
+            )
+        for discarded in cards:
+            self._expect_in_hand(state.players[seat].hand, discarded)
+        return [EffectCardsDiscarded(seat=seat, card=card.id, cards=cards)]
+
+    def _look_at_top_cards(self, state: State, seat: int, rng: Rng) -> list[Event]:
+        if self._midway(state):
+            raise RuleViolation("EFFECT_UNDER_WAY", "You already looked.")
+
+        def looked(cards: tuple[str, ...]) -> Event:
+            return TopCardsLookedAt(seat=seat, cards=cards, count=len(cards))
+
+        return self._draw(state, 2, rng, looked)
+
+    def _keep_card(self, state: State, seat: int, command: KeepCard) -> list[Event]:
+        kept = command.card
+        if kept not in state.peeked:
+            raise RuleViolation("CARD_NOT_LOOKED_AT", f"You did not look at {kept}.")
+        discarded = without(state.peeked, kept)
+        return [TopCardKept(seat=seat, kept=kept, discarded=discarded)]
+
+    def _swap_played_cards(
+        self, state: State, seat: int, card: Card, command: SwapPlayedCards
+    ) -> list[Event]:
+        first, second = command.first, command.second
+        self._expect_other_living(state, seat, first)
+        self._expect_other_living(state, seat, second)
+        if first == second:
+            raise RuleViolation("SAME_PLAYER", "Choose two different players.")
+        return [PlayedCardsSwapped(seat=seat, card=card.id, first=first, second=second)]
 
     def _decide_instant(self, state: State, seat: int, command: Command) -> list[Event]:
         self._expect_scoring_turn(state, seat)
@@ -776,45 +792,80 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
 
     def _step(self, state: State, rng: Rng) -> list[Event]:
         """The automatic events of the current phase; [] while a player must act."""
+        won = self.won(state)
+        if won is not None:
+            return [won]
         match state.phase:
             case Phase.COMMIT:
-                for seat in self.living(state):
-                    if seat not in state.committed and not self.has_point_card(
-                        state, seat
-                    ):
-                        return self._redraw(state, seat, rng)
-                if all(s in state.committed for s in self.living(state)):
-                    return [
-                        PointCardsRevealed(cards=dict(sorted(state.committed.items())))
-                    ]
+                return self._commit_step(state, rng)
             case Phase.EFFECTS if state.effect is None:
                 return self._next_effect(state)
-            case Phase.SCORING:
-                if not self.active_seats(state):
-                    return self._compare(state)
+            case Phase.SCORING if not self.active_seats(state):
+                return self._compare(state)
             case Phase.LOWEST:
-                low = min(state.scores[s] for s in self.living(state))
-                lowest = tuple(s for s in self.living(state) if state.scores[s] == low)
-                if len(lowest) == 1:
-                    return [DisasterFaced(seat=lowest[0])]
-                return [SuddenDeathStarted(seats=lowest)]
+                return self._lowest(state)
             case Phase.SUDDEN_DEATH:
                 return self._sudden_death(state)
             case Phase.DISASTER if state.taker is not None:
-                if not state.players[state.taker].hand:
-                    return [DisasterTaken(seat=state.taker, card=state.disaster or "")]
+                return self._take_with_empty_hand(state, state.taker)
             case Phase.AFTER_DISASTER if state.taker is not None:
-                taker = state.players[state.taker]
-                if eliminates(self.disaster_type(c) for c in taker.disasters):
-                    return [PlayerEliminated(seat=state.taker, discarded=taker.hand)]
-                if taker.hand:
-                    return [DiscardOffered(seat=state.taker)]
-                return [self._escape(state)]
+                return self._after_disaster(state, state.taker)
             case Phase.ROUND_END:
                 return [self._escape(state)]
             case Phase.REFILL:
                 return self._refill(state, rng)
         return []
+
+    def won(self, state: State) -> GameWon | None:
+        """The end of the game, when it is reached: a living dinosaur at 50
+        (the highest total among them wins, equal totals share) or a single
+        dinosaur left. Only a collection, an escape move or an elimination
+        reaches it, and it ends the game at once."""
+        if state.phase in (Phase.SETUP, Phase.OVER):
+            return None
+        living = self.living(state)
+        arrived = [s for s in living if state.players[s].escape >= WINNING_ESCAPE]
+        if arrived:
+            best = max(state.players[s].escape for s in arrived)
+            winners = tuple(s for s in arrived if state.players[s].escape == best)
+            return GameWon(winners=winners, result="escaped")
+        if len(living) == 1:
+            return GameWon(winners=living, result="last_standing")
+        return None
+
+    def _commit_step(self, state: State, rng: Rng) -> list[Event]:
+        """Redraw a hand without a Point card; once all committed, reveal."""
+        living = self.living(state)
+        for seat in living:
+            if seat not in state.committed and not self.has_point_card(state, seat):
+                return self._redraw(state, seat, rng)
+        if all(s in state.committed for s in living):
+            return [PointCardsRevealed(cards=dict(sorted(state.committed.items())))]
+        return []
+
+    def _lowest(self, state: State) -> list[Event]:
+        """A single lowest score faces the Disaster; a tie plays Sudden Death."""
+        low = min(state.scores[s] for s in self.living(state))
+        lowest = tuple(s for s in self.living(state) if state.scores[s] == low)
+        if len(lowest) == 1:
+            return [DisasterFaced(seat=lowest[0])]
+        return [SuddenDeathStarted(seats=lowest)]
+
+    def _take_with_empty_hand(self, state: State, taker: int) -> list[Event]:
+        """With no card to answer it, the Disaster is taken by itself."""
+        if state.players[taker].hand:
+            return []
+        return [DisasterTaken(seat=taker, card=state.disaster or "")]
+
+    def _after_disaster(self, state: State, taker: int) -> list[Event]:
+        """A deadly set eliminates; otherwise a discard is offered, or the
+        round moves on."""
+        player = state.players[taker]
+        if eliminates(self.disaster_type(c) for c in player.disasters):
+            return [PlayerEliminated(seat=taker, discarded=player.hand)]
+        if player.hand:
+            return [DiscardOffered(seat=taker)]
+        return [self._escape(state)]
 
     def _redraw(self, state: State, seat: int, rng: Rng) -> list[Event]:
         """A hand without a Point card is discarded and 5 new cards drawn."""
@@ -871,7 +922,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         if state.scenario is not None and used < len(state.scenario.reshuffles):
             pile = set(discard)
             fixed = tuple(c for c in state.scenario.reshuffles[used].cards if c in pile)
-        return (*fixed, *rng.shuffled(_without(discard, fixed)))
+        return (*fixed, *rng.shuffled(without_any(discard, fixed)))
 
     def _next_effect(self, state: State) -> list[Event]:
         """Open the window of the next Point card effect, or tally the scores."""
@@ -937,9 +988,8 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                     )
                 ]
         if all(s in state.committed for s in state.sudden_death):
-            return [
-                SuddenDeathCardsRevealed(cards=dict(sorted(state.committed.items())))
-            ]
+            cards = dict(sorted(state.committed.items()))
+            return [SuddenDeathCardsRevealed(cards=cards, lowest=lowest_cards(cards))]
         return []
 
     def _escape(self, state: State) -> EscapeMoved:
@@ -969,7 +1019,6 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     # -- evolving -----------------------------------------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
-        replace = _replace
         match event:
             case GameSetUp(
                 dinosaurs=dinosaurs, main_deck=main, disaster_deck=disasters
@@ -1013,11 +1062,8 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 )
             case CardsDiscarded(seat=seat, cards=cards):
                 return self._discard(state, seat, cards)
-            case PointCardCommitted(seat=seat, card=card):
-                assert card is not None
-                state = self._hand(
-                    state, seat, _without(state.players[seat].hand, [card])
-                )
+            case PointCardCommitted(seat=seat, card=str() as card):
+                state = self._hand(state, seat, without(state.players[seat].hand, card))
                 return replace(state, committed={**state.committed, seat: card})
             case PointCardsRevealed(cards=cards):
                 return replace(
@@ -1035,14 +1081,12 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 return self._effect_done(replace(state, bonus=bonus), card)
             case HandLookedAt(target=target):
                 return replace(state, effect_target=target)
-            case CardTaken(seat=seat, target=target, card=card):
-                assert card is not None and state.effect is not None
-                effect = state.effect
+            case CardTaken(seat=seat, target=target, card=str() as card):
                 state = self._hand(
-                    state, target, _without(state.players[target].hand, [card])
+                    state, target, without(state.players[target].hand, card)
                 )
                 state = self._hand(state, seat, (*state.players[seat].hand, card))
-                return self._effect_done(state, effect)
+                return self._effect_done(state, state.effect)
             case PlayedCardsSwapped(card=card, first=first, second=second):
                 played = {
                     **state.played,
@@ -1058,12 +1102,10 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                     peeked=state.peeked + cards,
                     main_deck=state.main_deck[len(cards) :],
                 )
-            case TopCardKept(seat=seat, kept=kept, discarded=discarded):
-                assert kept is not None and state.effect is not None
-                effect = state.effect
+            case TopCardKept(seat=seat, kept=str() as kept, discarded=discarded):
                 state = self._hand(state, seat, (*state.players[seat].hand, kept))
                 state = replace(state, discard=state.discard + discarded)
-                return self._effect_done(state, effect)
+                return self._effect_done(state, state.effect)
             case ScoresTallied(scores=scores):
                 return replace(
                     state, scores=dict(scores), phase=Phase.SCORING, passed=()
@@ -1096,16 +1138,13 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 return replace(
                     state, sudden_death=seats, phase=Phase.SUDDEN_DEATH, committed={}
                 )
-            case SuddenDeathCardsRevealed(cards=cards):
-                low = min(self.card(c).value for c in cards.values())
+            case SuddenDeathCardsRevealed(cards=cards, lowest=lowest):
                 return replace(
                     state,
                     table=state.table + tuple(c for _, c in sorted(cards.items())),
                     sudden_death_revealed=dict(cards),
                     committed={},
-                    sudden_death=tuple(
-                        s for s, c in sorted(cards.items()) if self.card(c).value == low
-                    ),
+                    sudden_death=lowest,
                 )
             case DisasterFaced(seat=seat):
                 return replace(state, taker=seat, phase=Phase.DISASTER)
@@ -1127,11 +1166,6 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 player = replace(state.players[seat], hand=(), eliminated=True)
                 state = self._player(state, seat, player)
                 state = replace(state, discard=state.discard + discarded)
-                living = self.living(state)
-                if len(living) == 1:
-                    return replace(
-                        state, phase=Phase.OVER, winners=living, result="last_standing"
-                    )
                 return replace(state, phase=Phase.ROUND_END)
             case DiscardOffered():
                 return replace(state, phase=Phase.DISCARD)
@@ -1148,53 +1182,46 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                     played={},
                     table=(),
                 )
-        raise ValueError(f"not an event of this game: {event!r}")
+            case GameWon(winners=winners, result=result):
+                return replace(state, phase=Phase.OVER, winners=winners, result=result)
+        # A redacted event (a card a viewer may not see) folds to nothing:
+        # only whole events are folded into a game's state.
+        return state
 
     def _player(self, state: State, seat: int, player: Player) -> State:
         players = list(state.players)
         players[seat] = player
-        return _replace(state, players=tuple(players))
+        return replace(state, players=tuple(players))
 
     def _hand(self, state: State, seat: int, hand: tuple[str, ...]) -> State:
-        return self._player(state, seat, _replace(state.players[seat], hand=hand))
+        return self._player(state, seat, replace(state.players[seat], hand=hand))
 
     def _discard(self, state: State, seat: int, cards: tuple[str, ...]) -> State:
-        state = self._hand(state, seat, _without(state.players[seat].hand, cards))
-        return _replace(state, discard=state.discard + cards)
+        state = self._hand(state, seat, without_any(state.players[seat].hand, cards))
+        return replace(state, discard=state.discard + cards)
 
     def _to_table(self, state: State, seat: int, card: str) -> State:
-        state = self._hand(state, seat, _without(state.players[seat].hand, [card]))
-        return _replace(state, table=(*state.table, card))
+        state = self._hand(state, seat, without(state.players[seat].hand, card))
+        return replace(state, table=(*state.table, card))
 
-    def _effect_done(self, state: State, card: str) -> State:
-        return _replace(
+    def _effect_done(self, state: State, card: str | None) -> State:
+        """The window of ``card`` (the effect under way) is over."""
+        done = state.effects_done if card is None else (*state.effects_done, card)
+        return replace(
             state,
-            effects_done=(*state.effects_done, card),
+            effects_done=done,
             effect=None,
             effect_target=None,
             peeked=(),
         )
 
     def _moved(self, state: State, moves: dict[int, int], then: Phase) -> State:
-        """Move dinosaurs along the Escape Route; reaching 50 ends the game."""
+        """Move dinosaurs along the Escape Route (whether that ends the game is
+        decided next, and recorded as :class:`GameWon`)."""
         players = list(state.players)
         for seat, spaces in moves.items():
-            players[seat] = _replace(
-                players[seat], escape=players[seat].escape + spaces
-            )
-        state = _replace(state, players=tuple(players))
-        arrived = [
-            s for s in self.living(state) if state.players[s].escape >= WINNING_ESCAPE
-        ]
-        if not arrived:
-            return _replace(state, phase=then)
-        best = max(state.players[s].escape for s in arrived)
-        return _replace(
-            state,
-            phase=Phase.OVER,
-            winners=tuple(s for s in arrived if state.players[s].escape == best),
-            result="escaped",
-        )
+            players[seat] = replace(players[seat], escape=players[seat].escape + spaces)
+        return replace(state, players=tuple(players), phase=then)
 
     # -- the end ------------------------------------------------------------------
 
@@ -1262,7 +1289,6 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         )
 
     def redact(self, event: Event, viewer: Viewer) -> Event:
-        replace = _replace
         match event:
             case GameSetUp() if not viewer.sees_everything:
                 return replace(event, main_deck=(), disaster_deck=())
@@ -1287,4 +1313,23 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         return event
 
 
+class HappyLittleDinosaursRulesV1(
+    ImplicitDecisions[State, Command, Event, View], HappyLittleDinosaursRules
+):
+    """Rules version 1, for the games created under it: the same rules, but
+    the end of the game was not recorded (no :class:`GameWon`); the fold
+    worked it out after each collection, escape move and elimination."""
+
+    rules_version: ClassVar[str] = "1"
+    unrecorded: ClassVar[tuple[type, ...]] = (GameWon,)
+
+    def implied(self, state: State, event: Event) -> list[Event]:
+        if isinstance(event, PointsCollected | EscapeMoved | PlayerEliminated):
+            won = self.won(state)
+            if won is not None:
+                return [won]
+        return []
+
+
 RULES = HappyLittleDinosaursRules()
+RULES_V1 = HappyLittleDinosaursRulesV1()

@@ -81,7 +81,7 @@ def test_bots_only_ever_choose_legal_actions(game_type: str, players: int):
 
 
 def test_cubosaurs_bots_play_the_advanced_mode_legally_too():
-    from domain.cubosaurs.rules import Options
+    from domain.cubosaurs.model import Options
 
     rules = registry.rules_for("cubosaurs")
     for players in (2, 3, 5):

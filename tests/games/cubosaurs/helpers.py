@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.cubosaurs import RULES
-from domain.cubosaurs.catalogue import CARDS, Kind
-from domain.cubosaurs.rules import CardList, CubosaursState, Options, RoundDealt
+from domain.cubosaurs.content import CARDS, Kind
+from domain.cubosaurs.model import CardList, CubosaursState, Options, RoundDealt
 from tests.gamekit import given
 
 ADVANCED = Options(advanced=True)

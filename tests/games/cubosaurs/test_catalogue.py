@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from domain.cubosaurs.catalogue import (
+from domain.cubosaurs.content import (
     CARDS,
     KINDS,
     TILES,

@@ -10,7 +10,7 @@ from pathlib import Path
 from strata.v1.games import cubosaurs_pb2
 
 from domain.cubosaurs import RULES
-from domain.cubosaurs.rules import CardList, Options, RoundSetup, Scenario
+from domain.cubosaurs.model import CardList, Options, RoundSetup, Scenario
 from service import protomap
 
 PACKAGE = Path(__file__).resolve().parents[3] / "domain" / "cubosaurs"

@@ -6,8 +6,8 @@ import pytest
 
 from domain.chance import Rng
 from domain.cubosaurs import RULES
-from domain.cubosaurs.catalogue import DNA_TOKENS, TILES, Kind
-from domain.cubosaurs.rules import (
+from domain.cubosaurs.content import DNA_TOKENS, TILES, Kind
+from domain.cubosaurs.model import (
     BuyTile,
     CardDrawn,
     CardList,

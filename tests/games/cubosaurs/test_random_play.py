@@ -9,8 +9,8 @@ import pytest
 from strata.v1.games import cubosaurs_pb2
 
 from domain.cubosaurs import RULES
-from domain.cubosaurs.catalogue import CARD_COUNT, CARDS, DNA_TOKENS, TILE_COUNT
-from domain.cubosaurs.rules import CubosaursState, GameScored, Options, Phase
+from domain.cubosaurs.content import CARD_COUNT, CARDS, DNA_TOKENS, TILE_COUNT
+from domain.cubosaurs.model import CubosaursState, GameScored, Options, Phase
 from tests.gamekit import (
     assert_maps_to_proto,
     assert_replays,

@@ -6,8 +6,8 @@ import pytest
 
 from domain.chance import Rng
 from domain.cubosaurs import RULES
-from domain.cubosaurs.catalogue import CARD_COUNT, Kind
-from domain.cubosaurs.rules import (
+from domain.cubosaurs.content import CARD_COUNT, Kind, score_round
+from domain.cubosaurs.model import (
     CardDrawn,
     CardList,
     CubosaursState,
@@ -24,7 +24,6 @@ from domain.cubosaurs.rules import (
     TakePacket,
     TurnEnded,
 )
-from domain.cubosaurs.scoring import score_round
 from domain.errors import InvalidCommand, RuleViolation
 from domain.rules import GameConfig, Viewer
 from domain.session import Session
@@ -70,11 +69,9 @@ def test_round_one_starts_with_seat_zero_drawing_and_passing_left() -> None:
     assert events[1:] == [CardDrawn(0, deal.deck[0])]
 
 
-@pytest.mark.parametrize(("players", "rounds"), [(2, 3), (3, 2), (4, 2), (5, 2)])
-def test_two_players_play_three_rounds_and_more_players_two(
-    players: int, rounds: int
-) -> None:
-    assert state(players).rounds == rounds
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_every_player_count_plays_two_rounds_by_default(players: int) -> None:
+    assert state(players).rounds == 2
 
 
 def test_the_rounds_option_overrides_the_default() -> None:

@@ -7,8 +7,17 @@ from collections.abc import Sequence
 
 import pytest
 
-from domain.cubosaurs.catalogue import CARDS, KINDS, TILES, Card, Kind
-from domain.cubosaurs.scoring import SeatScore, raptor_score, row_score, score_round
+from domain.cubosaurs.content import (
+    CARDS,
+    KINDS,
+    TILES,
+    Card,
+    Kind,
+    SeatScore,
+    raptor_score,
+    row_score,
+    score_round,
+)
 from tests.games.cubosaurs.helpers import dna, plain
 
 

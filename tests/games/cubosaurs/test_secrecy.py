@@ -14,7 +14,7 @@ import random
 import pytest
 
 from domain.cubosaurs import RULES
-from domain.cubosaurs.rules import CubosaursState, Options, RoundDealt
+from domain.cubosaurs.model import CubosaursState, Options, RoundDealt
 from domain.rules import Viewer
 from domain.session import LIFECYCLE_EVENTS
 from tests.gamekit import play_random

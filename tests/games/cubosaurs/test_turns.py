@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from domain.cubosaurs import RULES
-from domain.cubosaurs.catalogue import Kind
-from domain.cubosaurs.rules import (
+from domain.cubosaurs.content import Kind
+from domain.cubosaurs.model import (
     BuyTile,
     CardDrawn,
     CubosaursState,

@@ -8,7 +8,7 @@ from typing import Any
 
 from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.content import Space
-from domain.dinosaurs_extinct.messages import (
+from domain.dinosaurs_extinct.model import (
     DieRolled,
     DinoMoved,
     EarthEventsShuffled,

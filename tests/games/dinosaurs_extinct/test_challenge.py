@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.content import Space
-from domain.dinosaurs_extinct.messages import (
+from domain.dinosaurs_extinct.model import (
     DinoChallengeBegan,
     DinoChallengeTied,
     DinoChallengeWon,

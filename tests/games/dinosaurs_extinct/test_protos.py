@@ -6,7 +6,7 @@ import pytest
 from strata.v1.games import dinosaurs_extinct_pb2 as pb
 
 from domain.dinosaurs_extinct import RULES
-from domain.dinosaurs_extinct.messages import (
+from domain.dinosaurs_extinct.model import (
     Command,
     Heading,
     RollDie,

@@ -10,7 +10,7 @@ from strata.v1.games import dinosaurs_extinct_pb2
 
 from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.content import Space
-from domain.dinosaurs_extinct.messages import (
+from domain.dinosaurs_extinct.model import (
     DieRolled,
     DinoEnteredTwentyFirstCentury,
     DinoSwitchReached,

@@ -7,7 +7,7 @@ import pytest
 from domain.chance import Rng
 from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.content import Space
-from domain.dinosaurs_extinct.messages import (
+from domain.dinosaurs_extinct.model import (
     DieRolled,
     Dino,
     DinoMoved,

@@ -6,7 +6,7 @@ import pytest
 
 from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.content import Space
-from domain.dinosaurs_extinct.messages import (
+from domain.dinosaurs_extinct.model import (
     DinoChallengeBegan,
     DinoMoved,
     DinosSwitched,

@@ -8,7 +8,7 @@ import pytest
 from domain.chance import Rng
 from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.content import Space
-from domain.dinosaurs_extinct.messages import (
+from domain.dinosaurs_extinct.model import (
     DinoEnteredTwentyFirstCentury,
     DinoMoved,
     EarthEventDrawn,
@@ -88,6 +88,18 @@ def test_the_game_finishes_with_the_winner_recorded() -> None:
 
     assert events[-1] == GameFinished(winners=(0,), result="reached_21st_century")
     assert state.status is Status.FINISHED
+
+
+def test_a_command_after_the_end_is_answered_game_finished_as_the_readme_says() -> None:
+    session = Session(RULES)
+    state, _ = new_game(RULES, 2, scenario=Scenario(dice=(6,)))
+    state = session.fold([DinoMoved(0, 0, BEFORE_FINISH, Heading.FORWARD)], state)
+    state = session.fold(session.play(state, 0, RollDie(), Rng("end", 1)), state)
+
+    with pytest.raises(RuleViolation) as refused:
+        session.play(state, 1, RollDie(), Rng("end", 2))
+
+    assert refused.value.reason == "GAME_FINISHED"
 
 
 def test_a_dino_with_bones_may_not_enter_and_stops_on_the_step_before() -> None:

@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from domain.dinosaurs_extinct import RULES
-from domain.dinosaurs_extinct.messages import (
+from domain.dinosaurs_extinct.model import (
     EarthEventsShuffled,
     Heading,
     Phase,

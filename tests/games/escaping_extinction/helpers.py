@@ -14,7 +14,10 @@ from domain.escaping_extinction.model import (
     ExplorationCardKept,
     Item,
     Options,
+    ResourceGained,
+    Resupplied,
     RocketDocketCardRevealed,
+    RocketPartCollected,
     Scenario,
     State,
     TileRevealed,
@@ -98,11 +101,24 @@ def table(
     return state
 
 
+def launch_ready(wood: int) -> list[Any]:
+    """Terry on position 3; five Rocket Parts and ``wood`` Wood unloaded on the
+    Launchpad by Rex (every other Dino on the Oasis)."""
+    events: list[Any] = [*setup(), reveal(3), *move(TERRY, 3)]
+    for n, card in enumerate(DOCKET[:5]):
+        if n:
+            events.append(RocketDocketCardRevealed(card))
+        events += [RocketPartCollected(REX, card), Resupplied(REX, 0, 0, True)]
+    events += [ResourceGained(REX, Resource.WOOD) for _ in range(min(wood, 4))]
+    events += [Resupplied(REX, 0, min(wood, 4), False)]
+    events += [ResourceGained(REX, Resource.WOOD) for _ in range(wood - min(wood, 4))]
+    events += [Resupplied(REX, 0, wood - min(wood, 4), False)]
+    return events
+
+
 def give_from_supply(dino: Dino, item: Item, n: int = 1) -> list[Any]:
     """Events that put ``n`` of ``item`` into ``dino``'s card from the Supply
     (through another Dino, so conservation holds)."""
-    from domain.escaping_extinction.model import ResourceGained
-
     resource = Resource[item.name]
     return [ResourceGained(dino, resource) for _ in range(n)]
 

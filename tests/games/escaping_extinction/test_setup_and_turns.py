@@ -10,7 +10,6 @@ from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
 from domain.escaping_extinction import RULES
 from domain.escaping_extinction.content import CONTENT, MeteorHazard
-from domain.escaping_extinction.game import meteor_shuffle
 from domain.escaping_extinction.model import (
     ActionKind,
     ActionTaken,
@@ -22,15 +21,13 @@ from domain.escaping_extinction.model import (
     LavaFlowPlaced,
     MeteorCardDrawn,
     MeteorDeckRanOut,
+    MeteorHitEarth,
     MeteorMoved,
     Options,
     Resource,
-    ResourceGained,
     ResourceReturned,
-    Resupplied,
     Resupply,
-    RocketDocketCardRevealed,
-    RocketPartCollected,
+    RocketLaunched,
     Scenario,
     SecretCavesPlaced,
     TileOrder,
@@ -40,6 +37,7 @@ from domain.escaping_extinction.model import (
     TurnEnded,
     WorldSetUp,
 )
+from domain.escaping_extinction.rules import meteor_shuffle
 from domain.rules import GameConfig
 from domain.session import GameFinished
 from tests.gamekit import new_game, when
@@ -53,6 +51,7 @@ from tests.games.escaping_extinction.helpers import (
     TERRY,
     dino,
     injure,
+    launch_ready,
     move,
     reveal,
     setup,
@@ -215,7 +214,7 @@ def test_the_meteor_reaching_earth_loses_the_game() -> None:
     events = [*setup(meteor=top("fireball_1", deck=METEOR)), MeteorMoved(0, 8)]
     state = table([*events, TurnEnded(TERRY), TurnBegan(LONG_NECK, 1)])
     new = when(RULES, state, 0, EndTurn(LONG_NECK))
-    assert new[-1] == MeteorMoved(8, 10)
+    assert new[-2:] == [MeteorMoved(8, 10), MeteorHitEarth()]
     after = table([*events, TurnEnded(TERRY), TurnBegan(LONG_NECK, 1), *new])
     assert RULES.is_terminal(after)
     assert RULES.outcome(after).winners == ()
@@ -331,27 +330,15 @@ def test_an_earthquake_never_moves_the_meteor_behind_the_start() -> None:
 # -- the end ---
 
 
-def _launch_ready(wood: int) -> list[Any]:
-    events: list[Any] = [*setup(), reveal(3), *move(TERRY, 3)]
-    for n, card in enumerate(DOCKET[:5]):
-        if n:
-            events.append(RocketDocketCardRevealed(card))
-        events += [RocketPartCollected(REX, card), Resupplied(REX, 0, 0, True)]
-    events += [ResourceGained(REX, Resource.WOOD) for _ in range(min(wood, 4))]
-    events += [Resupplied(REX, 0, min(wood, 4), False)]
-    events += [ResourceGained(REX, Resource.WOOD) for _ in range(wood - min(wood, 4))]
-    events += [Resupplied(REX, 0, wood - min(wood, 4), False)]
-    return events
-
-
 def test_five_parts_and_eight_wood_with_every_dino_home_wins_for_everyone() -> None:
-    events = _launch_ready(8)
+    events = launch_ready(8)
     state = table(events, players=4)
     assert not RULES.is_terminal(state)
     new = when(RULES, state, 0, Travel(TERRY, 0, TravelMode.WALK))
     assert new == [
         ActionTaken(TERRY, ActionKind.TRAVEL),
         DinoTravelled(TERRY, 3, 0, TravelMode.WALK, 1),
+        RocketLaunched(),
     ]
     after = table([*events, *new], players=4)
     assert RULES.is_terminal(after)
@@ -360,7 +347,7 @@ def test_five_parts_and_eight_wood_with_every_dino_home_wins_for_everyone() -> N
 
 
 def test_seven_wood_on_the_launchpad_is_not_enough() -> None:
-    state = table(_launch_ready(7))
+    state = table(launch_ready(7))
     assert state.launchpad_parts == 5 and state.launchpad_wood == 7
     assert not RULES.is_terminal(state)
 
@@ -371,7 +358,7 @@ def test_the_session_records_the_win_as_the_game_finishing() -> None:
     session = Session(RULES)
     scenario = Scenario(layout=LAYOUT, rocket_docket_deck=DOCKET)
     played, _ = new_game(RULES, 1, seed="fin", scenario=scenario)
-    events = _launch_ready(8)[3:]
+    events = launch_ready(8)[3:]
     played = session.fold(events, played)
     new = session.play(played, 0, Travel(TERRY, 0, TravelMode.WALK), Rng("fin", 99))
     assert new[-1] == GameFinished((0,), "escaped")
@@ -400,7 +387,7 @@ def test_resupply_is_refused_when_there_is_nothing_to_do() -> None:
 
 
 def test_injured_dinos_on_the_oasis_count_for_the_win() -> None:
-    events = [*_launch_ready(8), injure(SARA)]
+    events = [*launch_ready(8), injure(SARA)]
     state = table(events, players=4)
     new = when(RULES, state, 0, Travel(TERRY, 0, TravelMode.WALK))
     assert RULES.outcome(table([*events, *new], players=4)).result == "escaped"

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.happy_little_dinosaurs import RULES
-from domain.happy_little_dinosaurs.cards import Dinosaur, catalogue
+from domain.happy_little_dinosaurs.content import Dinosaur, catalogue
 from domain.happy_little_dinosaurs.model import (
     Command,
     DeckOrder,

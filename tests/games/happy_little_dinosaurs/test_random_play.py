@@ -14,7 +14,7 @@ from strata.v1.games import happy_little_dinosaurs_pb2
 from domain.chance import Rng
 from domain.errors import DomainError
 from domain.happy_little_dinosaurs import RULES, model
-from domain.happy_little_dinosaurs.cards import catalogue
+from domain.happy_little_dinosaurs.content import catalogue
 from domain.happy_little_dinosaurs.model import (
     CardTaken,
     DisasterSentToBottom,

@@ -8,7 +8,7 @@ import pytest
 
 from domain.errors import RuleViolation
 from domain.happy_little_dinosaurs import RULES
-from domain.happy_little_dinosaurs.cards import Dinosaur
+from domain.happy_little_dinosaurs.content import Dinosaur
 from domain.happy_little_dinosaurs.model import (
     BottomReason,
     CardsDrawn,
@@ -19,6 +19,7 @@ from domain.happy_little_dinosaurs.model import (
     DisasterTaken,
     DiscardCard,
     EscapeMoved,
+    GameWon,
     KeepHand,
     MainDeckReshuffled,
     Phase,
@@ -338,7 +339,10 @@ def test_reaching_fifty_wins_at_once() -> None:
     )
     state, _ = commit(state, {0: "meteor_cannon_1", 1: "cool_stick_1"})
     state, events = pass_all(state)
-    assert events[-1] == PointsCollected(points={0: 9})
+    assert events[-2:] == [
+        PointsCollected(points={0: 9}),
+        GameWon(winners=(0,), result="escaped"),
+    ]
     assert RULES.is_terminal(state)
     assert RULES.outcome(state).winners == (0,)
     assert RULES.outcome(state).result == "escaped"
@@ -385,5 +389,8 @@ def test_escape_movement_reaching_fifty_ends_the_game_before_the_refill() -> Non
     state, _ = pass_all(state)
     state, _ = act(state, 1, TakeDisaster())
     state, events = act(state, 1, KeepHand())
-    assert events[-1] == EscapeMoved(moves={0: 0, 1: 2})
+    assert events[-2:] == [
+        EscapeMoved(moves={0: 0, 1: 2}),
+        GameWon(winners=(1,), result="escaped"),
+    ]
     assert RULES.outcome(state).winners == (1,)

@@ -11,13 +11,14 @@ import pytest
 
 from domain.errors import InvalidCommand
 from domain.happy_little_dinosaurs import RULES
-from domain.happy_little_dinosaurs.cards import (
+from domain.happy_little_dinosaurs.content import (
     CardDataError,
     Dinosaur,
     DisasterType,
     Kind,
     build_catalogue,
     catalogue,
+    eliminates,
 )
 from domain.happy_little_dinosaurs.model import (
     CardsDrawn,
@@ -29,7 +30,6 @@ from domain.happy_little_dinosaurs.model import (
     Phase,
     Scenario,
 )
-from domain.happy_little_dinosaurs.rules import eliminates
 from domain.session import Session
 from tests.gamekit import new_game
 

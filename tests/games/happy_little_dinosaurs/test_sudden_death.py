@@ -50,7 +50,7 @@ def test_lowest_tie_goes_to_sudden_death_after_the_highest_collects() -> None:
     assert redacted(events[0], Viewer.player(2)) == PointCardCommitted(1, None)
     state, events = act(state, 2, PlayPointCard("handy_pan_1"))
     assert events[1:] == [
-        SuddenDeathCardsRevealed({1: "run_home_bat_1", 2: "handy_pan_1"}),
+        SuddenDeathCardsRevealed({1: "run_home_bat_1", 2: "handy_pan_1"}, lowest=(2,)),
         DisasterFaced(2),
     ]
 
@@ -146,7 +146,9 @@ def test_a_sudden_death_tie_repeats_until_it_is_broken() -> None:
     )
     state, _ = pass_all(state)
     state, events = commit(state, {1: "bonehead_1", 2: "bonehead_2"})
-    assert events[-1] == SuddenDeathCardsRevealed({1: "bonehead_1", 2: "bonehead_2"})
+    assert events[-1] == SuddenDeathCardsRevealed(
+        {1: "bonehead_1", 2: "bonehead_2"}, lowest=(1, 2)
+    )
     assert state.phase is Phase.SUDDEN_DEATH
     assert RULES.active_seats(state) == {1, 2}
     state, events = commit(state, {1: "run_home_bat_1", 2: "handy_pan_1"})
@@ -268,6 +270,6 @@ def test_running_out_of_point_cards_in_a_repeated_sudden_death_takes_it() -> Non
     state, _ = pass_all(state)
     state, events = commit(state, {1: "bonehead_1", 2: "bonehead_2"})
     assert events[-2:] == [
-        SuddenDeathCardsRevealed({1: "bonehead_1", 2: "bonehead_2"}),
+        SuddenDeathCardsRevealed({1: "bonehead_1", 2: "bonehead_2"}, lowest=(1, 2)),
         DisasterFaced(1),
     ]

@@ -1160,7 +1160,9 @@ class View(_message.Message):
     tiles_in_box: _builtins.int
     """DNA tiles neither on offer nor bought this round."""
     dna_supply: _builtins.int
-    """DNA tokens in the supply."""
+    """DNA tokens in the supply (advanced mode; 0 in the basic mode, which has
+    none).
+    """
     bought_this_turn: _builtins.bool
     """Whether the seat to act bought a tile this turn."""
     @_builtins.property

@@ -1039,6 +1039,8 @@ class Event(_message.Message):
     METEOR_MOVED_FIELD_NUMBER: _builtins.int
     EARTHQUAKE_STRUCK_FIELD_NUMBER: _builtins.int
     METEOR_DECK_RAN_OUT_FIELD_NUMBER: _builtins.int
+    METEOR_HIT_EARTH_FIELD_NUMBER: _builtins.int
+    ROCKET_LAUNCHED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def world_set_up(self) -> Global___WorldSetUp:
         """The table was set: tiles face down around the Oasis, decks shuffled.
@@ -1210,7 +1212,15 @@ class Event(_message.Message):
 
     @_builtins.property
     def meteor_deck_ran_out(self) -> Global___MeteorDeckRanOut:
-        """A Meteor card was needed and none was left."""
+        """A Meteor card was needed and none was left: the game is lost."""
+
+    @_builtins.property
+    def meteor_hit_earth(self) -> Global___MeteorHitEarth:
+        """The Meteor reached Earth: the game is lost."""
+
+    @_builtins.property
+    def rocket_launched(self) -> Global___RocketLaunched:
+        """The Rocket lifted off: everyone wins."""
 
     def __init__(
         self,
@@ -1257,12 +1267,14 @@ class Event(_message.Message):
         meteor_moved: Global___MeteorMoved | None = ...,
         earthquake_struck: Global___EarthquakeStruck | None = ...,
         meteor_deck_ran_out: Global___MeteorDeckRanOut | None = ...,
+        meteor_hit_earth: Global___MeteorHitEarth | None = ...,
+        rocket_launched: Global___RocketLaunched | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["world_set_up", "rocket_docket_card_revealed", "turn_began", "action_taken", "die_rolled", "dino_travelled", "tarpit_held", "dino_returned_to_oasis", "tile_revealed", "dino_damaged", "dino_healed", "vine_spent", "resource_taken", "resource_gained", "resource_returned", "token_returned", "room_needed", "room_made", "resource_left", "exploration_card_drawn", "redraw_offered", "redraw_declined", "exploration_card_redrawn", "exploration_card_discarded", "exploration_card_kept", "exploration_card_played", "exploration_deck_reshuffled", "extra_action_gained", "lava_flow_placed", "secret_cave_placement_offered", "secret_caves_placed", "secret_caves_left", "resupplied", "rocket_part_collected", "rocket_docket_closed", "item_given", "card_given", "turn_ended", "meteor_card_drawn", "meteor_moved", "earthquake_struck", "meteor_deck_ran_out"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["world_set_up", "rocket_docket_card_revealed", "turn_began", "action_taken", "die_rolled", "dino_travelled", "tarpit_held", "dino_returned_to_oasis", "tile_revealed", "dino_damaged", "dino_healed", "vine_spent", "resource_taken", "resource_gained", "resource_returned", "token_returned", "room_needed", "room_made", "resource_left", "exploration_card_drawn", "redraw_offered", "redraw_declined", "exploration_card_redrawn", "exploration_card_discarded", "exploration_card_kept", "exploration_card_played", "exploration_deck_reshuffled", "extra_action_gained", "lava_flow_placed", "secret_cave_placement_offered", "secret_caves_placed", "secret_caves_left", "resupplied", "rocket_part_collected", "rocket_docket_closed", "item_given", "card_given", "turn_ended", "meteor_card_drawn", "meteor_moved", "earthquake_struck", "meteor_deck_ran_out", "meteor_hit_earth", "rocket_launched"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -2391,7 +2403,7 @@ Global___EarthquakeStruck: _TypeAlias = EarthquakeStruck  # noqa: Y015
 
 @_typing.final
 class MeteorDeckRanOut(_message.Message):
-    """A Meteor card was needed and none was left."""
+    """A Meteor card was needed and none was left: the game is lost."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -2405,6 +2417,45 @@ class MeteorDeckRanOut(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MeteorDeckRanOut: _TypeAlias = MeteorDeckRanOut  # noqa: Y015
+
+@_typing.final
+class MeteorHitEarth(_message.Message):
+    """The Meteor reached Earth: the game is lost (rules version 2 on; before,
+    only GameFinished said so).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MeteorHitEarth: _TypeAlias = MeteorHitEarth  # noqa: Y015
+
+@_typing.final
+class RocketLaunched(_message.Message):
+    """Five Rocket Parts and eight Wood on the Launchpad and every Dino on the
+    Oasis: the Rocket lifts off and everyone wins (rules version 2 on; before,
+    only GameFinished said so).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RocketLaunched: _TypeAlias = RocketLaunched  # noqa: Y015
 
 @_typing.final
 class View(_message.Message):

@@ -1645,18 +1645,26 @@ class SuddenDeathCardsRevealed(_message.Message):
         def WhichOneof(self, oneof_group: _Never) -> None: ...
 
     CARDS_FIELD_NUMBER: _builtins.int
+    LOWEST_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def cards(self) -> _containers.ScalarMap[_builtins.int, _builtins.str]:
         """The card of each seat in Sudden Death."""
+
+    @_builtins.property
+    def lowest(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats whose card shows the lowest value, in seat order: one faces
+        the Disaster, several play Sudden Death again.
+        """
 
     def __init__(
         self,
         *,
         cards: _abc.Mapping[_builtins.int, _builtins.str] | None = ...,
+        lowest: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "lowest", b"lowest"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1913,6 +1921,36 @@ class TableCleared(_message.Message):
 Global___TableCleared: _TypeAlias = TableCleared  # noqa: Y015
 
 @_typing.final
+class GameWon(_message.Message):
+    """The game is over (rules version 2 on; before, only GameFinished said so)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WINNERS_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    result: _builtins.str
+    """"escaped" or "last_standing"."""
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The winning seats: those who reached 50 with the highest total, or the
+        last dinosaur not eliminated.
+        """
+
+    def __init__(
+        self,
+        *,
+        winners: _abc.Iterable[_builtins.int] | None = ...,
+        result: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "winners", b"winners"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameWon: _TypeAlias = GameWon  # noqa: Y015
+
+@_typing.final
 class Event(_message.Message):
     """An event: exactly one of these."""
 
@@ -1953,6 +1991,7 @@ class Event(_message.Message):
     DISASTER_DISCARD_CHOSEN_FIELD_NUMBER: _builtins.int
     ESCAPE_MOVED_FIELD_NUMBER: _builtins.int
     TABLE_CLEARED_FIELD_NUMBER: _builtins.int
+    GAME_WON_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def game_set_up(self) -> Global___GameSetUp:
         """Set-up."""
@@ -2093,6 +2132,10 @@ class Event(_message.Message):
     def table_cleared(self) -> Global___TableCleared:
         """Table cleared."""
 
+    @_builtins.property
+    def game_won(self) -> Global___GameWon:
+        """The game is won."""
+
     def __init__(
         self,
         *,
@@ -2131,12 +2174,13 @@ class Event(_message.Message):
         disaster_discard_chosen: Global___DisasterDiscardChosen | None = ...,
         escape_moved: Global___EscapeMoved | None = ...,
         table_cleared: Global___TableCleared | None = ...,
+        game_won: Global___GameWon | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_taken", b"card_taken", "cards_discarded", b"cards_discarded", "cards_drawn", b"cards_drawn", "disaster_discard_chosen", b"disaster_discard_chosen", "disaster_faced", b"disaster_faced", "disaster_flipped", b"disaster_flipped", "disaster_insurance_played", b"disaster_insurance_played", "disaster_redirect_played", b"disaster_redirect_played", "disaster_sent_to_bottom", b"disaster_sent_to_bottom", "disaster_taken", b"disaster_taken", "discard_offered", b"discard_offered", "effect_cards_discarded", b"effect_cards_discarded", "effect_passed", b"effect_passed", "effect_window_opened", b"effect_window_opened", "escape_moved", b"escape_moved", "event", b"event", "game_set_up", b"game_set_up", "hand_looked_at", b"hand_looked_at", "instant_passed", b"instant_passed", "main_deck_reshuffled", b"main_deck_reshuffled", "mouth_trap_sprung", b"mouth_trap_sprung", "played_cards_swapped", b"played_cards_swapped", "player_eliminated", b"player_eliminated", "point_card_committed", b"point_card_committed", "point_card_value_added", b"point_card_value_added", "point_cards_revealed", b"point_cards_revealed", "points_collected", b"points_collected", "score_booster_played", b"score_booster_played", "score_inversion_played", b"score_inversion_played", "score_sapper_played", b"score_sapper_played", "scores_tallied", b"scores_tallied", "sudden_death_cards_revealed", b"sudden_death_cards_revealed", "sudden_death_started", b"sudden_death_started", "table_cleared", b"table_cleared", "top_card_kept", b"top_card_kept", "top_cards_looked_at", b"top_cards_looked_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_taken", b"card_taken", "cards_discarded", b"cards_discarded", "cards_drawn", b"cards_drawn", "disaster_discard_chosen", b"disaster_discard_chosen", "disaster_faced", b"disaster_faced", "disaster_flipped", b"disaster_flipped", "disaster_insurance_played", b"disaster_insurance_played", "disaster_redirect_played", b"disaster_redirect_played", "disaster_sent_to_bottom", b"disaster_sent_to_bottom", "disaster_taken", b"disaster_taken", "discard_offered", b"discard_offered", "effect_cards_discarded", b"effect_cards_discarded", "effect_passed", b"effect_passed", "effect_window_opened", b"effect_window_opened", "escape_moved", b"escape_moved", "event", b"event", "game_set_up", b"game_set_up", "game_won", b"game_won", "hand_looked_at", b"hand_looked_at", "instant_passed", b"instant_passed", "main_deck_reshuffled", b"main_deck_reshuffled", "mouth_trap_sprung", b"mouth_trap_sprung", "played_cards_swapped", b"played_cards_swapped", "player_eliminated", b"player_eliminated", "point_card_committed", b"point_card_committed", "point_card_value_added", b"point_card_value_added", "point_cards_revealed", b"point_cards_revealed", "points_collected", b"points_collected", "score_booster_played", b"score_booster_played", "score_inversion_played", b"score_inversion_played", "score_sapper_played", b"score_sapper_played", "scores_tallied", b"scores_tallied", "sudden_death_cards_revealed", b"sudden_death_cards_revealed", "sudden_death_started", b"sudden_death_started", "table_cleared", b"table_cleared", "top_card_kept", b"top_card_kept", "top_cards_looked_at", b"top_cards_looked_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_taken", b"card_taken", "cards_discarded", b"cards_discarded", "cards_drawn", b"cards_drawn", "disaster_discard_chosen", b"disaster_discard_chosen", "disaster_faced", b"disaster_faced", "disaster_flipped", b"disaster_flipped", "disaster_insurance_played", b"disaster_insurance_played", "disaster_redirect_played", b"disaster_redirect_played", "disaster_sent_to_bottom", b"disaster_sent_to_bottom", "disaster_taken", b"disaster_taken", "discard_offered", b"discard_offered", "effect_cards_discarded", b"effect_cards_discarded", "effect_passed", b"effect_passed", "effect_window_opened", b"effect_window_opened", "escape_moved", b"escape_moved", "event", b"event", "game_set_up", b"game_set_up", "hand_looked_at", b"hand_looked_at", "instant_passed", b"instant_passed", "main_deck_reshuffled", b"main_deck_reshuffled", "mouth_trap_sprung", b"mouth_trap_sprung", "played_cards_swapped", b"played_cards_swapped", "player_eliminated", b"player_eliminated", "point_card_committed", b"point_card_committed", "point_card_value_added", b"point_card_value_added", "point_cards_revealed", b"point_cards_revealed", "points_collected", b"points_collected", "score_booster_played", b"score_booster_played", "score_inversion_played", b"score_inversion_played", "score_sapper_played", b"score_sapper_played", "scores_tallied", b"scores_tallied", "sudden_death_cards_revealed", b"sudden_death_cards_revealed", "sudden_death_started", b"sudden_death_started", "table_cleared", b"table_cleared", "top_card_kept", b"top_card_kept", "top_cards_looked_at", b"top_cards_looked_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_taken", b"card_taken", "cards_discarded", b"cards_discarded", "cards_drawn", b"cards_drawn", "disaster_discard_chosen", b"disaster_discard_chosen", "disaster_faced", b"disaster_faced", "disaster_flipped", b"disaster_flipped", "disaster_insurance_played", b"disaster_insurance_played", "disaster_redirect_played", b"disaster_redirect_played", "disaster_sent_to_bottom", b"disaster_sent_to_bottom", "disaster_taken", b"disaster_taken", "discard_offered", b"discard_offered", "effect_cards_discarded", b"effect_cards_discarded", "effect_passed", b"effect_passed", "effect_window_opened", b"effect_window_opened", "escape_moved", b"escape_moved", "event", b"event", "game_set_up", b"game_set_up", "game_won", b"game_won", "hand_looked_at", b"hand_looked_at", "instant_passed", b"instant_passed", "main_deck_reshuffled", b"main_deck_reshuffled", "mouth_trap_sprung", b"mouth_trap_sprung", "played_cards_swapped", b"played_cards_swapped", "player_eliminated", b"player_eliminated", "point_card_committed", b"point_card_committed", "point_card_value_added", b"point_card_value_added", "point_cards_revealed", b"point_cards_revealed", "points_collected", b"points_collected", "score_booster_played", b"score_booster_played", "score_inversion_played", b"score_inversion_played", "score_sapper_played", b"score_sapper_played", "scores_tallied", b"scores_tallied", "sudden_death_cards_revealed", b"sudden_death_cards_revealed", "sudden_death_started", b"sudden_death_started", "table_cleared", b"table_cleared", "top_card_kept", b"top_card_kept", "top_cards_looked_at", b"top_cards_looked_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_set_up", "cards_drawn", "main_deck_reshuffled", "disaster_flipped", "cards_discarded", "point_card_committed", "point_cards_revealed", "effect_window_opened", "effect_passed", "point_card_value_added", "hand_looked_at", "card_taken", "played_cards_swapped", "effect_cards_discarded", "top_cards_looked_at", "top_card_kept", "scores_tallied", "mouth_trap_sprung", "score_booster_played", "score_sapper_played", "score_inversion_played", "instant_passed", "points_collected", "disaster_sent_to_bottom", "sudden_death_started", "sudden_death_cards_revealed", "disaster_faced", "disaster_insurance_played", "disaster_redirect_played", "disaster_taken", "player_eliminated", "discard_offered", "disaster_discard_chosen", "escape_moved", "table_cleared"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_set_up", "cards_drawn", "main_deck_reshuffled", "disaster_flipped", "cards_discarded", "point_card_committed", "point_cards_revealed", "effect_window_opened", "effect_passed", "point_card_value_added", "hand_looked_at", "card_taken", "played_cards_swapped", "effect_cards_discarded", "top_cards_looked_at", "top_card_kept", "scores_tallied", "mouth_trap_sprung", "score_booster_played", "score_sapper_played", "score_inversion_played", "instant_passed", "points_collected", "disaster_sent_to_bottom", "sudden_death_started", "sudden_death_cards_revealed", "disaster_faced", "disaster_insurance_played", "disaster_redirect_played", "disaster_taken", "player_eliminated", "discard_offered", "disaster_discard_chosen", "escape_moved", "table_cleared", "game_won"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

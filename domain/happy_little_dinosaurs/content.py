@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import functools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
@@ -71,6 +72,15 @@ class DisasterType(enum.Enum):
     PREDATORY = "predatory"
     EMOTIONAL = "emotional"
     METEOR = "meteor"
+
+
+def eliminates(types: Iterable[DisasterType]) -> bool:
+    """Three of one type or three different types, Meteors wild."""
+    kinds = list(types)
+    meteors = kinds.count(DisasterType.METEOR)
+    others = [t for t in kinds if t is not DisasterType.METEOR]
+    most = max((others.count(t) for t in set(others)), default=0)
+    return most + meteors >= 3 or len(set(others)) + meteors >= 3
 
 
 class Dinosaur(enum.Enum):

@@ -24,22 +24,26 @@ Read top-down, like the rulebook:
    on the Oasis wins for everyone; the Meteor reaching Earth, or a Meteor
    card needed from an empty deck, loses for everyone.
 
-The module follows that order: set-up, who may act (``legal_actions``
-lists candidates and keeps those the rule checks accept), the checks
-(``_check``: seat, turn, pending decision, then ``_check_rule``), ``decide``
-(a ``match`` over the command, played out on a scratch table that applies
-every event as it is emitted, then settled: ending a turn, passing to the
-next Dino, drawing the Meteor card), the end, views and redaction, and
-last ``evolve``, the pure fold.
+The module follows that order: the end (``the_end``, checked after every
+event ``decide`` emits and recorded as ``RocketLaunched`` or
+``MeteorHitEarth``), who may act (``legal_actions`` lists candidates and
+keeps those the rule checks accept), the checks (``_check``: seat, turn,
+pending decision, then ``_check_rule``: one check per command type, from a
+table), ``decide`` (a ``match`` over the command, played out on a scratch
+table that applies every event as it is emitted, then settled: ending a
+turn, passing to the next Dino, drawing the Meteor card), views and
+redaction, and last ``evolve``, the pure fold, which decides nothing. Rules
+version 1 (``RULES_V1``) closes the module.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-from typing import Any, ClassVar, TypeVar
+from collections.abc import Callable, Collection, Mapping, Sequence
+from typing import Any, ClassVar
 
 from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
+from domain.escaping_extinction.bots import heuristic_bot
 from domain.escaping_extinction.content import (
     CONTENT,
     CardEffect,
@@ -89,6 +93,7 @@ from domain.escaping_extinction.model import (
     MakeRoom,
     MeteorCardDrawn,
     MeteorDeckRanOut,
+    MeteorHitEarth,
     MeteorMoved,
     Options,
     Pending,
@@ -108,6 +113,7 @@ from domain.escaping_extinction.model import (
     Resupply,
     RocketDocketCardRevealed,
     RocketDocketClosed,
+    RocketLaunched,
     RocketPartCollected,
     RollPurpose,
     RoomMade,
@@ -130,7 +136,8 @@ from domain.escaping_extinction.model import (
     VineSpent,
     WorldSetUp,
 )
-from domain.rules import GameConfig, GameRules, Outcome, Viewer
+from domain.frozen import replace, without
+from domain.rules import Bot, GameConfig, GameRules, ImplicitDecisions, Outcome, Viewer
 
 DINOS: tuple[Dino, ...] = tuple(Dino)
 _TURN_INDEX = {d: i for i, d in enumerate(DINOS)}
@@ -243,6 +250,32 @@ def _name(dino: Dino) -> str:
     return CONTENT.dinos[dino].name
 
 
+# -- the end ---------------------------------------------------------------------
+
+
+def escaped(state: State) -> bool:
+    """The win: the Rocket complete on the Launchpad, every Dino on the Oasis."""
+    return (
+        state.launchpad_parts >= CONTENT.launch_parts
+        and state.launchpad_wood >= CONTENT.launch_wood
+        and all(d.position == OASIS for d in state.dinos)
+    )
+
+
+def the_end(state: State, event: Event) -> Event | None:
+    """The end of the game that ``event`` brought about (``state`` is the
+    state right after it), or None: the Meteor moving onto Earth loses, the
+    Rocket complete with every Dino home wins. It is checked after every
+    event, and once the game is over nothing more ends it."""
+    if state.result:
+        return None
+    if isinstance(event, MeteorMoved) and state.meteor >= CONTENT.track_length:
+        return MeteorHitEarth()
+    if escaped(state):
+        return RocketLaunched()
+    return None
+
+
 # -- the scratch table decide plays on ------------------------------------------
 
 
@@ -258,6 +291,10 @@ class _Table:
         for event in events:
             self.events.append(event)
             self.state = evolve(self.state, event)
+            # The end is checked after every event, and recorded at once.
+            end = the_end(self.state, event)
+            if end is not None:
+                self.emit(end)
 
     @property
     def over(self) -> bool:
@@ -318,6 +355,351 @@ def meteor_shuffle(rng: Rng) -> tuple[str, ...]:
     return tuple(deck)
 
 
+# -- the commands that may be legal ---------------------------------------------
+
+
+def _decision_candidates(pending: Pending, dino: Dino) -> list[Command]:
+    if pending.kind is PendingKind.MAKE_ROOM:
+        return [
+            MakeRoom(dino, Resource.WOOD),
+            MakeRoom(dino, Resource.VINE),
+            LeaveResource(dino),
+        ]
+    if pending.kind is PendingKind.REDRAW:
+        return [KeepCard(dino), RedrawCard(dino)]
+    return [
+        *(PlaceSecretCave(dino, p) for p in range(1, CONTENT.positions)),
+        LeaveSecretCaves(dino),
+    ]
+
+
+def _action_candidates(state: State, d: DinoState) -> list[Command]:
+    dino = d.dino
+    here = state.places[d.position]
+    out: list[Command] = _travel_candidates(state, d)
+    out.append(Explore(dino, False))
+    if dino is Dino.LONG_NECK and here.token:
+        out.append(Explore(dino, True))
+    if d.position == OASIS:
+        out.append(Resupply(dino))
+    out.extend(
+        CollectRocketPart(dino, c)
+        for c in state.docket_open
+        if CONTENT.docket[c].tile == here.tile
+    )
+    if dino is Dino.SARA:
+        out.append(HealTeammates(dino))
+    return out
+
+
+def _travel_candidates(state: State, d: DinoState) -> list[Command]:
+    # Most travel a Dino cannot pay for: its Food rules it out here.
+    dino = d.dino
+    in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
+    walk = d.food >= _travel_cost(TravelMode.WALK, in_tarpit)
+    push = in_tarpit and d.food >= _travel_cost(TravelMode.PUSH, in_tarpit)
+    out: list[Command] = []
+    for p in _SORTED_NEIGHBOURS[d.position]:
+        if walk:
+            out.append(Travel(dino, p, TravelMode.WALK))
+        if push:
+            out.append(Travel(dino, p, TravelMode.PUSH))
+    if state.places[d.position].cave and d.food >= _travel_cost(
+        TravelMode.CAVE, in_tarpit
+    ):
+        out.extend(Travel(dino, p, TravelMode.CAVE) for p in caves(state))
+    return out
+
+
+def _free_candidates(state: State, d: DinoState) -> list[Command]:
+    """Healing with Vines, trades with the Dinos on the tile, held cards."""
+    dino = d.dino
+    out: list[Command] = []
+    if d.vines:
+        out.extend(
+            HealWithVines(dino, o.dino) for o in state.dinos if o.position == d.position
+        )
+    for other in state.dinos:
+        if other.dino is not dino and other.position == d.position:
+            out += _trade_candidates(d, other)
+    for card in d.held_cards:
+        if CONTENT.exploration[card].effect is CardEffect.HEALING_HERBS:
+            out.extend(PlayCard(dino, card, o) for o in DINOS)
+        else:
+            out.append(PlayCard(dino, card, dino))
+    return out
+
+
+def _trade_candidates(d: DinoState, other: DinoState) -> list[Command]:
+    """Every item and card either of two Dinos on one tile may hand over."""
+    dino = d.dino
+    out: list[Command] = []
+    for item in Item:
+        if _has_item(d, item):
+            out.append(GiveItem(dino, other.dino, item))
+        if _has_item(other, item):
+            out.append(GiveItem(other.dino, dino, item))
+    out.extend(GiveCard(dino, other.dino, c) for c in d.held_cards)
+    out.extend(GiveCard(other.dino, dino, c) for c in other.held_cards)
+    return out
+
+
+# -- checking a command: one check per command ------------------------------------
+#
+# ``_check`` (in the rules class) settles the seat, the turn and a pending
+# decision; then :func:`_check_rule` asks what every action shares (a named
+# card exists, the Dino is not Injured, an action is left) and the one check
+# of the command's type, from ``_RULE_CHECKS``. Each raises the reason the
+# command is refused now, or returns.
+
+
+def _check_rule(state: State, command: Command) -> None:
+    """The rule-specific half of the checks (turn and seat already fine)."""
+    d = dino_of(state, command.dino)
+    if isinstance(command, _NAMING_CARDS):
+        catalogue: Collection[str] = (
+            CONTENT.docket
+            if isinstance(command, CollectRocketPart)
+            else CONTENT.exploration
+        )
+        if command.card not in catalogue:
+            raise InvalidCommand("UNKNOWN_CARD", f"There is no card {command.card!r}.")
+    if isinstance(command, _NOT_WHILE_INJURED) and d.health == 0:
+        raise RuleViolation(
+            "DINO_INJURED", f"{_name(d.dino)} is Injured and cannot act."
+        )
+    if isinstance(command, _ACTIONS) and state.actions_left <= 0:
+        raise RuleViolation("NO_ACTIONS_LEFT", "This turn has no action left.")
+    check = _RULE_CHECKS.get(type(command))
+    if check is not None:
+        check(state, d, command)
+
+
+def _check_travel(state: State, d: DinoState, command: Travel) -> None:
+    destination = command.destination
+    if not 0 <= destination < CONTENT.positions:
+        raise InvalidCommand(
+            "POSITION_OUT_OF_RANGE", f"There is no position {destination}."
+        )
+    in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
+    if command.mode is TravelMode.CAVE:
+        _check_cave_travel(state, d, destination)
+    else:
+        if destination not in CONTENT.neighbours[d.position]:
+            raise RuleViolation(
+                "NOT_ADJACENT", f"Position {destination} is not adjacent."
+            )
+        if command.mode is TravelMode.PUSH and not in_tarpit:
+            raise RuleViolation(
+                "NOT_IN_TARPIT", "Only a Dino in the Tarpit pushes out."
+            )
+    cost = _travel_cost(command.mode, in_tarpit)
+    if d.food < cost:
+        raise RuleViolation(
+            "NOT_ENOUGH_FOOD", f"{_name(d.dino)} needs {cost} Food to travel."
+        )
+
+
+def _check_cave_travel(state: State, d: DinoState, destination: int) -> None:
+    here = caves(state)
+    if d.position not in here:
+        raise RuleViolation("NO_SECRET_CAVE", "There is no Secret Cave here.")
+    if destination == d.position or destination not in here:
+        raise RuleViolation(
+            "NOT_THE_OTHER_CAVE", "The Secret Cave leads to the other Cave only."
+        )
+
+
+def _check_explore(state: State, d: DinoState, command: Explore) -> None:
+    here = terrain_at(state, d.position)
+    if here is Terrain.OASIS:
+        raise RuleViolation("CANNOT_EXPLORE_OASIS", "The Oasis cannot be Explored.")
+    if here is Terrain.VOLCANO:
+        raise RuleViolation("CANNOT_EXPLORE_VOLCANO", "The Volcano cannot be Explored.")
+    if command.gamble and d.dino is not Dino.LONG_NECK:
+        raise RuleViolation("NOT_LONG_NECK", "Only Long Neck rolls double or nothing.")
+    if command.gamble and not state.places[d.position].token:
+        raise RuleViolation(
+            "NO_RESOURCE_TO_GAMBLE", "There is no resource here to roll for."
+        )
+
+
+def _check_resupply(state: State, d: DinoState, command: Resupply) -> None:
+    if d.position != OASIS:
+        raise RuleViolation("NOT_ON_OASIS", "Resupply only on the Oasis.")
+    refill = food_room(d) > 0 and state.supply.food > 0
+    if not (refill or d.wood or d.rocket_part):
+        raise RuleViolation(
+            "NOTHING_TO_RESUPPLY",
+            f"{_name(d.dino)} has no Food to refill and nothing to unload.",
+        )
+
+
+def _check_collect(state: State, d: DinoState, command: CollectRocketPart) -> None:
+    card = command.card
+    if card not in state.docket_open:
+        raise RuleViolation(
+            "CARD_NOT_FACE_UP", f"{card} is not a face-up Rocket Docket card."
+        )
+    docket = CONTENT.docket[card]
+    if d.rocket_part:
+        raise RuleViolation(
+            "ALREADY_HOLDS_ROCKET_PART",
+            f"{_name(d.dino)} already carries a Rocket Part.",
+        )
+    if state.places[d.position].tile != docket.tile:
+        raise RuleViolation(
+            "NOT_ON_THAT_TILE",
+            f"{docket.name} is found on {CONTENT.tile(docket.tile).name}.",
+        )
+    if d.food < docket.food or d.wood < docket.wood or d.vines < docket.vines:
+        raise RuleViolation(
+            "CANNOT_PAY", f"{_name(d.dino)} cannot pay what {docket.name} asks."
+        )
+
+
+def _check_heal_teammates(state: State, d: DinoState, command: HealTeammates) -> None:
+    if d.dino is not Dino.SARA:
+        raise RuleViolation("NOT_SARA", "Only Sara can heal her teammates.")
+    if not any(
+        o.position == d.position and o.health < max_health(o.dino) for o in state.dinos
+    ):
+        raise RuleViolation("NOBODY_TO_HEAL", "Nobody here needs healing.")
+
+
+def _check_heal_with_vines(state: State, d: DinoState, command: HealWithVines) -> None:
+    target = command.target
+    if d.vines == 0:
+        raise RuleViolation("NO_VINES", f"{_name(d.dino)} has no Vines.")
+    if d.health == 0 and target is not d.dino:
+        raise RuleViolation(
+            "INJURED_HEALS_ONLY_ITSELF", "An Injured Dino can only heal itself."
+        )
+    _check_hurt_beside(state, d, target)
+
+
+def _check_hurt_beside(state: State, d: DinoState, target: Dino) -> None:
+    """``target`` stands on ``d``'s tile and is not at full Health."""
+    t = dino_of(state, target)
+    if t.position != d.position:
+        raise RuleViolation("NOT_ON_YOUR_TILE", f"{_name(target)} is not on this tile.")
+    if t.health >= max_health(target):
+        raise RuleViolation("FULL_HEALTH", f"{_name(target)} is at full Health.")
+
+
+def _check_give_item(state: State, d: DinoState, command: GiveItem) -> None:
+    giver, recipient, item = command.dino, command.recipient, command.item
+    g, rec = _check_trade(state, giver, recipient)
+    if item is Item.ROCKET_PART:
+        has, room = g.rocket_part, not rec.rocket_part
+    elif item is Item.FOOD:
+        has, room = g.food > 0, food_room(rec) > 0
+    else:
+        has, room = holds(g, Resource[item.name]) > 0, satchel_room(rec) > 0
+    if not has:
+        raise RuleViolation("NOTHING_TO_GIVE", f"{_name(giver)} has no {item.value}.")
+    if not room:
+        raise RuleViolation(
+            "NO_ROOM", f"{_name(recipient)} has no room for {item.value}."
+        )
+
+
+def _check_give_card(state: State, d: DinoState, command: GiveCard) -> None:
+    g, _ = _check_trade(state, command.dino, command.recipient)
+    if command.card not in g.held_cards:
+        raise RuleViolation(
+            "CARD_NOT_HELD", f"{_name(command.dino)} does not hold {command.card}."
+        )
+
+
+def _check_trade(
+    state: State, giver: Dino, recipient: Dino
+) -> tuple[DinoState, DinoState]:
+    if giver is recipient:
+        raise InvalidCommand("SAME_DINO", "A Dino cannot trade with itself.")
+    cur = current_dino(state).dino
+    if cur not in (giver, recipient):
+        raise RuleViolation(
+            "NOT_PART_OF_TRADE",
+            f"Trades on {_name(cur)}'s turn involve {_name(cur)}.",
+        )
+    g, rec = dino_of(state, giver), dino_of(state, recipient)
+    if g.position != rec.position:
+        raise RuleViolation(
+            "NOT_ON_YOUR_TILE", "Only Dinos on the same tile can trade."
+        )
+    if g.health == 0 and rec.health == 0:
+        raise RuleViolation("BOTH_INJURED", "Two Injured Dinos cannot trade.")
+    return g, rec
+
+
+def _check_play_card(state: State, d: DinoState, command: PlayCard) -> None:
+    card, target = command.card, command.target
+    if card not in d.held_cards:
+        raise RuleViolation("CARD_NOT_HELD", f"{_name(d.dino)} does not hold {card}.")
+    effect = CONTENT.exploration[card].effect
+    if effect is CardEffect.HEALING_HERBS:
+        _check_hurt_beside(state, d, target)
+    elif target is not d.dino:
+        raise InvalidCommand(
+            "TARGET_NOT_ALLOWED", "Only Healing Herbs targets another Dino."
+        )
+    if effect is CardEffect.TRAIL_MIX and not (
+        food_room(d) > 0 and state.supply.food > 0
+    ):
+        raise RuleViolation("NO_ROOM", f"{_name(d.dino)} has no room for Food.")
+
+
+def _check_make_room(state: State, d: DinoState, command: MakeRoom) -> None:
+    if command.discard is Resource.FOOD:
+        raise InvalidCommand(
+            "NOT_IN_SATCHEL", "Only Wood and Vines are in the Satchel."
+        )
+    if holds(d, command.discard) == 0:
+        raise RuleViolation(
+            "NOTHING_TO_DISCARD", f"{_name(d.dino)} has no {command.discard.value}."
+        )
+
+
+def _check_place_cave(state: State, d: DinoState, command: PlaceSecretCave) -> None:
+    position = command.position
+    if not 0 <= position < CONTENT.positions:
+        raise InvalidCommand(
+            "POSITION_OUT_OF_RANGE", f"There is no position {position}."
+        )
+    if position == OASIS:
+        raise RuleViolation(
+            "CAVE_NOT_ON_OASIS", "A Secret Cave cannot go on the Oasis."
+        )
+    if position == d.position:
+        raise RuleViolation(
+            "SAME_TILE", "The two Secret Caves need two different tiles."
+        )
+
+
+def _check_leave_caves(state: State, d: DinoState, command: LeaveSecretCaves) -> None:
+    if not caves(state):
+        raise RuleViolation("NO_CAVES_TO_LEAVE", "The Secret Caves are not placed yet.")
+
+
+#: The check of each command type (those without one, LeaveResource,
+#: KeepCard, RedrawCard and EndTurn, have nothing to check beyond the turn).
+_RULE_CHECKS: dict[type, Callable[[State, DinoState, Any], None]] = {
+    Travel: _check_travel,
+    Explore: _check_explore,
+    Resupply: _check_resupply,
+    CollectRocketPart: _check_collect,
+    HealTeammates: _check_heal_teammates,
+    HealWithVines: _check_heal_with_vines,
+    GiveItem: _check_give_item,
+    GiveCard: _check_give_card,
+    PlayCard: _check_play_card,
+    MakeRoom: _check_make_room,
+    PlaceSecretCave: _check_place_cave,
+    LeaveSecretCaves: _check_leave_caves,
+}
+
+
 # -- the rules -------------------------------------------------------------------
 
 
@@ -326,7 +708,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
 
     game_type: ClassVar[str] = "escaping_extinction"
     title: ClassVar[str] = "Escaping Extinction"
-    rules_version: ClassVar[str] = "1"
+    rules_version: ClassVar[str] = "2"
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
@@ -336,6 +718,8 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
     character_events: ClassVar[frozenset[type] | None] = frozenset()  # set up front
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
+    bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    cooperative: ClassVar[bool] = True
 
     # -- configuration and set-up -------------------------------------------
 
@@ -440,79 +824,25 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         legal: list[Command] = []
         for command in self._candidates(state):
             try:
-                self._check_rule(state, command)
+                _check_rule(state, command)
             except (RuleViolation, InvalidCommand):
                 continue
             legal.append(command)
         return legal
 
     def _candidates(self, state: State) -> list[Command]:
+        """Every command that may be legal now for the Dino whose turn it is:
+        decisions only while one is pending; otherwise its actions (cheap
+        filters first), then its free moves. ``_check`` has the last word
+        on each."""
         d = current_dino(state)
-        dino = d.dino
-        pending = state.pending
-        if pending is not None:
-            if pending.kind is PendingKind.MAKE_ROOM:
-                return [
-                    MakeRoom(dino, Resource.WOOD),
-                    MakeRoom(dino, Resource.VINE),
-                    LeaveResource(dino),
-                ]
-            if pending.kind is PendingKind.REDRAW:
-                return [KeepCard(dino), RedrawCard(dino)]
-            return [
-                *(PlaceSecretCave(dino, p) for p in range(1, CONTENT.positions)),
-                LeaveSecretCaves(dino),
-            ]
-        # Cheap filters first; _check has the last word on each candidate.
+        if state.pending is not None:
+            return _decision_candidates(state.pending, d.dino)
         out: list[Command] = []
-        here = state.places[d.position]
-        can_act = d.health > 0 and state.actions_left > 0
-        if can_act:
-            in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
-            # Most travel a Dino cannot pay for: its Food rules it out here.
-            walk = d.food >= _travel_cost(TravelMode.WALK, in_tarpit)
-            push = in_tarpit and d.food >= _travel_cost(TravelMode.PUSH, in_tarpit)
-            for p in _SORTED_NEIGHBOURS[d.position]:
-                if walk:
-                    out.append(Travel(dino, p, TravelMode.WALK))
-                if push:
-                    out.append(Travel(dino, p, TravelMode.PUSH))
-            if here.cave and d.food >= _travel_cost(TravelMode.CAVE, in_tarpit):
-                out.extend(Travel(dino, p, TravelMode.CAVE) for p in caves(state))
-            out.append(Explore(dino, False))
-            if dino is Dino.LONG_NECK and here.token:
-                out.append(Explore(dino, True))
-            if d.position == OASIS:
-                out.append(Resupply(dino))
-            out.extend(
-                CollectRocketPart(dino, c)
-                for c in state.docket_open
-                if CONTENT.docket[c].tile == here.tile
-            )
-            if dino is Dino.SARA:
-                out.append(HealTeammates(dino))
-        if d.vines:
-            out.extend(
-                HealWithVines(dino, o.dino)
-                for o in state.dinos
-                if o.position == d.position
-            )
-        for other in state.dinos:
-            if other.dino is dino or other.position != d.position:
-                continue
-            for item in Item:
-                if _has_item(d, item):
-                    out.append(GiveItem(dino, other.dino, item))
-                if _has_item(other, item):
-                    out.append(GiveItem(other.dino, dino, item))
-            out.extend(GiveCard(dino, other.dino, c) for c in d.held_cards)
-            out.extend(GiveCard(other.dino, dino, c) for c in other.held_cards)
-        for card in d.held_cards:
-            if CONTENT.exploration[card].effect is CardEffect.HEALING_HERBS:
-                out.extend(PlayCard(dino, card, o) for o in DINOS)
-            else:
-                out.append(PlayCard(dino, card, dino))
-        out.append(EndTurn(dino))
+        if d.health > 0 and state.actions_left > 0:
+            out += _action_candidates(state, d)
+        out += _free_candidates(state, d)
+        out.append(EndTurn(d.dino))
         return out
 
     # -- checking a command ----------------------------------------------------
@@ -545,238 +875,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                 )
         elif isinstance(command, _ALL_DECISIONS):
             raise RuleViolation("NO_DECISION_PENDING", "There is nothing to decide.")
-        self._check_rule(state, command)
-
-    def _check_rule(self, state: State, command: Command) -> None:
-        """The rule-specific half of :meth:`_check` (turn and seat already fine)."""
-        d = dino_of(state, command.dino)
-        if isinstance(command, _NAMING_CARDS):
-            catalogue: Collection[str] = (
-                CONTENT.docket
-                if isinstance(command, CollectRocketPart)
-                else CONTENT.exploration
-            )
-            if command.card not in catalogue:
-                raise InvalidCommand(
-                    "UNKNOWN_CARD", f"There is no card {command.card!r}."
-                )
-        if isinstance(command, _NOT_WHILE_INJURED) and d.health == 0:
-            raise RuleViolation(
-                "DINO_INJURED", f"{_name(d.dino)} is Injured and cannot act."
-            )
-        if isinstance(command, _ACTIONS) and state.actions_left <= 0:
-            raise RuleViolation("NO_ACTIONS_LEFT", "This turn has no action left.")
-        match command:
-            case Travel():
-                self._check_travel(state, d, command)
-            case Explore(gamble=gamble):
-                here = terrain_at(state, d.position)
-                if here is Terrain.OASIS:
-                    raise RuleViolation(
-                        "CANNOT_EXPLORE_OASIS", "The Oasis cannot be Explored."
-                    )
-                if here is Terrain.VOLCANO:
-                    raise RuleViolation(
-                        "CANNOT_EXPLORE_VOLCANO", "The Volcano cannot be Explored."
-                    )
-                if gamble and d.dino is not Dino.LONG_NECK:
-                    raise RuleViolation(
-                        "NOT_LONG_NECK", "Only Long Neck rolls double or nothing."
-                    )
-                if gamble and not state.places[d.position].token:
-                    raise RuleViolation(
-                        "NO_RESOURCE_TO_GAMBLE",
-                        "There is no resource here to roll for.",
-                    )
-            case Resupply():
-                if d.position != OASIS:
-                    raise RuleViolation("NOT_ON_OASIS", "Resupply only on the Oasis.")
-                refill = food_room(d) > 0 and state.supply.food > 0
-                if not (refill or d.wood or d.rocket_part):
-                    raise RuleViolation(
-                        "NOTHING_TO_RESUPPLY",
-                        f"{_name(d.dino)} has no Food to refill and nothing to unload.",
-                    )
-            case CollectRocketPart(card=card):
-                if card not in state.docket_open:
-                    raise RuleViolation(
-                        "CARD_NOT_FACE_UP",
-                        f"{card} is not a face-up Rocket Docket card.",
-                    )
-                docket = CONTENT.docket[card]
-                if d.rocket_part:
-                    raise RuleViolation(
-                        "ALREADY_HOLDS_ROCKET_PART",
-                        f"{_name(d.dino)} already carries a Rocket Part.",
-                    )
-                if state.places[d.position].tile != docket.tile:
-                    raise RuleViolation(
-                        "NOT_ON_THAT_TILE",
-                        f"{docket.name} is found on {CONTENT.tile(docket.tile).name}.",
-                    )
-                if (
-                    d.food < docket.food
-                    or d.wood < docket.wood
-                    or d.vines < docket.vines
-                ):
-                    raise RuleViolation(
-                        "CANNOT_PAY",
-                        f"{_name(d.dino)} cannot pay what {docket.name} asks.",
-                    )
-            case HealTeammates():
-                if d.dino is not Dino.SARA:
-                    raise RuleViolation("NOT_SARA", "Only Sara can heal her teammates.")
-                if not any(
-                    o.position == d.position and o.health < max_health(o.dino)
-                    for o in state.dinos
-                ):
-                    raise RuleViolation("NOBODY_TO_HEAL", "Nobody here needs healing.")
-            case HealWithVines(target=target):
-                t = dino_of(state, target)
-                if d.vines == 0:
-                    raise RuleViolation("NO_VINES", f"{_name(d.dino)} has no Vines.")
-                if d.health == 0 and target is not d.dino:
-                    raise RuleViolation(
-                        "INJURED_HEALS_ONLY_ITSELF",
-                        "An Injured Dino can only heal itself.",
-                    )
-                if t.position != d.position:
-                    raise RuleViolation(
-                        "NOT_ON_YOUR_TILE", f"{_name(target)} is not on this tile."
-                    )
-                if t.health >= max_health(target):
-                    raise RuleViolation(
-                        "FULL_HEALTH", f"{_name(target)} is at full Health."
-                    )
-            case GiveItem(dino=giver, recipient=recipient, item=item):
-                g, rec = self._check_trade(state, giver, recipient)
-                if item is Item.ROCKET_PART:
-                    has, room = g.rocket_part, not rec.rocket_part
-                elif item is Item.FOOD:
-                    has, room = g.food > 0, food_room(rec) > 0
-                else:
-                    res = Resource[item.name]
-                    has, room = holds(g, res) > 0, satchel_room(rec) > 0
-                if not has:
-                    raise RuleViolation(
-                        "NOTHING_TO_GIVE", f"{_name(giver)} has no {item.value}."
-                    )
-                if not room:
-                    raise RuleViolation(
-                        "NO_ROOM", f"{_name(recipient)} has no room for {item.value}."
-                    )
-            case GiveCard(dino=giver, recipient=recipient, card=card):
-                g, _ = self._check_trade(state, giver, recipient)
-                if card not in g.held_cards:
-                    raise RuleViolation(
-                        "CARD_NOT_HELD", f"{_name(giver)} does not hold {card}."
-                    )
-            case PlayCard(card=card, target=target):
-                if card not in d.held_cards:
-                    raise RuleViolation(
-                        "CARD_NOT_HELD", f"{_name(d.dino)} does not hold {card}."
-                    )
-                effect = CONTENT.exploration[card].effect
-                if effect is CardEffect.HEALING_HERBS:
-                    t = dino_of(state, target)
-                    if t.position != d.position:
-                        raise RuleViolation(
-                            "NOT_ON_YOUR_TILE", f"{_name(target)} is not on this tile."
-                        )
-                    if t.health >= max_health(target):
-                        raise RuleViolation(
-                            "FULL_HEALTH", f"{_name(target)} is at full Health."
-                        )
-                elif target is not d.dino:
-                    raise InvalidCommand(
-                        "TARGET_NOT_ALLOWED", "Only Healing Herbs targets another Dino."
-                    )
-                if effect is CardEffect.TRAIL_MIX and not (
-                    food_room(d) > 0 and state.supply.food > 0
-                ):
-                    raise RuleViolation(
-                        "NO_ROOM", f"{_name(d.dino)} has no room for Food."
-                    )
-            case MakeRoom(discard=discard):
-                if discard is Resource.FOOD:
-                    raise InvalidCommand(
-                        "NOT_IN_SATCHEL", "Only Wood and Vines are in the Satchel."
-                    )
-                if holds(d, discard) == 0:
-                    raise RuleViolation(
-                        "NOTHING_TO_DISCARD", f"{_name(d.dino)} has no {discard.value}."
-                    )
-            case PlaceSecretCave(position=position):
-                if not 0 <= position < CONTENT.positions:
-                    raise InvalidCommand(
-                        "POSITION_OUT_OF_RANGE", f"There is no position {position}."
-                    )
-                if position == OASIS:
-                    raise RuleViolation(
-                        "CAVE_NOT_ON_OASIS", "A Secret Cave cannot go on the Oasis."
-                    )
-                if position == d.position:
-                    raise RuleViolation(
-                        "SAME_TILE", "The two Secret Caves need two different tiles."
-                    )
-            case LeaveSecretCaves():
-                if not caves(state):
-                    raise RuleViolation(
-                        "NO_CAVES_TO_LEAVE", "The Secret Caves are not placed yet."
-                    )
-            case LeaveResource() | KeepCard() | RedrawCard() | EndTurn():
-                pass
-
-    def _check_travel(self, state: State, d: DinoState, command: Travel) -> None:
-        destination = command.destination
-        if not 0 <= destination < CONTENT.positions:
-            raise InvalidCommand(
-                "POSITION_OUT_OF_RANGE", f"There is no position {destination}."
-            )
-        in_tarpit = terrain_at(state, d.position) is Terrain.TARPIT
-        if command.mode is TravelMode.CAVE:
-            here = caves(state)
-            if d.position not in here:
-                raise RuleViolation("NO_SECRET_CAVE", "There is no Secret Cave here.")
-            if destination == d.position or destination not in here:
-                raise RuleViolation(
-                    "NOT_THE_OTHER_CAVE",
-                    "The Secret Cave leads to the other Cave only.",
-                )
-        else:
-            if destination not in CONTENT.neighbours[d.position]:
-                raise RuleViolation(
-                    "NOT_ADJACENT", f"Position {destination} is not adjacent."
-                )
-            if command.mode is TravelMode.PUSH and not in_tarpit:
-                raise RuleViolation(
-                    "NOT_IN_TARPIT", "Only a Dino in the Tarpit pushes out."
-                )
-        cost = _travel_cost(command.mode, in_tarpit)
-        if d.food < cost:
-            raise RuleViolation(
-                "NOT_ENOUGH_FOOD", f"{_name(d.dino)} needs {cost} Food to travel."
-            )
-
-    def _check_trade(
-        self, state: State, giver: Dino, recipient: Dino
-    ) -> tuple[DinoState, DinoState]:
-        if giver is recipient:
-            raise InvalidCommand("SAME_DINO", "A Dino cannot trade with itself.")
-        cur = current_dino(state).dino
-        if cur not in (giver, recipient):
-            raise RuleViolation(
-                "NOT_PART_OF_TRADE",
-                f"Trades on {_name(cur)}'s turn involve {_name(cur)}.",
-            )
-        g, rec = dino_of(state, giver), dino_of(state, recipient)
-        if g.position != rec.position:
-            raise RuleViolation(
-                "NOT_ON_YOUR_TILE", "Only Dinos on the same tile can trade."
-            )
-        if g.health == 0 and rec.health == 0:
-            raise RuleViolation("BOTH_INJURED", "Two Injured Dinos cannot trade.")
-        return g, rec
+        _check_rule(state, command)
 
     # -- deciding ----------------------------------------------------------------
 
@@ -790,6 +889,12 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     ) -> tuple[list[Event], State]:
         self._check(state, seat, command)
         t = _Table(state, rng)
+        self._play_command(t, command)
+        self._settle(t)
+        return t.events, t.state
+
+    def _play_command(self, t: _Table, command: Command) -> None:
+        """What ``command`` (checked) does, one case per command type."""
         dino = command.dino
         match command:
             case Travel():
@@ -801,11 +906,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             case CollectRocketPart(card=card):
                 self._collect(t, dino, card)
             case HealTeammates():
-                t.emit(ActionTaken(dino, ActionKind.HEAL_TEAMMATES))
-                here = t.dino(dino).position
-                for other in DINOS:
-                    if t.dino(other).position == here:
-                        t.heal(other, CONTENT.sara_heal)
+                self._heal_teammates(t, dino)
             case HealWithVines(target=target):
                 t.emit(VineSpent(dino))
                 t.heal(target, 1)
@@ -820,9 +921,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             case LeaveResource():
                 self._resolve_room(t, None)
             case KeepCard():
-                card = self._pending(t).card
-                t.emit(RedrawDeclined(dino, card))
-                self._follow(t, dino, card)
+                self._keep_card(t, dino)
             case RedrawCard():
                 t.emit(ExplorationCardRedrawn(dino, self._pending(t).card))
                 self._draw(t, dino)
@@ -832,8 +931,18 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                 t.emit(SecretCavesLeft(dino))
             case EndTurn():
                 t.emit(TurnEnded(dino))
-        self._settle(t)
-        return t.events, t.state
+
+    def _heal_teammates(self, t: _Table, dino: Dino) -> None:
+        t.emit(ActionTaken(dino, ActionKind.HEAL_TEAMMATES))
+        here = t.dino(dino).position
+        for other in DINOS:
+            if t.dino(other).position == here:
+                t.heal(other, CONTENT.sara_heal)
+
+    def _keep_card(self, t: _Table, dino: Dino) -> None:
+        card = self._pending(t).card
+        t.emit(RedrawDeclined(dino, card))
+        self._follow(t, dino, card)
 
     @staticmethod
     def _pending(t: _Table) -> Pending:
@@ -1100,7 +1209,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             priority = scenario.earthquake_orders[n].tiles
         t.emit(EarthquakeStruck(positions, _fixed_order(tiles, priority, t.rng)))
 
-    # -- the end ---------------------------------------------------------------
+    # -- the end (the_end above decides it) ----------------------------------
 
     def evolve(self, state: State, event: Event) -> State:
         return evolve(state, event)
@@ -1185,29 +1294,18 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
 
 # -- evolve: the pure fold -----------------------------------------------------
 
-_T = TypeVar("_T")
-
-
-def _replace(obj: _T, **changes: Any) -> _T:
-    """``dataclasses.replace`` without re-running ``__init__`` (the fold is the
-    hot path of replay; these dataclasses have no ``__post_init__``)."""
-    new = object.__new__(type(obj))
-    new.__dict__.update(obj.__dict__)
-    new.__dict__.update(changes)
-    return new
-
 
 def _with_dino(state: State, dino: Dino, **changes: Any) -> State:
     i = _TURN_INDEX[dino]
     dinos = list(state.dinos)
-    dinos[i] = _replace(dinos[i], **changes)
-    return _replace(state, dinos=tuple(dinos))
+    dinos[i] = replace(dinos[i], **changes)
+    return replace(state, dinos=tuple(dinos))
 
 
 def _with_place(state: State, position: int, **changes: Any) -> State:
     places = list(state.places)
-    places[position] = _replace(places[position], **changes)
-    return _replace(state, places=tuple(places))
+    places[position] = replace(places[position], **changes)
+    return replace(state, places=tuple(places))
 
 
 def _add(state: State, dino: Dino, resource: Resource, n: int) -> State:
@@ -1215,40 +1313,54 @@ def _add(state: State, dino: Dino, resource: Resource, n: int) -> State:
     field = _RESOURCE_FIELD[resource]
     d = dino_of(state, dino)
     state = _with_dino(state, dino, **{field: getattr(d, field) + n})
-    supply = _replace(state.supply, **{field: getattr(state.supply, field) - n})
-    return _replace(state, supply=supply)
+    supply = replace(state.supply, **{field: getattr(state.supply, field) - n})
+    return replace(state, supply=supply)
 
 
 def _supply_add(state: State, resource: Resource, n: int) -> State:
     field = _RESOURCE_FIELD[resource]
-    supply = _replace(state.supply, **{field: getattr(state.supply, field) + n})
-    return _replace(state, supply=supply)
+    supply = replace(state.supply, **{field: getattr(state.supply, field) + n})
+    return replace(state, supply=supply)
 
 
-def _remove(items: tuple[str, ...], item: str) -> tuple[str, ...]:
-    i = items.index(item)
-    return items[:i] + items[i + 1 :]
+def _revealed(state: State, position: int, tile: str, token_placed: bool) -> State:
+    state = _with_place(state, position, tile=tile, revealed=True, token=token_placed)
+    resource = CONTENT.tile(tile).resource
+    if token_placed and resource is not None:
+        state = _supply_add(state, resource, -1)
+    return state
+
+
+def _given(state: State, dino: Dino, recipient: Dino, item: Item) -> State:
+    if item is Item.ROCKET_PART:
+        state = _with_dino(state, dino, rocket_part=False)
+        return _with_dino(state, recipient, rocket_part=True)
+    resource = Resource[item.name]
+    return _add(_add(state, dino, resource, -1), recipient, resource, 1)
+
+
+def _relaid(state: State, positions: tuple[int, ...], layout: tuple[str, ...]) -> State:
+    """The tiles at ``positions`` replaced face down by ``layout`` (empty in a
+    redacted event, which changes nothing); their tokens and Lava Flows go
+    back to the Supply."""
+    for position, tile in zip(positions, layout, strict=False):
+        old = state.places[position]
+        resource = CONTENT.tile(old.tile).resource
+        if old.token and resource is not None:
+            state = _supply_add(state, resource, 1)
+        if old.lava:
+            supply = replace(state.supply, lava_flows=state.supply.lava_flows + 1)
+            state = replace(state, supply=supply)
+        state = _with_place(
+            state, position, tile=tile, revealed=False, token=False, lava=False
+        )
+    return state
 
 
 def evolve(state: State, event: Event) -> State:
     """The state after ``event``."""
-    state = _apply(state, event)
-    if not state.result and _escaped(state):
-        state = _replace(state, result=ESCAPED)
-    return state
-
-
-def _escaped(state: State) -> bool:
-    return (
-        state.launchpad_parts >= CONTENT.launch_parts
-        and state.launchpad_wood >= CONTENT.launch_wood
-        and all(d.position == OASIS for d in state.dinos)
-    )
-
-
-def _apply(state: State, event: Event) -> State:
     # A turn's everyday events come first: the match tries cases in order.
-    r = _replace
+    r = replace
     match event:
         case TurnBegan(dino, round_):
             return r(
@@ -1268,23 +1380,13 @@ def _apply(state: State, event: Event) -> State:
             state = _add(state, dino, Resource.FOOD, -food_spent)
             return _with_dino(state, dino, position=destination)
         case TileRevealed(position, tile, token_placed):
-            state = _with_place(
-                state, position, tile=tile, revealed=True, token=token_placed
-            )
-            resource = CONTENT.tile(tile).resource
-            if token_placed and resource is not None:
-                state = _supply_add(state, resource, -1)
-            return state
+            return _revealed(state, position, tile, token_placed)
         case ExplorationCardDrawn(_, card):
-            return r(state, exploration_deck=_remove(state.exploration_deck, card))
+            return r(state, exploration_deck=without(state.exploration_deck, card))
         case ExplorationCardDiscarded(card):
             return r(state, exploration_discard=(*state.exploration_discard, card))
         case ItemGiven(dino, recipient, item):
-            if item is Item.ROCKET_PART:
-                state = _with_dino(state, dino, rocket_part=False)
-                return _with_dino(state, recipient, rocket_part=True)
-            resource = Resource[item.name]
-            return _add(_add(state, dino, resource, -1), recipient, resource, 1)
+            return _given(state, dino, recipient, item)
         case ResourceGained(dino, resource):
             return _add(state, dino, resource, 1)
         case ResourceTaken(dino, resource):
@@ -1297,21 +1399,18 @@ def _apply(state: State, event: Event) -> State:
         case MeteorCardDrawn(card):
             return r(
                 state,
-                meteor_deck=_remove(state.meteor_deck, card),
+                meteor_deck=without(state.meteor_deck, card),
                 meteor_drawn=(*state.meteor_drawn, card),
             )
         case MeteorMoved(_, destination):
-            state = r(state, meteor=destination)
-            if destination >= CONTENT.track_length and not state.result:
-                state = r(state, result=METEOR_HIT_EARTH)
-            return state
+            return r(state, meteor=destination)
         case DinoDamaged(dino, _, health):
             return _with_dino(state, dino, health=health)
         case DinoHealed(dino, _, health):
             state = _with_dino(state, dino, health=health)
-            if state.waiting_to_heal and current_dino(state).health > 0:
-                state = r(state, waiting_to_heal=False)
-            return state
+            # A turn that began Injured is for healing only until healed.
+            healed = current_dino(state).health > 0
+            return r(state, waiting_to_heal=state.waiting_to_heal and not healed)
         case WorldSetUp(layout, meteor_deck, docket_deck, exploration_deck):
             places = (
                 state.places[0],
@@ -1327,7 +1426,7 @@ def _apply(state: State, event: Event) -> State:
         case RocketDocketCardRevealed(card):
             return r(
                 state,
-                docket_deck=_remove(state.docket_deck, card),
+                docket_deck=without(state.docket_deck, card),
                 docket_open=(*state.docket_open, card),
             )
         case DieRolled():
@@ -1339,9 +1438,9 @@ def _apply(state: State, event: Event) -> State:
         case VineSpent(dino):
             return _add(state, dino, Resource.VINE, -1)
         case TokenReturned(position):
-            resource = CONTENT.tile(state.places[position].tile).resource
+            returned = CONTENT.tile(state.places[position].tile).resource
             state = _with_place(state, position, token=False)
-            return state if resource is None else _supply_add(state, resource, 1)
+            return state if returned is None else _supply_add(state, returned, 1)
         case RoomNeeded(dino, resource, from_tile, from_supply, draw_after):
             pending = Pending(
                 PendingKind.MAKE_ROOM,
@@ -1377,7 +1476,7 @@ def _apply(state: State, event: Event) -> State:
             return _with_dino(state, dino, held_cards=(*held, card))
         case ExplorationCardPlayed(dino, card, _):
             held = dino_of(state, dino).held_cards
-            state = _with_dino(state, dino, held_cards=_remove(held, card))
+            state = _with_dino(state, dino, held_cards=without(held, card))
             return r(state, exploration_discard=(*state.exploration_discard, card))
         case ExplorationDeckReshuffled(order):
             return r(
@@ -1421,7 +1520,7 @@ def _apply(state: State, event: Event) -> State:
             return r(
                 state,
                 supply=supply,
-                docket_open=_remove(state.docket_open, card),
+                docket_open=without(state.docket_open, card),
                 docket_done=(*state.docket_done, card),
             )
         case RocketDocketClosed(cards):
@@ -1432,26 +1531,36 @@ def _apply(state: State, event: Event) -> State:
             )
         case CardGiven(dino, recipient, card):
             state = _with_dino(
-                state, dino, held_cards=_remove(dino_of(state, dino).held_cards, card)
+                state, dino, held_cards=without(dino_of(state, dino).held_cards, card)
             )
             held = dino_of(state, recipient).held_cards
             return _with_dino(state, recipient, held_cards=(*held, card))
         case EarthquakeStruck(positions, layout):
-            for position, tile in zip(positions, layout, strict=True):
-                old = state.places[position]
-                resource = CONTENT.tile(old.tile).resource
-                if old.token and resource is not None:
-                    state = _supply_add(state, resource, 1)
-                if old.lava:
-                    supply = r(state.supply, lava_flows=state.supply.lava_flows + 1)
-                    state = r(state, supply=supply)
-                state = _with_place(
-                    state, position, tile=tile, revealed=False, token=False, lava=False
-                )
+            state = _relaid(state, positions, layout)
             return r(state, earthquakes_used=state.earthquakes_used + 1)
         case MeteorDeckRanOut():
-            return state if state.result else r(state, result=METEOR_DECK_EMPTY)
-    raise TypeError(f"not an Escaping Extinction event: {event!r}")
+            return r(state, result=METEOR_DECK_EMPTY)
+        case MeteorHitEarth():
+            return r(state, result=METEOR_HIT_EARTH)
+        case RocketLaunched():
+            return r(state, result=ESCAPED)
+    return state
+
+
+class EscapingExtinctionRulesV1(
+    ImplicitDecisions[State, Command, Event, View], EscapingExtinctionRules
+):
+    """Rules version 1, for the games created under it: the same rules, but
+    the end of the game was not recorded (no :class:`RocketLaunched`, no
+    :class:`MeteorHitEarth`); the fold worked it out after every event."""
+
+    rules_version: ClassVar[str] = "1"
+    unrecorded: ClassVar[tuple[type, ...]] = (RocketLaunched, MeteorHitEarth)
+
+    def implied(self, state: State, event: Event) -> list[Event]:
+        end = the_end(state, event)
+        return [] if end is None else [end]
 
 
 RULES = EscapingExtinctionRules()
+RULES_V1 = EscapingExtinctionRulesV1()

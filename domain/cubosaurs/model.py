@@ -1,0 +1,310 @@
+"""Cubosaurs' shapes: options, scenario, commands, events, state and view,
+all frozen dataclasses mirrored one to one by
+``protos/strata/v1/games/cubosaurs.proto``.
+
+Cards and DNA tiles are named by id; what they are and how they score is
+in :mod:`domain.cubosaurs.content`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from domain.cubosaurs.content import DNA_TOKENS, Card, SeatScore, Tile
+
+# -- options and scenario ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Options:
+    """Chosen at creation: the advanced (DNA) mode and the number of rounds
+    (0 for the rulebook's: 2 at every player count; 3 with 2 players is a
+    variant some play, chosen with ``rounds=3``)."""
+
+    advanced: bool = False
+    rounds: int = 0
+
+
+@dataclass(frozen=True)
+class CardList:
+    """A list of card ids (one seat's starting collection)."""
+
+    cards: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class RoundSetup:
+    """The fixed deal of one round: every seat's 4 starting cards, the deck
+    (top first, 6 cards per player) and the DNA tile order (the first
+    players + 1 are the offer; empty for a random order)."""
+
+    collections: tuple[CardList, ...] = ()
+    deck: tuple[int, ...] = ()
+    tiles: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """Fixed deals (admin only), round 1 first; later rounds are random."""
+
+    rounds: tuple[RoundSetup, ...] = ()
+
+
+# -- commands ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TakePacket:
+    """Take the packet passed to you (or the card you drew) into your collection."""
+
+
+@dataclass(frozen=True)
+class PassPacket:
+    """Add ``card`` from your collection to the packet and pass it on."""
+
+    card: int
+
+
+@dataclass(frozen=True)
+class BuyTile:
+    """Advanced mode: buy DNA tile ``tile`` from the offer. ``card`` is the
+    target of a tile that needs one (a card of yours to remove, or another
+    player's card to take)."""
+
+    tile: int
+    card: int | None = None
+
+
+@dataclass(frozen=True)
+class EndTurn:
+    """Advanced mode: end your turn after the take or pass without buying."""
+
+
+@dataclass(frozen=True)
+class ClaimDnaTokens:
+    """Advanced mode: take the DNA tokens you are owed, which the supply
+    could not pay, from seat ``from_seat``."""
+
+    from_seat: int
+
+
+Command = TakePacket | PassPacket | BuyTile | EndTurn | ClaimDnaTokens
+
+
+# -- events -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoundDealt:
+    """A round was dealt. ``deck`` (top first) and ``out_of_play`` are secret:
+    a player or spectator sees them empty, with their sizes."""
+
+    round: int
+    first_seat: int
+    direction: int  # +1: each seat passes to seat + 1; -1: to seat - 1
+    collections: tuple[CardList, ...]
+    deck: tuple[int, ...]
+    deck_size: int
+    out_of_play: tuple[int, ...]
+    out_of_play_size: int
+    offer: tuple[int, ...]  # DNA tiles on offer (advanced mode)
+
+
+@dataclass(frozen=True)
+class CardDrawn:
+    """``seat``, passed an empty packet, drew ``card``: it is now the packet."""
+
+    seat: int
+    card: int
+
+
+@dataclass(frozen=True)
+class PacketTaken:
+    """``seat`` took the packet ``cards`` into their collection."""
+
+    seat: int
+    cards: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class PacketPassed:
+    """``seat`` added ``card`` to the packet and passed it to ``to_seat``."""
+
+    seat: int
+    card: int
+    to_seat: int
+
+
+@dataclass(frozen=True)
+class TileBought:
+    """``seat`` bought DNA tile ``tile``, returning its cost to the supply;
+    ``card`` is the target of its instant effect, if it has one."""
+
+    seat: int
+    tile: int
+    card: int | None = None
+
+
+@dataclass(frozen=True)
+class DnaTokensGained:
+    """``seat`` gained ``amount`` DNA tokens from the supply, or from
+    ``from_seat`` (settling what the supply owed them)."""
+
+    seat: int
+    amount: int
+    from_seat: int | None = None
+
+
+@dataclass(frozen=True)
+class DnaTokensOwed:
+    """The supply could not pay ``seat`` ``amount`` tokens: they choose
+    another player to take them from."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class DnaTokensForgone:
+    """Nobody else holds a DNA token, so ``seat`` goes without ``amount``."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """``seat``'s turn ended; ``next_seat`` is passed the packet."""
+
+    seat: int
+    next_seat: int
+
+
+@dataclass(frozen=True)
+class RoundScored:
+    """Round ``round`` ended and every seat scored it."""
+
+    round: int
+    scores: tuple[SeatScore, ...]
+
+
+@dataclass(frozen=True)
+class GameScored:
+    """The game ended: unspent DNA tokens scored 1 per pair, and the totals."""
+
+    token_points: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+Event = (
+    RoundDealt
+    | CardDrawn
+    | PacketTaken
+    | PacketPassed
+    | TileBought
+    | DnaTokensGained
+    | DnaTokensOwed
+    | DnaTokensForgone
+    | TurnEnded
+    | RoundScored
+    | GameScored
+)
+
+
+# -- state ------------------------------------------------------------------
+
+
+class Phase(enum.Enum):
+    """Where the turn is."""
+
+    SETUP = "setup"  # before the first deal
+    TURN = "turn"  # the seat to act must take or pass (and may buy)
+    ACTED = "acted"  # the seat took or passed and may still buy a tile
+    OVER = "over"  # the game is over
+
+
+@dataclass(frozen=True)
+class Debt:
+    """DNA tokens the supply could not pay ``seat``."""
+
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True)
+class SeatState:
+    """One player: collection, DNA tokens and tiles, scores so far."""
+
+    collection: tuple[int, ...] = ()
+    tokens: int = 0
+    tiles: tuple[int, ...] = ()  # DNA tiles bought this round
+    instant: int = 0  # points scored this round by instant tiles
+    scores: tuple[int, ...] = ()  # the total of every finished round
+
+
+@dataclass(frozen=True)
+class CubosaursState:
+    """The whole game, secrets included."""
+
+    players: int
+    advanced: bool
+    rounds: int
+    scenario: Scenario | None = None
+    round: int = 0
+    phase: Phase = Phase.SETUP
+    turn: int = 0
+    direction: int = 1
+    deck: tuple[int, ...] = ()  # top first; secret
+    out_of_play: tuple[int, ...] = ()  # this round's unused cards; secret
+    packet: tuple[int, ...] = ()
+    discarded: tuple[int, ...] = ()  # removed from the round by a DNA tile
+    seats: tuple[SeatState, ...] = ()
+    supply: int = DNA_TOKENS
+    offer: tuple[int, ...] = ()  # DNA tiles on offer
+    box: tuple[int, ...] = ()  # DNA tiles neither on offer nor bought
+    bought: bool = False  # the seat to act bought a tile this turn
+    debts: tuple[Debt, ...] = ()
+    token_points: tuple[int, ...] = ()  # set when the game ends
+
+
+# -- view -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """One player as everyone sees them."""
+
+    seat: int
+    collection: tuple[Card, ...]
+    dna_tokens: int
+    tiles: tuple[Tile, ...]  # DNA tiles bought this round
+    round_score: SeatScore  # what the current round would score now
+    scores: tuple[int, ...]  # the total of every finished round
+    token_points: int  # unspent DNA token pairs (once the game is over)
+    total: int  # finished rounds plus token points
+
+
+@dataclass(frozen=True)
+class View:
+    """The game as one viewer sees it. Only an admin sees ``deck`` (top
+    first) and ``out_of_play``; everyone else sees their sizes."""
+
+    round: int
+    rounds: int
+    advanced: bool
+    phase: Phase
+    turn: int
+    direction: int
+    packet: tuple[Card, ...]
+    players: tuple[PlayerView, ...]
+    deck_size: int
+    out_of_play_size: int
+    discarded: tuple[Card, ...]
+    offer: tuple[Tile, ...]
+    tiles_in_box: int
+    dna_supply: int  # DNA tokens in the supply (0 in the basic mode, which has none)
+    bought_this_turn: bool
+    debts: tuple[Debt, ...]
+    deck: tuple[int, ...]
+    out_of_play: tuple[int, ...]

@@ -1,0 +1,113 @@
+"""Every game has one shape: the same files, and its whole contract declared
+on its rules class (nothing found by import paths or ``getattr``)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from domain import registry
+from domain.rules import GameConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME_TYPES = registry.game_types()
+
+#: The files of every game folder (besides its JSON data): see
+#: docs/ADDING_A_GAME.md.
+GAME_FILES = {
+    "__init__.py",
+    "rules.py",
+    "model.py",
+    "content.py",
+    "bots.py",
+    "README.md",
+}
+
+
+@pytest.mark.parametrize("game_type", GAME_TYPES)
+def test_every_game_folder_holds_the_same_files(game_type: str) -> None:
+    folder = ROOT / "domain" / game_type
+    files = {
+        p.name
+        for p in folder.iterdir()
+        if p.is_file() and p.suffix != ".json" and p.name != "py.typed"
+    }
+    assert files == GAME_FILES
+
+
+@pytest.mark.parametrize("game_type", GAME_TYPES)
+def test_the_bots_import_no_rules(game_type: str) -> None:
+    # A bot sees what a player sees: the shapes and the printed content.
+    tree = ast.parse((ROOT / "domain" / game_type / "bots.py").read_text())
+    imported = {
+        node.module
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module
+    }
+    assert f"domain.{game_type}.rules" not in imported
+    assert "domain.session" not in imported
+
+
+@pytest.mark.parametrize("game_type", GAME_TYPES)
+def test_the_rules_class_declares_the_whole_contract(game_type: str) -> None:
+    rules = registry.rules_for(game_type)
+    assert set(rules.bots) == {"heuristic"}
+    assert isinstance(rules.cooperative, bool)
+    assert all(
+        name in {t.__name__ for t in rules.event_types} and version >= 1
+        for name, version in rules.upcasters
+    )
+    assert rules.cooperative == (game_type == "escaping_extinction")
+
+
+def test_nothing_in_the_domain_is_found_by_its_import_path() -> None:
+    # Data files are read with importlib.resources; modules are imported.
+    offenders = []
+    for path in (ROOT / "domain").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import) and any(
+                a.name == "importlib" for a in node.names
+            ):
+                offenders.append(str(path.relative_to(ROOT)))
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module == "importlib"
+                and {a.name for a in node.names} != {"resources"}
+            ):
+                offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []
+
+
+@pytest.mark.parametrize("game_type", GAME_TYPES)
+def test_no_evolve_raises_or_asserts(game_type: str) -> None:
+    # A fold applies facts: a decision in disguise (a check that raises, an
+    # assert) belongs in decide.
+    tree = ast.parse((ROOT / "domain" / game_type / "rules.py").read_text())
+    folds = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef) and node.name == "evolve"
+    ]
+    assert folds
+    for fold in folds:
+        assert not [
+            n for n in ast.walk(fold) if isinstance(n, ast.Raise | ast.Assert)
+        ], f"{game_type}: evolve raises or asserts"
+
+
+@pytest.mark.parametrize(
+    ("game_type", "rules_version"),
+    [(t, v) for t in GAME_TYPES for v in registry.rules_versions(t)],
+)
+def test_an_event_evolve_has_nothing_to_do_with_leaves_the_state_as_is(
+    game_type: str, rules_version: str
+) -> None:
+    rules = registry.rules_for(game_type, rules_version)
+    config: GameConfig[Any] = GameConfig(
+        rules.min_players, "x", rules.options_type(), None
+    )
+    state = rules.initial_state(config)
+    assert rules.evolve(state, object()) == state

@@ -1,0 +1,236 @@
+"""Games stored by older code load, replay, verify and continue under the
+rules version they were created under (``tests/data/*_v1*``: recorded under
+rules version 1, before the folds stopped deciding); a game of a rules
+version no longer shipped is refused with a clear reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from strata.v1 import admin_service_pb2 as admin_pb
+
+from clients.client import StrataClient, StrataError
+from domain import bots, registry
+from domain.chance import Rng
+from domain.escaping_extinction.model import MeteorHitEarth, RocketLaunched
+from domain.happy_little_dinosaurs.model import GameWon, SuddenDeathCardsRevealed
+from domain.session import GameFinished, Status
+from eventstore.memory import InMemoryEventStore
+from service.application import GameApp
+from service.errors import Code, FailedPrecondition, classify
+from service.portable import parse_export
+from service.verification import Verdict, verify_game
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+STORED = sorted(DATA.glob("*_v1*.strata.json"))
+UNRECORDED_IN_V1 = (GameWon, RocketLaunched, MeteorHitEarth)
+
+
+def stored(path: Path) -> tuple[GameApp, str, dict[str, Any]]:
+    """An application on an in-memory store holding the game of ``path``."""
+    document = path.read_bytes()
+    app = GameApp(InMemoryEventStore())
+    game_id, events, commands = parse_export(document)
+    app.store.import_game(game_id, events, commands)
+    return app, game_id, json.loads(document)
+
+
+def test_there_are_stored_games_of_every_game_type() -> None:
+    types = {json.loads(p.read_bytes())["game_type"] for p in STORED}
+    assert types == set(registry.game_types())
+
+
+@pytest.mark.parametrize("path", STORED, ids=lambda p: p.name.split(".")[0])
+def test_a_stored_game_loads_replays_and_verifies_under_its_rules(
+    path: Path,
+) -> None:
+    app, game_id, document = stored(path)
+    loaded = app.load(game_id)
+    game_type = document["game_type"]
+    assert loaded.state.rules_version == "1"
+    assert loaded.rules is registry.rules_for(game_type, "1")
+    assert loaded.state.version == len(document["events"])
+    # Every version of it folds (what GetGame at_version and ReplayGame do).
+    for version in range(1, loaded.state.version + 1, 37):
+        assert app.state_at(game_id, version).state.version == version
+
+    result = verify_game(app.store, game_id)
+
+    assert result.verdict is Verdict.VERIFIED, result
+    assert result.recorded_rules_version == "1"
+    assert result.current_rules_version == registry.rules_for(game_type).rules_version
+
+
+@pytest.mark.parametrize("path", STORED, ids=lambda p: p.name.split(".")[0])
+def test_a_stored_game_ends_as_it_ended_when_it_was_played(path: Path) -> None:
+    app, game_id, document = stored(path)
+    state = app.load(game_id).state
+    finished = [e for e in document["events"] if e["type"] == "GameFinished"]
+    if not finished:
+        assert state.status is Status.ACTIVE
+        assert not loaded_rules(app, game_id).is_terminal(state.game)
+        return
+    data = finished[0]["data"]
+    assert state.status is Status.FINISHED
+    assert state.outcome is not None
+    assert (list(state.outcome.winners), state.outcome.result) == (
+        data["winners"],
+        data["result"],
+    )
+    rules = loaded_rules(app, game_id)
+    # The game's own state says so too: the fold of rules version 1 still
+    # works out the end that its events leave unrecorded.
+    assert rules.is_terminal(state.game)
+    assert rules.outcome(state.game) == state.outcome
+
+
+def loaded_rules(app: GameApp, game_id: str) -> Any:
+    return app.load(game_id).rules
+
+
+def test_a_stored_sudden_death_reveal_is_upcast_with_its_lowest_cards() -> None:
+    app, game_id, document = stored(
+        DATA / "happy_little_dinosaurs_v1_escaped.strata.json"
+    )
+    raw = [e for e in document["events"] if e["type"] == "SuddenDeathCardsRevealed"]
+    assert raw and all(e["schema_version"] == 1 for e in raw)
+    assert all("lowest" not in e["data"] for e in raw)
+    session = app.load(game_id).session
+    reveals = [
+        session.decode_event(e["type"], e["data"], e["schema_version"]) for e in raw
+    ]
+    assert all(isinstance(r, SuddenDeathCardsRevealed) for r in reveals)
+    # The first reveal of this game is tied again: both seats play on.
+    assert reveals[0].cards == {0: "delicious_smoothie_1", 1: "grave_maker_1"}
+    assert reveals[0].lowest == (0, 1)
+    assert len(reveals[1].lowest) == 1
+
+
+ADMIN_TOKEN = "stored-games-admin"
+
+
+def admin_app(app: GameApp) -> GameApp:
+    """An application on ``app``'s store with an admin token (the stored
+    games' seat tokens are not known: the admin acts for their seats)."""
+    return GameApp(app.store, admin_token=ADMIN_TOKEN)
+
+
+def play_on(app: GameApp, game_id: str) -> list[Any]:
+    """Play a stored game to its end with the heuristic bots, through the
+    application; returns the new events."""
+    admin = app.caller(ADMIN_TOKEN)
+    start = app.load(game_id).state.version
+    for n in range(10_000):
+        loaded = app.load(game_id)
+        active = sorted(loaded.session.active_seats(loaded.state))
+        if not active:
+            break
+        seat = active[0]
+        heuristic = bots.bot_for(loaded.state.game_type, bots.HEURISTIC).play
+        rng = Rng(f"continue/{seat}", loaded.state.version)
+        command = bots.bot_move(loaded.rules, loaded.state.game, seat, heuristic, rng)
+        app.submit(admin, game_id, seat, f"continued-{n}", command)
+    loaded = app.load(game_id)
+    assert loaded.state.status is Status.FINISHED
+    return [
+        loaded.session.decode_event(e.type, e.data, e.schema_version)
+        for e in app.store.read_stream(game_id, start + 1)
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "happy_little_dinosaurs_v1_unfinished",
+        "escaping_extinction_v1_unfinished",
+        "cubosaurs_v1_unfinished",
+    ],
+)
+def test_an_unfinished_stored_game_is_continued_under_its_rules(name: str) -> None:
+    app, game_id, _ = stored(DATA / f"{name}.strata.json")
+    app = admin_app(app)
+
+    new_events = play_on(app, game_id)
+
+    assert app.load(game_id).state.rules_version == "1"
+    # Rules version 1 records no end of the game but GameFinished.
+    assert not any(isinstance(e, UNRECORDED_IN_V1) for e in new_events)
+    assert isinstance(new_events[-1], GameFinished)
+    assert verify_game(app.store, game_id).verdict is Verdict.VERIFIED
+
+
+def test_a_stored_two_player_cubosaurs_game_keeps_its_three_rounds() -> None:
+    app, game_id, _ = stored(DATA / "cubosaurs_v1_unfinished.strata.json")
+    app = admin_app(app)
+    assert app.load(game_id).state.game.rounds == 3
+
+    new_events = play_on(app, game_id)
+
+    scored = [e.round for e in new_events if type(e).__name__ == "RoundScored"]
+    assert scored == [1, 2, 3]
+
+
+@pytest.mark.parametrize("game_type", registry.game_types())
+def test_a_new_game_is_created_under_the_current_rules(game_type: str) -> None:
+    app = GameApp(InMemoryEventStore())
+    game_id = app.create_game(app.caller(""), game_type, 2)[0]
+    current = registry.rules_for(game_type)
+    assert app.load(game_id).state.rules_version == current.rules_version
+    assert app.load(game_id).rules is current
+
+
+def unshipped(path: Path, version: str = "0") -> bytes:
+    """The export document of ``path`` as if created under ``version``."""
+    document = json.loads(path.read_bytes())
+    document["rules_version"] = version
+    document["events"][0]["data"]["rules_version"] = version
+    return json.dumps(document).encode()
+
+
+def test_a_game_of_a_rules_version_no_longer_shipped_is_refused() -> None:
+    app = GameApp(InMemoryEventStore())
+    game_id, events, commands = parse_export(
+        unshipped(DATA / "cubosaurs_v1_two_players.strata.json")
+    )
+    app.store.import_game(game_id, events, commands)
+
+    with pytest.raises(FailedPrecondition) as refused:
+        app.load(game_id)
+
+    assert refused.value.reason == "RULES_VERSION_UNAVAILABLE"
+    assert "'0'" in refused.value.message and "1, 2" in refused.value.message
+    refusal = classify(refused.value)
+    assert refusal is not None
+    assert (refusal.code, refusal.reason) == (
+        Code.FAILED_PRECONDITION,
+        "RULES_VERSION_UNAVAILABLE",
+    )
+    result = verify_game(app.store, game_id)
+    assert result.verdict is Verdict.OTHER_RULES
+    assert (result.recorded_rules_version, result.current_rules_version) == ("0", "2")
+
+
+def test_through_the_api_an_old_game_verifies_and_an_unshipped_one_is_refused(
+    client: StrataClient, admin: StrataClient
+) -> None:
+    # Documents under the request size limit (64 KiB).
+    old = (DATA / "happy_little_dinosaurs_v1_two_players.strata.json").read_bytes()
+    imported = admin.import_game(old)
+    assert imported.verification.verdict == admin_pb.VERDICT_VERIFIED
+    game = client.get_game(imported.game_id)
+    assert game.rules_version == "1"
+
+    with pytest.raises(StrataError) as refused:
+        admin.import_game(
+            unshipped(DATA / "cubosaurs_v1_unfinished.strata.json"), "unshipped"
+        )
+    assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert refused.value.reason == "RULES_VERSION_UNAVAILABLE"
+    with pytest.raises(StrataError) as again:
+        client.get_game("unshipped")
+    assert again.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert again.value.reason == "RULES_VERSION_UNAVAILABLE"
