@@ -694,6 +694,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         plan.check()
     except (ValueError, KeyError) as error:
         raise SystemExit(f"strata: {error}") from None
+    if args.plot and not simulate.can_plot():
+        print(
+            f"strata: --plot needs matplotlib: {simulate.INSTALL_LAB}", file=sys.stderr
+        )
+        return 2
     began = time.monotonic()
     with tqdm(
         total=plan.games, desc=plan.game_type, unit="game", disable=args.quiet
