@@ -29,13 +29,15 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.metadata
+import io
 import json
 import os
 import random
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TextIO
 
 from google.protobuf import json_format, text_format
 from strata.v1 import admin_service_pb2 as admin_pb
@@ -97,12 +99,59 @@ def command_plugins() -> list[Callable[[AddCommand], None]]:
     return plugins
 
 
+#: Unicode categories never printed as they are: controls (terminal
+#: escapes), format characters (bidi overrides, zero-width), surrogates,
+#: private use, unassigned, line and paragraph separators.
+_UNPRINTED = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def safe_text(text: str) -> str:
+    """Text from the service (player names, other users' input) made safe
+    for a terminal: every control or format character but newline and tab
+    shown as ``\\uXXXX``."""
+    if text.isprintable():
+        return text
+    return "".join(
+        char
+        if char in "\n\t" or unicodedata.category(char) not in _UNPRINTED
+        else f"\\u{ord(char):04x}"
+        for char in text
+    )
+
+
+class _SafeOutput(io.TextIOBase):
+    """A text stream that writes :func:`safe_text` of what it is given."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(safe_text(text))
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return self.stream.encoding
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(glue_option_values(sys.argv[1:] if argv is None else argv))
     if not getattr(args, "handler", None):
         parser.print_help()
         return 2
+    stdout, stderr = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _SafeOutput(stdout), _SafeOutput(stderr)
     try:
         result: int = args.handler(args)
         return result
@@ -111,6 +160,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    finally:
+        sys.stdout, sys.stderr = stdout, stderr
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -143,7 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     autoplay.add_argument("--game", required=True, help="game type id")
     autoplay.add_argument("--players", type=int, required=True)
-    autoplay.add_argument("--seed", default="", help="seed of the game and the bots")
+    autoplay.add_argument(
+        "--seed",
+        default="",
+        help="seed of the game (needs $STRATA_ADMIN_TOKEN) and of the bots",
+    )
     _add_options(autoplay)
     autoplay.add_argument("--max-commands", type=int, default=100_000)
 
@@ -151,7 +206,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("game_id", nargs="?", help="a game to play your seats of")
     play.add_argument("--game", help="create a new hot-seat game of this type")
     play.add_argument("--players", type=int, default=2)
-    play.add_argument("--seed", default="")
+    play.add_argument("--seed", default="", help="needs $STRATA_ADMIN_TOKEN")
     play.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
     _add_options(play)
     _add_bots(play)
@@ -159,7 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     create = command("create", cmd_create, "Create a game; prints its id.")
     create.add_argument("--game", required=True)
     create.add_argument("--players", type=int, required=True)
-    create.add_argument("--seed", default="")
+    create.add_argument("--seed", default="", help="needs $STRATA_ADMIN_TOKEN")
     _add_options(create)
     _add_bots(create)
 
@@ -315,13 +370,27 @@ def _chooser(seed: str, version: int) -> random.Random:
     return random.Random(int.from_bytes(digest[:8], "big"))
 
 
+def _creator(client: StrataClient, seed: str) -> StrataClient:
+    """The client that creates a game: the admin's when a seed is chosen
+    (only the admin may choose what chance will do)."""
+    if not seed:
+        return client
+    admin_token = os.environ.get("STRATA_ADMIN_TOKEN", "")
+    if not admin_token:
+        raise SystemExit(
+            "strata: --seed needs the admin token ($STRATA_ADMIN_TOKEN): a seed "
+            "chosen by a player would foretell every draw"
+        )
+    return client.with_token(admin_token)
+
+
 def cmd_autoplay(args: argparse.Namespace) -> int:
     seed = args.seed or os.urandom(8).hex()
     with StrataClient(args.target) as client:
-        created = client.create_game(
+        created = _creator(client, args.seed).create_game(
             args.game,
             args.players,
-            seed=seed,
+            seed=args.seed,
             options=game_options(args.game, args.option, args.advanced),
         )
         game_id = created.game_id
@@ -383,7 +452,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     with StrataClient(args.target) as client:
         if args.game:
             bots = bot_seats(args.bot)
-            created = client.create_game(
+            created = _creator(client, args.seed).create_game(
                 args.game,
                 args.players,
                 seed=args.seed,

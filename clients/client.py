@@ -16,6 +16,7 @@ Every method returns the response message of its RPC; errors raise
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator, Sequence
 from types import TracebackType
@@ -240,20 +241,64 @@ class StrataClient:
 
     # -- admin (admin token) ----------------------------------------------------
 
-    def get_audit_log(self, game_id: str) -> admin_pb.GetAuditLogResponse:
-        return self._call(  # type: ignore[no-any-return]
-            self.admin_stub.GetAuditLog, admin_pb.GetAuditLogRequest(game_id=game_id)
+    def get_audit_log(
+        self, game_id: str, page_size: int = 0
+    ) -> admin_pb.GetAuditLogResponse:
+        """The whole audit log (every page, fetched in turn, joined)."""
+        whole = admin_pb.GetAuditLogResponse()
+        token = ""
+        while True:
+            page = self.get_audit_log_page(game_id, page_size, token)
+            whole.events.extend(page.events)
+            whole.commands.extend(page.commands)
+            token = page.next_page_token
+            if not token:
+                return whole
+
+    def get_audit_log_page(
+        self, game_id: str, page_size: int = 0, page_token: str = ""
+    ) -> admin_pb.GetAuditLogResponse:
+        """One page of the audit log."""
+        request = admin_pb.GetAuditLogRequest(
+            game_id=game_id, page_size=page_size, page_token=page_token
         )
+        return self._call(self.admin_stub.GetAuditLog, request)  # type: ignore[no-any-return]
 
     def verify_game(self, game_id: str) -> admin_pb.VerifyGameResponse:
         return self._call(  # type: ignore[no-any-return]
             self.admin_stub.VerifyGame, admin_pb.VerifyGameRequest(game_id=game_id)
         )
 
-    def export_game(self, game_id: str) -> admin_pb.ExportGameResponse:
-        return self._call(  # type: ignore[no-any-return]
-            self.admin_stub.ExportGame, admin_pb.ExportGameRequest(game_id=game_id)
-        )
+    def export_game(
+        self, game_id: str, page_size: int = 0
+    ) -> admin_pb.ExportGameResponse:
+        """The whole export (every page, fetched in turn, joined into one
+        document that ImportGame takes)."""
+        first: admin_pb.ExportGameResponse | None = None
+        whole: dict[str, Any] = {}
+        token = ""
+        while True:
+            request = admin_pb.ExportGameRequest(
+                game_id=game_id, page_size=page_size, page_token=token
+            )
+            page: admin_pb.ExportGameResponse = self._call(
+                self.admin_stub.ExportGame, request
+            )
+            token = page.next_page_token
+            if first is None:
+                if not token:
+                    return page  # one page: the whole export as it came
+                first = page
+                whole = json.loads(page.document)
+            else:
+                part = json.loads(page.document)
+                whole["events"].extend(part["events"])
+                whole["commands"].extend(part["commands"])
+            if not token:
+                document = json.dumps(whole, indent=1, ensure_ascii=False).encode()
+                return admin_pb.ExportGameResponse(
+                    document=document, file_name=first.file_name
+                )
 
     def import_game(
         self, document: bytes, game_id: str = ""

@@ -196,8 +196,16 @@ class EventStore(abc.ABC):
         """The logged command with this id, if any."""
 
     @abc.abstractmethod
-    def read_commands(self, game_id: str) -> list[CommandRecord]:
-        """Every logged command of a game, in the order they were logged."""
+    def read_commands(
+        self, game_id: str, after_sequence: int = 0, limit: int | None = None
+    ) -> list[CommandRecord]:
+        """A game's logged commands in the order they were logged: those with
+        ``sequence > after_sequence``, at most ``limit`` of them (all when
+        None)."""
+
+    @abc.abstractmethod
+    def count_refusals(self, game_id: str) -> int:
+        """How many refused commands a game's command log holds."""
 
     @abc.abstractmethod
     def read_stream(

@@ -167,10 +167,27 @@ class InMemoryEventStore(EventStore):
             record = self._commands.get((game_id, command_id))
         return None if record is None else _decoded_command(record)
 
-    def read_commands(self, game_id: str) -> list[CommandRecord]:
+    def read_commands(
+        self, game_id: str, after_sequence: int = 0, limit: int | None = None
+    ) -> list[CommandRecord]:
         with self._lock:
-            records = [c for (g, _), c in self._commands.items() if g == game_id]
-        return [_decoded_command(c) for c in sorted(records, key=lambda c: c.sequence)]
+            records = [
+                c
+                for (g, _), c in self._commands.items()
+                if g == game_id and c.sequence > after_sequence
+            ]
+        records.sort(key=lambda c: c.sequence)
+        if limit is not None:
+            records = records[: max(limit, 0)]
+        return [_decoded_command(c) for c in records]
+
+    def count_refusals(self, game_id: str) -> int:
+        with self._lock:
+            return sum(
+                1
+                for (g, _), c in self._commands.items()
+                if g == game_id and not c.outcome.accepted
+            )
 
     def read_stream(
         self, game_id: str, from_version: int = 1, to_version: int | None = None

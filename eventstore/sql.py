@@ -367,15 +367,32 @@ class SQLAlchemyEventStore(EventStore):
         with translate_errors(), self._begin_read() as connection:
             return self._select_command(connection, game_id, command_id)
 
-    def read_commands(self, game_id: str) -> list[CommandRecord]:
-        """Every logged command of a game, in the order they were logged."""
+    def read_commands(
+        self, game_id: str, after_sequence: int = 0, limit: int | None = None
+    ) -> list[CommandRecord]:
+        """A game's logged commands in the order they were logged (see
+        :meth:`EventStore.read_commands`)."""
         query = (
             select(tables.commands)
             .where(tables.commands.c.game_id == game_id)
+            .where(tables.commands.c.sequence > after_sequence)
             .order_by(tables.commands.c.sequence)
         )
+        if limit is not None:
+            query = query.limit(max(limit, 0))
         with translate_errors(), self._begin_read() as connection:
             return [_command_record(row) for row in connection.execute(query)]
+
+    def count_refusals(self, game_id: str) -> int:
+        """How many refused commands a game's command log holds."""
+        query = (
+            select(func.count())
+            .select_from(tables.commands)
+            .where(tables.commands.c.game_id == game_id)
+            .where(tables.commands.c.error_kind != "")
+        )
+        with translate_errors(), self._begin_read() as connection:
+            return int(connection.execute(query).scalar_one())
 
     def _first_record(self, game_id: str, command_id: str) -> CommandRecord:
         logged = self.find_command(game_id, command_id)

@@ -851,7 +851,8 @@ def _check_store(
         accepted_logged = connection.execute(
             text(
                 "SELECT count(*) FROM commands WHERE error_kind = '' "
-                "AND command_id <> 'start' AND command_id NOT LIKE 'join-seat-%'"
+                "AND command_id NOT IN ('start', 'create') "
+                "AND command_id NOT LIKE 'join-seat-%'"
             )
         ).scalar_one()
     engine.dispose()

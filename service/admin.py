@@ -23,12 +23,16 @@ from domain import codec, registry
 from domain.rules import Viewer
 from domain.session import GameCreated
 from eventstore.base import ConcurrencyError, MatchingEvents
-from service import portable, protomap
+from service import paging, portable, protomap
 from service.application import GameApp, hash_token
 from service.errors import InvalidArgument, PermissionDenied, Unauthenticated
 from service.projections import GameList
 from service.servicer import bearer_token, event_to_proto
 from service.verification import Verdict, Verification, verify_game
+
+#: Events and commands a page of the audit log holds by default, and at most.
+AUDIT_PAGE = 500
+AUDIT_PAGE_MOST = 1000
 
 _VERDICTS = {
     Verdict.VERIFIED: admin_pb.VERDICT_VERIFIED,
@@ -68,10 +72,14 @@ class AdminServicer(admin_grpc.AdminServiceServicer):
         self, request: admin_pb.GetAuditLogRequest, context: grpc.ServicerContext
     ) -> admin_pb.GetAuditLogResponse:
         self._require_admin(context)
+        size = paging.page_size(request.page_size, AUDIT_PAGE, AUDIT_PAGE_MOST)
+        from_version, after_sequence = paging.decode(request.page_token, 2, (1, 0))
         loaded = self.app.load(request.game_id)
         session = loaded.session
         game_type = session.rules.game_type
-        recorded = self.app.store.read_stream(request.game_id)
+        recorded = self.app.store.read_stream(
+            request.game_id, from_version, from_version + size - 1
+        )
         events = [
             event_to_proto(
                 session,
@@ -80,8 +88,9 @@ class AdminServicer(admin_grpc.AdminServiceServicer):
             )
             for r in recorded
         ]
+        records = self.app.store.read_commands(request.game_id, after_sequence, size)
         commands = []
-        for record in self.app.store.read_commands(request.game_id):
+        for record in records:
             entry = admin_pb.CommandEntry(
                 command_id=record.command_id,
                 actor=record.actor,
@@ -101,9 +110,19 @@ class AdminServicer(admin_grpc.AdminServiceServicer):
                 )
                 protomap.to_proto(command, getattr(entry.command, game_type))
             except (codec.CodecError, KeyError):
-                pass  # a command this version cannot read: listed without body
+                pass  # not a game command, kept as a digest, or unreadable here
             commands.append(entry)
-        return admin_pb.GetAuditLogResponse(events=events, commands=commands)
+        more = len(recorded) == size or len(records) == size
+        return admin_pb.GetAuditLogResponse(
+            events=events,
+            commands=commands,
+            next_page_token=paging.encode(
+                recorded[-1].version + 1 if recorded else from_version,
+                records[-1].sequence if records else after_sequence,
+            )
+            if more
+            else "",
+        )
 
     def VerifyGame(
         self, request: admin_pb.VerifyGameRequest, context: grpc.ServicerContext
@@ -116,9 +135,13 @@ class AdminServicer(admin_grpc.AdminServiceServicer):
         self, request: admin_pb.ExportGameRequest, context: grpc.ServicerContext
     ) -> admin_pb.ExportGameResponse:
         self._require_admin(context)
-        document = portable.export_game(self.app.store, request.game_id)
+        document, next_page_token = portable.export_game(
+            self.app.store, request.game_id, request.page_size, request.page_token
+        )
         return admin_pb.ExportGameResponse(
-            document=document, file_name=f"{request.game_id}.strata.json"
+            document=document,
+            file_name=f"{request.game_id}.strata.json",
+            next_page_token=next_page_token,
         )
 
     def ImportGame(

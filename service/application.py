@@ -13,6 +13,7 @@ import dataclasses
 import functools
 import hashlib
 import hmac
+import json
 import secrets
 import threading
 import time
@@ -47,6 +48,7 @@ from eventstore.base import (
     RecordedEvent,
     Snapshot,
 )
+from service import inputs
 from service.errors import (
     Aborted,
     AlreadyExists,
@@ -54,12 +56,13 @@ from service.errors import (
     NotFound,
     PermissionDenied,
     Unauthenticated,
+    bounded,
 )
+from service.inputs import quote
 
 SNAPSHOT_EVERY = 200
 MAX_RETRIES = 8
 CACHE_SIZE = 4096
-MAX_NAME = 64
 MAX_COMMAND_ID = 128
 
 
@@ -67,6 +70,11 @@ MAX_COMMAND_ID = 128
 #: class names).
 JOIN = "JoinGame"
 START = "StartGame"
+#: A creation with a ``request_id`` is logged under this id and type, with
+#: its request's digest (so that a retry is told from another request).
+CREATE = "create"
+START_ID = "start"
+CREATE_TYPE = "CreateGame"
 
 _REFUSALS: dict[str, type[DomainError]] = {
     kind.__name__: kind for kind in (RuleViolation, InvalidCommand, NotYourSeat)
@@ -104,11 +112,26 @@ class Caller:
     token: str = ""
     admin: bool = False
     bot: bool = False
+    #: The caller's network address without its port (``""`` in process):
+    #: who an anonymous caller is, for keys and quotas.
+    peer: str = ""
 
     @functools.cached_property
     def token_hash(self) -> str:
         # Asked for several times a command (seats, actor, view): hashed once.
         return hash_token(self.token) if self.token else ""
+
+    @property
+    def identity(self) -> str:
+        """Who the caller is, for what is kept per caller (creation keys,
+        quotas): the admin, a token (by its hash), else the address."""
+        if self.admin:
+            return "admin"
+        if self.bot:
+            return "bot"
+        if self.token:
+            return "token:" + self.token_hash[:32]
+        return "address:" + self.peer
 
     def viewer(self, state: SessionState[Any]) -> Viewer:
         if self.admin:
@@ -164,26 +187,52 @@ def _payload(seat: int, command: Any) -> dict[str, Any]:
     }
 
 
+#: The largest body a refused command's log entry keeps (its canonical
+#: JSON); a larger one is kept as its digest and size.
+MAX_REFUSED_BODY = 1024
+
+
+def _refusal_payload(seat: int, command: Any) -> dict[str, Any]:
+    """A refused command as its log entry keeps it: its body when small
+    (verification decides it again), else only a digest of it (what a
+    refusal needs: its id, reason and what was sent, not a caller's 60 kB)."""
+    payload = _payload(seat, command)
+    body = json.dumps(payload["command"], sort_keys=True, separators=(",", ":"))
+    if len(body) > MAX_REFUSED_BODY:
+        del payload["command"]
+        payload["digest"] = hashlib.sha256(body.encode()).hexdigest()
+        payload["size"] = len(body)
+    return payload
+
+
 class GameApp:
     """Every use case of the game service."""
 
-    def __init__(self, store: EventStore, admin_token: str = "") -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        admin_token: str = "",
+        max_refusals: int = 1000,
+    ) -> None:
         self.store = store
+        #: Refused commands a game's log keeps (see :meth:`submit`).
+        self.max_refusals = max_refusals
         self._admin_hash = hash_token(admin_token) if admin_token else ""
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_lock = threading.Lock()
 
     # -- callers --------------------------------------------------------------
 
-    def caller(self, token: str) -> Caller:
-        """The caller a bearer token names (constant-time admin check)."""
+    def caller(self, token: str, peer: str = "") -> Caller:
+        """The caller a bearer token names (constant-time admin check),
+        calling from ``peer`` (its address, without the port)."""
         if not token:
-            return Caller()
-        caller = Caller(token=token)
+            return Caller(peer=peer)
+        caller = Caller(token=token, peer=peer)
         if self._admin_hash and hmac.compare_digest(
             caller.token_hash, self._admin_hash
         ):
-            caller = Caller(token=token, admin=True)
+            caller = Caller(token=token, admin=True, peer=peer)
         return caller
 
     # -- loading --------------------------------------------------------------
@@ -226,7 +275,7 @@ class GameApp:
         except KeyError:
             raise NotFound(
                 "GAME_TYPE_NOT_SUPPORTED",
-                f"Game {game_id!r} is of type {game_type!r}, which this service "
+                f"Game {game_id!r} is of type {quote(game_type)}, which this service "
                 "does not run.",
             ) from None
         state: SessionState[Any] | None = None
@@ -289,42 +338,84 @@ class GameApp:
         except KeyError:
             raise InvalidArgument(
                 "UNKNOWN_GAME_TYPE",
-                f"No game type {game_type!r}; see ListGameTypes.",
+                f"No game type {quote(game_type)}; see ListGameTypes.",
                 "game_type",
             ) from None
         if scenario is not None and not caller.admin:
             raise PermissionDenied(
                 "SCENARIO_NEEDS_ADMIN", "Only the admin token may set a scenario."
             )
-        seed = seed or secrets.token_hex(16)
-        created = session.create(players, seed, options, scenario)
+        if seed and not caller.admin:
+            # A seed foretells every draw: its chooser could compute the
+            # hands and deck orders offline, and pick a seed that wins.
+            raise PermissionDenied(
+                "SEED_NEEDS_ADMIN",
+                "Only the admin token may choose a game's seed; leave it empty "
+                "and the service draws one.",
+            )
+        created = session.create(
+            players, seed or secrets.token_hex(16), options, scenario
+        )
         self._check_bots(game_type, players, bots)
+        command = None
         if request_id:
-            game_id = uuid.uuid5(uuid.NAMESPACE_URL, f"strata:{request_id}").hex
+            # The key is its caller's: nobody else can claim it first. The
+            # request is logged with the creation, so that a retry is told
+            # apart from a different request under the same key.
+            game_id = uuid.uuid5(
+                uuid.NAMESPACE_URL, f"strata:{caller.identity}:{request_id}"
+            ).hex
+            command = NewCommand(
+                command_id=CREATE,
+                actor=self._creator(caller),
+                payload={
+                    "seat": -1,
+                    "type": CREATE_TYPE,
+                    "command": {
+                        "request_id": request_id,
+                        "digest": _request_digest(created, seed, bots),
+                    },
+                },
+                outcome=CommandOutcome(first_version=1, last_version=1),
+                decided_at_version=0,
+            )
         else:
             game_id = _time_ordered_id()
         try:
-            self.store.append(game_id, 0, [self._new_event(created)])
-        except ConcurrencyError:
-            if not request_id:
+            self.store.append(game_id, 0, [self._new_event(created)], command)
+        except (ConcurrencyError, DuplicateCommand):
+            if command is None:
                 raise
+            first = self.store.find_command(game_id, CREATE)
+            if first is None or first.payload.get("command") != command.payload.get(
+                "command"
+            ):
+                raise AlreadyExists(
+                    "REQUEST_ID_REUSED",
+                    "This request_id already created a different game; send a "
+                    "new request_id for a new game.",
+                    "request_id",
+                ) from None
         if bots:
             return game_id, self._seat_bots(game_id, bots)
         if request_id:
             return game_id, self.load(game_id).state.version
         return game_id, 1
 
+    @staticmethod
+    def _creator(caller: Caller) -> str:
+        """Who created a game, as its command log names it."""
+        if caller.admin:
+            return "admin"
+        if caller.token:
+            return caller.token_hash[:16]
+        return "anonymous"
+
     def join_game(
         self, caller: Caller, game_id: str, seat: int | None, name: str
     ) -> tuple[int, str, int]:
         """Take a seat; returns (seat, token, version)."""
-        name = name.strip() or "player"
-        if len(name) > MAX_NAME:
-            raise InvalidArgument(
-                "NAME_TOO_LONG",
-                f"Names have at most {MAX_NAME} characters.",
-                "player_name",
-            )
+        name = inputs.player_name(name)
         for _ in range(MAX_RETRIES):
             loaded = self.load(game_id)
             state = loaded.state
@@ -356,7 +447,7 @@ class GameApp:
                 )
             events = loaded.session.start(state, Rng(state.config.seed, state.version))
             command = NewCommand(
-                command_id="start",
+                command_id=START_ID,
                 actor="admin"
                 if caller.admin
                 else "bot"
@@ -423,14 +514,19 @@ class GameApp:
                 refusal = CommandOutcome(
                     error_kind=type(error).__name__,
                     error_reason=error.reason,
-                    error_message=error.message,
+                    error_message=bounded(error.message),
                 )
+                if self.store.count_refusals(game_id) >= self.max_refusals:
+                    # The log keeps a bounded number of refusals a game: past
+                    # it, refusals are answered, not kept (a retry is decided
+                    # again, and refused again).
+                    raise
                 record = self.store.record_rejection(
                     game_id,
                     NewCommand(
                         command_id,
                         actor,
-                        _payload(seat, command),
+                        _refusal_payload(seat, command),
                         refusal,
                         state.version,
                     ),
@@ -528,12 +624,13 @@ class GameApp:
                 f"command_id needs 1 to {MAX_COMMAND_ID} characters.",
                 "command_id",
             )
-        if command_id == "start" or command_id.startswith("join-seat-"):
+        if command_id in (START_ID, CREATE) or command_id.startswith("join-seat-"):
             # The ids join_game and start_game log under: a game command
             # with one would be answered as a duplicate of the join or start.
             raise InvalidArgument(
                 "COMMAND_ID_RESERVED",
-                f"command_id {command_id!r} is reserved for joins and the start.",
+                f"command_id {command_id!r} is reserved for the creation, the "
+                "joins and the start.",
                 "command_id",
             )
         if command_id.startswith(BOT_COMMAND_PREFIX) and not caller.bot:
@@ -764,7 +861,7 @@ class GameApp:
             if kind not in domain_bots.bot_kinds(game_type):
                 raise InvalidArgument(
                     "UNKNOWN_BOT",
-                    f"No bot {kind!r} for {game_type}; there are "
+                    f"No bot {quote(kind)} for {game_type}; there are "
                     f"{', '.join(domain_bots.bot_kinds(game_type))}.",
                     "bots",
                 )
@@ -911,6 +1008,17 @@ class GameApp:
                 if len(out) == page_size:
                     break
         return out, after if len(out) == page_size else ""
+
+
+def _request_digest(
+    created: GameCreated, seed: str, bots: Sequence[tuple[int, str]]
+) -> str:
+    """A digest of what a CreateGame request asked for."""
+    asked = codec.encode(created)
+    asked["seed"] = seed  # as asked: empty when the service drew it
+    asked["bots"] = sorted([seat, kind] for seat, kind in bots)
+    canonical = json.dumps(asked, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def _time_ordered_id() -> str:

@@ -92,10 +92,26 @@ def classify(error: BaseException) -> tuple[grpc.StatusCode, str, str, str] | No
     return None
 
 
+#: The longest message an error carries: status details travel in the
+#: response's trailing metadata, whose size the transport bounds (a message
+#: that repeated a long input became an unrelated transport error).
+MAX_MESSAGE_CHARS = 400
+
+
+def bounded(message: str) -> str:
+    """``message`` cut to :data:`MAX_MESSAGE_CHARS`."""
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return message[: MAX_MESSAGE_CHARS - 1] + "…"
+
+
 def to_status(
     code: grpc.StatusCode, reason: str, message: str, field: str = ""
 ) -> status_pb2.Status:
     """A ``google.rpc.Status`` with ErrorInfo (and BadRequest for bad input)."""
+    message = bounded(message)
+    reason = reason[:64]
+    field = field[:64]
     details = []
     info = any_pb2.Any()
     info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN))

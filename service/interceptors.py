@@ -178,8 +178,10 @@ class _bound:
         for key, value in context.invocation_metadata() or ():
             if key == "x-request-id":
                 self.request_id = str(value)
-        self.request_id = self.request_id or _next_request_id()
-        self.game_id = getattr(request, "game_id", "") or ""
+        # Bound before it is checked (service.inputs): a log line never holds
+        # more than a short prefix of what a caller sent.
+        self.request_id = self.request_id[:128] or _next_request_id()
+        self.game_id = str(getattr(request, "game_id", "") or "")[:64]
         self.method = method
 
     def __enter__(self) -> float:

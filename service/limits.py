@@ -38,6 +38,7 @@ import grpc
 from google.protobuf.message import DecodeError
 
 from service.errors import AppError, InvalidArgument, ResourceExhausted
+from service.inputs import check_request, quote
 from service.interceptors import AioContext, HandlerWrapper
 
 DEFAULT_RATE_PER_PEER = 500.0
@@ -45,6 +46,12 @@ DEFAULT_RATE_PER_GAME = 250.0
 DEFAULT_BURST_SECONDS = 2.0
 DEFAULT_MAX_CALLS_PER_PEER = 64
 DEFAULT_MAX_REQUEST_BYTES = 64 * 1024
+DEFAULT_MAX_REFUSALS_PER_GAME = 1000
+
+#: Methods whose requests carry a document (an admin's game import: a
+#: whole game is 40 to 200 kB), limited by the transport's 1 MiB instead.
+LARGE_REQUESTS = frozenset({"/strata.v1.AdminService/ImportGame"})
+MAX_LARGE_REQUEST_BYTES = 1 << 20
 
 #: Idle buckets are forgotten once there are more than this many.
 _PRUNE_ABOVE = 10_000
@@ -64,6 +71,8 @@ class LimitSettings:
     burst_seconds: float = DEFAULT_BURST_SECONDS
     max_calls_per_peer: int = DEFAULT_MAX_CALLS_PER_PEER
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    #: Refused commands a game's log keeps (``STRATA_MAX_REFUSALS_PER_GAME``).
+    max_refusals_per_game: int = DEFAULT_MAX_REFUSALS_PER_GAME
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LimitSettings:
@@ -82,6 +91,9 @@ class LimitSettings:
             ),
             max_request_bytes=int(
                 number("STRATA_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES)
+            ),
+            max_refusals_per_game=int(
+                number("STRATA_MAX_REFUSALS_PER_GAME", DEFAULT_MAX_REFUSALS_PER_GAME)
             ),
         )
 
@@ -126,6 +138,9 @@ class TokenBuckets:
 
     def __len__(self) -> int:
         return len(self._buckets)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._buckets
 
 
 class DeadlinePassed(AppError):
@@ -175,7 +190,7 @@ class Limits(HandlerWrapper):
         self, method: str, inner: Callable[..., Any]
     ) -> Callable[[Any, AioContext], Awaitable[Any]]:
         async def unary(request: Any, context: AioContext) -> Any:
-            with self._admitted(request, context):
+            with self._admitted(request, context, method):
                 return await inner(request, context)
 
         return unary
@@ -184,7 +199,7 @@ class Limits(HandlerWrapper):
         self, method: str, inner: Callable[..., Any]
     ) -> Callable[[Any, AioContext], AsyncIterator[Any]]:
         async def stream(request: Any, context: AioContext) -> AsyncIterator[Any]:
-            with self._admitted(request, context):
+            with self._admitted(request, context, method):
                 async for response in inner(request, context):
                     if context.done() or _expired(context):
                         return  # nobody is listening any more
@@ -192,7 +207,7 @@ class Limits(HandlerWrapper):
 
         return stream
 
-    def _admitted(self, request: Any, context: AioContext) -> _Admission:
+    def _admitted(self, request: Any, context: AioContext, method: str) -> _Admission:
         if _expired(context) or context.done():
             # Queued behind other calls until its client gave up: working on
             # it now would only delay the calls that can still be answered.
@@ -202,15 +217,19 @@ class Limits(HandlerWrapper):
         if isinstance(request, _Malformed):
             raise InvalidArgument(
                 "MALFORMED_REQUEST",
-                f"The request is not a valid message: {request.error}",
+                f"The request is not a valid message: {quote(str(request.error))}",
             )
         size = request.ByteSize()
-        if size > self.settings.max_request_bytes > 0:
+        limit = self.settings.max_request_bytes
+        if method in LARGE_REQUESTS:
+            limit = max(limit, MAX_LARGE_REQUEST_BYTES)
+        if size > limit > 0:
             raise ResourceExhausted(
                 "REQUEST_TOO_LARGE",
-                f"The request has {size} bytes; the limit is "
-                f"{self.settings.max_request_bytes}.",
+                f"The request has {size} bytes; the limit is {limit}.",
             )
+        # Before any bucket, cache or log sees its ids.
+        check_request(request)
         peer = context.peer() or "unknown"
         if not self.peers.take(peer):
             raise ResourceExhausted(

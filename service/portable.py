@@ -18,25 +18,43 @@ from eventstore.base import (
     EventStore,
     RecordedEvent,
 )
+from service import paging
 from service.errors import InvalidArgument, NotFound
+from service.inputs import ID_SHAPES, json_depth_ok, nul_free, quote
 
 FORMAT = "strata.game-export"
 FORMAT_VERSION = 1
+#: The deepest nesting an export document may have (real ones reach about
+#: eight: commands' bodies inside the command log).
+MAX_DEPTH = 32
 
 
-def export_game(store: EventStore, game_id: str) -> bytes:
-    """The export document of ``game_id``."""
-    events = store.read_stream(game_id)
-    if not events:
+#: Events and commands an export page holds by default, and at most.
+EXPORT_PAGE = 2000
+EXPORT_PAGE_MOST = 5000
+
+
+def export_game(
+    store: EventStore, game_id: str, page_size: int = 0, page_token: str = ""
+) -> tuple[bytes, str]:
+    """A page of ``game_id``'s export document, and the next page's token
+    ("" after the last). A page holds up to ``page_size`` events and as many
+    commands; joined in order (:func:`join_pages`), the pages are the whole
+    export."""
+    size = paging.page_size(page_size, EXPORT_PAGE, EXPORT_PAGE_MOST)
+    from_version, after_sequence = paging.decode(page_token, 2, (1, 0))
+    created = store.read_stream(game_id, 1, 1)
+    if not created:
         raise NotFound("GAME_NOT_FOUND", f"No game {game_id!r}.")
-    created = events[0].data
+    events = store.read_stream(game_id, from_version, from_version + size - 1)
+    commands = store.read_commands(game_id, after_sequence, size)
     document = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "exported_at": datetime.now(UTC).isoformat(),
         "game_id": game_id,
-        "game_type": created.get("game_type", ""),
-        "rules_version": created.get("rules_version", ""),
+        "game_type": created[0].data.get("game_type", ""),
+        "rules_version": created[0].data.get("rules_version", ""),
         "events": [
             {
                 "version": e.version,
@@ -63,18 +81,38 @@ def export_game(store: EventStore, game_id: str) -> bytes:
                 "recorded_at": c.recorded_at.isoformat(),
                 "sequence": c.sequence,
             }
-            for c in store.read_commands(game_id)
+            for c in commands
         ],
     }
-    return json.dumps(document, indent=1, ensure_ascii=False).encode()
+    more = len(events) == size or len(commands) == size
+    next_token = (
+        paging.encode(
+            events[-1].version + 1 if events else from_version,
+            commands[-1].sequence if commands else after_sequence,
+        )
+        if more
+        else ""
+    )
+    return json.dumps(document, indent=1, ensure_ascii=False).encode(), next_token
 
 
 def parse_export(
     document: bytes, game_id: str = ""
 ) -> tuple[str, list[RecordedEvent], list[CommandRecord]]:
-    """The game id, events and commands of an export document."""
+    """The game id, events and commands of an export document.
+
+    A document nested deeper than :data:`MAX_DEPTH` or holding a NUL
+    character is refused before it is parsed or stored."""
+    if not json_depth_ok(document, MAX_DEPTH):
+        raise InvalidArgument(
+            "EXPORT_MALFORMED",
+            f"The document nests deeper than {MAX_DEPTH} levels; no export does.",
+            "document",
+        )
     try:
         data = json.loads(document)
+        if not nul_free(data):
+            raise ValueError("a string holds a NUL character")
         if data.get("format") != FORMAT:
             raise ValueError(f"not a {FORMAT} document")
         if data.get("format_version") != FORMAT_VERSION:
@@ -105,10 +143,19 @@ def parse_export(
             )
             for c in data["commands"]
         ]
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
         raise InvalidArgument(
-            "EXPORT_MALFORMED", f"Not a valid game export: {error}", "document"
+            "EXPORT_MALFORMED",
+            f"Not a valid game export: {quote(str(error), 120)}",
+            "document",
         ) from None
+    pattern, shape = ID_SHAPES["game_id"]
+    if not pattern.fullmatch(game_id):
+        raise InvalidArgument(
+            "GAME_ID_INVALID",
+            f"game_id {quote(game_id)} is not an id: it must have {shape}.",
+            "game_id",
+        )
     if not events or events[0].type != "GameCreated":
         raise InvalidArgument(
             "EXPORT_MALFORMED", "An export starts with GameCreated.", "document"

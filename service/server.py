@@ -84,6 +84,7 @@ class Running:
     loop_thread: threading.Thread
     pool: futures.ThreadPoolExecutor
     projection: GameList | None = None
+    limits: Limits | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
@@ -115,7 +116,10 @@ def create_server(
     """A started server on ``host:port`` (port 0: a free one), running the
     ``background`` work too (see :data:`service.config.BACKGROUND_WORK`)."""
     registry.game_types()  # every game's rules imported now, not by a first call
-    app = GameApp(store, admin_token=admin_token)
+    limits = limits or LimitSettings()
+    app = GameApp(
+        store, admin_token=admin_token, max_refusals=limits.max_refusals_per_game
+    )
     projection: GameList | None = None
     if isinstance(store, SQLAlchemyEventStore):
         projection = (
@@ -131,9 +135,11 @@ def create_server(
     )
     loop_thread.start()
 
+    door_limits = Limits(limits)
+
     async def start() -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
         server = grpc.aio.server(
-            interceptors=[Door(ErrorsAndLogging(), Limits(limits), InThreads(pool))],
+            interceptors=[Door(ErrorsAndLogging(), door_limits, InThreads(pool))],
             options=[
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
@@ -178,7 +184,15 @@ def create_server(
         pool.shutdown(wait=False)
         raise
     running = Running(
-        server, bound, app, health_servicer, loop, loop_thread, pool, projection
+        server,
+        bound,
+        app,
+        health_servicer,
+        loop,
+        loop_thread,
+        pool,
+        projection,
+        door_limits,
     )
     running.background.extend(
         _start_background(

@@ -34,6 +34,7 @@ from eventstore.base import RecordedEvent
 from service import protomap
 from service.application import Caller, GameApp, Loaded
 from service.errors import InvalidArgument, Unauthenticated
+from service.inputs import quote
 from service.projections import GameList
 
 _STATUS_TO_PROTO = {
@@ -65,6 +66,24 @@ def bearer_token(
     return ""
 
 
+def peer_address(
+    context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any],
+) -> str:
+    """The caller's address without its port (``ipv4:10.0.0.7:53211`` ->
+    ``10.0.0.7``; ``ipv6:[::1]:53211`` -> ``::1``)."""
+    return address_of(str(context.peer() or ""))
+
+
+def address_of(peer: str) -> str:
+    """The host part of a gRPC peer string."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv6" and rest.startswith("["):
+        return rest[1:].partition("]")[0]
+    if kind == "ipv4":
+        return rest.rpartition(":")[0] or rest
+    return peer
+
+
 def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message | None:
     """The per-game message inside a oneof wrapper, checked against the game type."""
     which = wrapper.WhichOneof("game")
@@ -90,7 +109,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
     def _caller(
         self, context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any]
     ) -> Caller:
-        return self.app.caller(bearer_token(context))
+        return self.app.caller(bearer_token(context), peer_address(context))
 
     async def _cached(self, game_id: str) -> Loaded:
         """The game as cached (loaded in a worker thread when it is not)."""
@@ -126,7 +145,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
         if game_type not in registry.game_types():
             raise InvalidArgument(
                 "UNKNOWN_GAME_TYPE",
-                f"No game type {game_type!r}; see ListGameTypes.",
+                f"No game type {quote(game_type)}; see ListGameTypes.",
                 "game_type",
             )
         rules = registry.rules_for(game_type)

@@ -222,6 +222,8 @@ class _Verifier:
 
     def _check_refusals(self, state: Any, seed: str) -> Verification | None:
         for command in self.refused.pop(state.version, []):
+            if "command" not in command.payload:
+                continue  # kept as a digest (too large to keep): not re-decided
             try:
                 seat = int(command.payload["seat"])
                 cls = self.session.command_type(command.payload["type"])

@@ -872,6 +872,36 @@ def test_a_rejection_of_an_appended_command_returns_the_append(
     assert record.outcome == CommandOutcome(1, 1)
 
 
+def test_read_commands_pages_after_a_sequence(store: EventStore) -> None:
+    game, other = new_game(), new_game()
+    for n in range(5):
+        store.append(game, n, numbered(1, n + 1), command(f"c-{n}"))
+        store.record_rejection(other, rejected(f"o-{n}"))
+        store.record_rejection(game, rejected(f"r-{n}"))
+    everything = store.read_commands(game)
+    assert len(everything) == 10
+    pages = []
+    after = 0
+    while page := store.read_commands(game, after_sequence=after, limit=3):
+        pages.append(page)
+        after = page[-1].sequence
+    assert [len(p) for p in pages] == [3, 3, 3, 1]
+    assert [c for p in pages for c in p] == everything
+    assert store.read_commands(game, limit=0) == []
+
+
+def test_refusals_are_counted_per_game(store: EventStore) -> None:
+    game, other = new_game(), new_game()
+    assert store.count_refusals(game) == 0
+    store.append(game, 0, numbered(1), command("c-1"))
+    for n in range(4):
+        store.record_rejection(game, rejected(f"r-{n}"))
+    store.record_rejection(game, rejected("r-0"))  # the same one again
+    store.record_rejection(other, rejected("r-9"))
+    assert store.count_refusals(game) == 4
+    assert store.count_refusals(other) == 1
+
+
 def test_a_rejection_needs_an_error(store: EventStore) -> None:
     with pytest.raises(ValueError):
         store.record_rejection(new_game(), command())

@@ -31,7 +31,11 @@ def seated(
 ) -> tuple[str, list[str]]:
     rules = registry.rules_for(game_type)
     players = players or rules.max_players
-    game_id = client.create_game(game_type, players, seed="access").game_id
+    game_id = (
+        client.with_token(ADMIN_TOKEN)
+        .create_game(game_type, players, seed="access")
+        .game_id
+    )
     tokens = [
         client.join_game(game_id, f"p{s}", seat=s).seat_token for s in range(players)
     ]

@@ -47,9 +47,16 @@ def test_a_replica_without_background_work_relies_on_a_worker(tmp_path):
     worker = None
     try:
         with StrataClient(f"127.0.0.1:{running.port}", timeout=10) as client:
-            bots_only = client.create_game(
-                "dinosaurs_extinct", 2, seed="roles", bots={0: "random", 1: "random"}
-            ).game_id
+            bots_only = (
+                client.with_token("admin")
+                .create_game(
+                    "dinosaurs_extinct",
+                    2,
+                    seed="roles",
+                    bots={0: "random", 1: "random"},
+                )
+                .game_id
+            )
             time.sleep(0.5)
             # Nobody plays the bot seats, nobody keeps the game list.
             assert client.get_game(bots_only).status == pb.GAME_STATUS_ACTIVE
@@ -62,7 +69,11 @@ def test_a_replica_without_background_work_relies_on_a_worker(tmp_path):
             while client.get_game(bots_only).status != pb.GAME_STATUS_FINISHED:
                 assert time.monotonic() < deadline, "the worker did not play"
                 time.sleep(0.1)
-            other = client.create_game("dinosaurs_extinct", 3, seed="listed").game_id
+            other = (
+                client.with_token("admin")
+                .create_game("dinosaurs_extinct", 3, seed="listed")
+                .game_id
+            )
 
             # ListGames waits for the worker's projection to reach its writes.
             listed = {g.game_id: g for g in client.list_games().games}

@@ -17,9 +17,10 @@ from clients import simulate
 from clients.client import StrataClient, StrataError
 from domain.session import Status
 from eventstore.base import EventStore, MatchingEvents, RecordedEvent, StoreUnavailable
-from service.application import GameApp
+from service.application import Caller, GameApp
 from service.bots import BotRunner
 from service.server import Running
+from tests.service.conftest import ADMIN_TOKEN
 from tests.service.test_replays import random_game
 
 FINISHED = pb.GAME_STATUS_FINISHED
@@ -39,9 +40,11 @@ def wait_until_finished(client: StrataClient, game_id: str, seconds: float = 60)
 def test_a_person_plays_dinosaurs_extinct_against_bots(client, admin, bots: int):
     players = bots + 1
     kinds = {seat: ("heuristic", "random")[seat % 2] for seat in range(1, players)}
-    game_id = client.create_game(
-        "dinosaurs_extinct", players, seed=f"person-{bots}", bots=kinds
-    ).game_id
+    game_id = (
+        client.with_token(ADMIN_TOKEN)
+        .create_game("dinosaurs_extinct", players, seed=f"person-{bots}", bots=kinds)
+        .game_id
+    )
     game = client.get_game(game_id)
     assert [s.bot for s in game.seats] == ["", *kinds.values()]
     assert [s.taken for s in game.seats] == [False] + [True] * bots
@@ -73,21 +76,27 @@ def test_a_person_plays_dinosaurs_extinct_against_bots(client, admin, bots: int)
 
 
 def test_a_game_of_bots_only_plays_to_its_end_by_itself(client, admin):
-    game_id = client.create_game(
-        "happy_little_dinosaurs",
-        3,
-        seed="bots-only",
-        bots={0: "heuristic", 1: "random", 2: "heuristic"},
-    ).game_id
+    game_id = (
+        client.with_token(ADMIN_TOKEN)
+        .create_game(
+            "happy_little_dinosaurs",
+            3,
+            seed="bots-only",
+            bots={0: "heuristic", 1: "random", 2: "heuristic"},
+        )
+        .game_id
+    )
     game = wait_until_finished(client, game_id)
     assert game.outcome.result in ("escaped", "last_standing")
     assert admin.verify_game(game_id).verdict == admin_pb.VERDICT_VERIFIED
 
 
 def test_nobody_else_can_take_or_play_a_bot_seat(client):
-    game_id = client.create_game(
-        "dinosaurs_extinct", 2, seed="mine", bots={1: "random"}
-    ).game_id
+    game_id = (
+        client.with_token(ADMIN_TOKEN)
+        .create_game("dinosaurs_extinct", 2, seed="mine", bots={1: "random"})
+        .game_id
+    )
     with pytest.raises(StrataError) as taken:
         client.join_game(game_id, "Eve", seat=1)
     assert taken.value.reason == "SEAT_TAKEN"
@@ -134,12 +143,16 @@ def test_simulated_games_end_as_the_same_games_played_through_the_service(client
             rotate=True,
         )
         for record in simulate.run(plan, processes=1):
-            game_id = client.create_game(
-                game_type,
-                players,
-                seed=record.seed,
-                bots=dict(enumerate(record.bots)),
-            ).game_id
+            game_id = (
+                client.with_token(ADMIN_TOKEN)
+                .create_game(
+                    game_type,
+                    players,
+                    seed=record.seed,
+                    bots=dict(enumerate(record.bots)),
+                )
+                .game_id
+            )
             game = wait_until_finished(client, game_id)
             assert tuple(game.outcome.winners) == record.winners
             assert game.outcome.result == record.result
@@ -199,7 +212,7 @@ def _run_until_idle(runner: BotRunner, rounds: int = 5000) -> None:
 
 def _bots_only(app: GameApp, seed: str) -> str:
     game_id, _ = app.create_game(
-        app.caller(""),
+        Caller(admin=True),
         "happy_little_dinosaurs",
         3,
         seed=seed,
@@ -220,7 +233,7 @@ def test_the_runner_reads_only_seats_finishes_and_its_own_games(store: EventStor
     random_game(app, "dinosaurs_extinct", 2, "people-before")
     bots = [_bots_only(app, f"read-{n}") for n in range(2)]
     random_game(app, "dinosaurs_extinct", 3, "people-between")
-    open_game, _ = app.create_game(app.caller(""), "dinosaurs_extinct", 2, seed="o")
+    open_game, _ = app.create_game(Caller(admin=True), "dinosaurs_extinct", 2, seed="o")
     app.join_game(app.caller(""), open_game, 0, "Eve")
     received: list[RecordedEvent] = []
     original = store.read_all_matching
@@ -260,7 +273,7 @@ def test_a_restarted_runner_goes_on_with_unfinished_games_only(store: EventStore
     _run_until_idle(BotRunner(GameApp(store)))
     assert _status(app, finished) is Status.FINISHED
     person_id, _ = app.create_game(
-        app.caller(""), "dinosaurs_extinct", 2, seed="half", bots=[(1, "random")]
+        Caller(admin=True), "dinosaurs_extinct", 2, seed="half", bots=[(1, "random")]
     )
     _, token, _ = app.join_game(app.caller(""), person_id, 0, "Ada")
     app.start_game(app.caller(token), person_id)
@@ -368,7 +381,7 @@ def test_a_runner_playing_a_game_answers_a_persons_move_at_once(store: EventStor
     app = GameApp(store)
     runner = BotRunner(GameApp(store), linger=0.25)
     game_id, _ = app.create_game(
-        app.caller(""), "dinosaurs_extinct", 2, seed="reply", bots=[(1, "random")]
+        Caller(admin=True), "dinosaurs_extinct", 2, seed="reply", bots=[(1, "random")]
     )
     _, token, _ = app.join_game(app.caller(""), game_id, 0, "Ada")
     app.start_game(app.caller(token), game_id)

@@ -81,6 +81,13 @@ def serve(database_url: str, tmp_path: Path) -> Iterator[str]:
         assert process.returncode == 0, tail
 
 
+@pytest.fixture(autouse=True)
+def admin_token_for_the_cli(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The admin token the services below run with, as an operator's shell
+    would hold it: `autoplay --seed` needs it (a chosen seed is admin-only)."""
+    monkeypatch.setenv("STRATA_ADMIN_TOKEN", "cli-admin")
+
+
 @pytest.fixture
 def sqlite_target(tmp_path: Path) -> Iterator[str]:
     yield from serve(f"sqlite:///{tmp_path / 'cli.sqlite3'}", tmp_path)
@@ -203,6 +210,20 @@ def test_create_join_start_act_and_show_from_the_command_line(sqlite_target, cap
     assert "DieRolled" in run("act", game_id, "0", "--token", ada)
     shown = run("show", game_id, "--token", ada)
     assert "seat 0: Ada (you)" in shown
+
+
+def test_a_seed_needs_the_admin_token_on_the_command_line(
+    sqlite_target, capsys, monkeypatch
+):
+    monkeypatch.delenv("STRATA_ADMIN_TOKEN")
+    with pytest.raises(SystemExit) as refused:
+        cli.main(
+            [
+                *("autoplay", "--game", "dinosaurs_extinct", "--players", "2"),
+                *("--seed", "mine", "--target", sqlite_target),
+            ]
+        )
+    assert "--seed needs the admin token" in str(refused.value)
 
 
 def test_a_token_beginning_with_a_dash_is_read_as_the_value_of_token():

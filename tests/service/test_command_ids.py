@@ -276,7 +276,11 @@ def test_a_token_owns_its_command_ids_for_every_seat_it_acts_for(
 ) -> None:
     # The actor is the token, not the seat: a hot-seat token reusing an id
     # for its other seat gets the first answer, not a second move.
-    game_id = client.create_game("dinosaurs_extinct", 2, seed="e2e").game_id
+    game_id = (
+        client.with_token(ADMIN_TOKEN)
+        .create_game("dinosaurs_extinct", 2, seed="e2e")
+        .game_id
+    )
     token = client.join_game(game_id, seat=0).seat_token
     both = client.with_token(token)
     both.join_game(game_id, seat=1)

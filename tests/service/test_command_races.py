@@ -18,7 +18,7 @@ from eventstore.base import (
     NewEvent,
 )
 from eventstore.memory import InMemoryEventStore
-from service.application import GameApp
+from service.application import Caller, GameApp
 from service.errors import InvalidArgument
 
 GAME = "dinosaurs_extinct"
@@ -40,7 +40,7 @@ class LosesTheRace(InMemoryEventStore):
 
 
 def started(app: GameApp) -> tuple[str, list[str]]:
-    game_id, _ = app.create_game(app.caller(""), GAME, 2, seed="race")
+    game_id, _ = app.create_game(Caller(admin=True), GAME, 2, seed="race")
     tokens = [app.join_game(app.caller(""), game_id, s, f"p{s}")[1] for s in (0, 1)]
     app.start_game(app.caller(tokens[0]), game_id)
     return game_id, tokens
@@ -71,7 +71,7 @@ def test_a_refusal_that_loses_the_race_answers_with_the_logged_refusal():
 
 
 @pytest.mark.parametrize(
-    "command_id", ["start", "join-seat-0", "join-seat-1", "bot-seat-0-at-3"]
+    "command_id", ["start", "create", "join-seat-0", "join-seat-1", "bot-seat-0-at-3"]
 )
 def test_a_client_command_id_cannot_pass_for_a_join_the_start_or_a_bot(command_id):
     app = GameApp(InMemoryEventStore())

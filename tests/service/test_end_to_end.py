@@ -12,6 +12,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from strata.v1 import game_service_pb2 as pb
 
 from clients.client import StrataClient, StrataError
+from tests.service.conftest import ADMIN_TOKEN
 
 GAME = "dinosaurs_extinct"
 
@@ -19,7 +20,9 @@ GAME = "dinosaurs_extinct"
 def seated_game(
     client: StrataClient, players: int = 2, seed: str = "e2e"
 ) -> tuple[str, dict[int, StrataClient]]:
-    game_id = client.create_game(GAME, players, seed=seed).game_id
+    game_id = (
+        client.with_token(ADMIN_TOKEN).create_game(GAME, players, seed=seed).game_id
+    )
     seats = {}
     for seat in range(players):
         joined = client.join_game(game_id, player_name=f"p{seat}", seat=seat)

@@ -82,9 +82,11 @@ def machine_for(running: Running, game_type: str) -> type[RuleBasedStateMachine]
         @initialize(players=st.integers(rules.min_players, rules.max_players))
         def seat_everyone(self, players: int) -> None:
             # A fixed seed: the game (and so what Hypothesis draws) replays.
-            self.game_id = client.create_game(
-                game_type, players, seed=f"hostile-{players}"
-            ).game_id
+            self.game_id = (
+                client.with_token(ADMIN_TOKEN)
+                .create_game(game_type, players, seed=f"hostile-{players}")
+                .game_id
+            )
             self.tokens = [
                 client.join_game(self.game_id, f"p{s}", seat=s).seat_token
                 for s in range(players)

@@ -22,7 +22,7 @@ from eventstore import migrate
 from eventstore.factory import open_store
 from eventstore.readmodels import ReadModels
 from eventstore.sql import SQLAlchemyEventStore
-from service.application import GameApp
+from service.application import Caller, GameApp
 from service.projections import GAME_LIST, GameListProjection
 from service.server import create_server
 from tests.service.conftest import NO_RATE_LIMITS
@@ -58,7 +58,7 @@ def test_a_rebuilt_game_list_equals_the_live_one_after_concurrent_writers(sql_st
             game_type = types[(n + k) % len(types)]
             rules = registry.rules_for(game_type)
             random_game(app, game_type, rules.min_players, f"writer-{n}-{k}")
-        app.create_game(app.caller(""), types[0], 2, seed=f"open-{n}")
+        app.create_game(Caller(admin=True), types[0], 2, seed=f"open-{n}")
 
     writers = [threading.Thread(target=writer, args=(n,)) for n in range(4)]
     for w in writers:
@@ -265,7 +265,9 @@ def test_a_filtered_feed_reads_only_what_it_sends_and_can_resume_anywhere(
 def test_the_feed_follows_live_and_refuses_seat_tokens(feed_server):
     app = feed_server.app
     target = f"127.0.0.1:{feed_server.port}"
-    game_id, _ = app.create_game(app.caller(""), "dinosaurs_extinct", 2, seed="live")
+    game_id, _ = app.create_game(
+        Caller(admin=True), "dinosaurs_extinct", 2, seed="live"
+    )
     _, seat_token, _ = app.join_game(app.caller(""), game_id, 0, "a")
     with StrataClient(target, token=seat_token) as seat:
         with pytest.raises(StrataError) as refused:
@@ -294,7 +296,7 @@ def test_statistics_count_games_lengths_and_wins(feed_server):
     app = feed_server.app
     for seed in range(5):
         random_game(app, "dinosaurs_extinct", 3, f"stats-{seed}")
-    app.create_game(app.caller(""), "dinosaurs_extinct", 2, seed="open")
+    app.create_game(Caller(admin=True), "dinosaurs_extinct", 2, seed="open")
     target = f"127.0.0.1:{feed_server.port}"
     with StrataClient(target, token=INTEGRATION_TOKEN) as feed:
         response = feed.get_statistics("dinosaurs_extinct")

@@ -18,6 +18,7 @@ from domain.rules import Viewer
 from service import protomap
 from service.server import Running
 from service.servicer import event_to_proto, game_module
+from tests.service.conftest import ADMIN_TOKEN
 
 
 def play_through_service(
@@ -27,7 +28,11 @@ def play_through_service(
     seed: str,
     max_commands: int = 400,
 ) -> tuple[str, dict[int, StrataClient], list[tuple[int, pb.SubmitCommandResponse]]]:
-    game_id = client.create_game(game_type, players, seed=seed).game_id
+    game_id = (
+        client.with_token(ADMIN_TOKEN)
+        .create_game(game_type, players, seed=seed)
+        .game_id
+    )
     seats = {}
     for seat in range(players):
         token = client.join_game(game_id, player_name=f"p{seat}", seat=seat).seat_token

@@ -26,7 +26,7 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from strata.v1 import game_service_pb2 as strata_dot_v1_dot_game__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dstrata/v1/admin_service.proto\x12\tstrata.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cstrata/v1/game_service.proto\"%\n\x12GetAuditLogRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\xa1\x02\n\x0c\x43ommandEntry\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\r\n\x05\x61\x63tor\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\'\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x16.strata.v1.GameCommand\x12\x1a\n\x12\x64\x65\x63ided_at_version\x18\x05 \x01(\x03\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x06 \x01(\x08\x12\x15\n\rfirst_version\x18\x07 \x01(\x03\x12\x14\n\x0clast_version\x18\x08 \x01(\x03\x12\x14\n\x0c\x65rror_reason\x18\t \x01(\t\x12\x15\n\rerror_message\x18\n \x01(\t\x12/\n\x0brecorded_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"b\n\x13GetAuditLogResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.strata.v1.Event\x12)\n\x08\x63ommands\x18\x02 \x03(\x0b\x32\x17.strata.v1.CommandEntry\"$\n\x11VerifyGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\xe6\x01\n\x12VerifyGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12#\n\x07verdict\x18\x02 \x01(\x0e\x32\x12.strata.v1.Verdict\x12\x16\n\x0e\x65vents_checked\x18\x03 \x01(\x03\x12\x18\n\x10\x63ommands_checked\x18\x04 \x01(\x03\x12\x18\n\x10mismatch_version\x18\x05 \x01(\x03\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\x1e\n\x16recorded_rules_version\x18\x07 \x01(\t\x12\x1d\n\x15\x63urrent_rules_version\x18\x08 \x01(\t\"$\n\x11\x45xportGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"9\n\x12\x45xportGameResponse\x12\x10\n\x08\x64ocument\x18\x01 \x01(\x0c\x12\x11\n\tfile_name\x18\x02 \x01(\t\"6\n\x11ImportGameRequest\x12\x10\n\x08\x64ocument\x18\x01 \x01(\x0c\x12\x0f\n\x07game_id\x18\x02 \x01(\t\"k\n\x12ImportGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x33\n\x0cverification\x18\x03 \x01(\x0b\x32\x1d.strata.v1.VerifyGameResponse*\x86\x01\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x14\n\x10VERDICT_VERIFIED\x10\x01\x12\x14\n\x10VERDICT_MISMATCH\x10\x02\x12\x17\n\x13VERDICT_OTHER_RULES\x10\x03\x12\x1d\n\x19VERDICT_UNKNOWN_GAME_TYPE\x10\x04\x32\xbd\x02\n\x0c\x41\x64minService\x12L\n\x0bGetAuditLog\x12\x1d.strata.v1.GetAuditLogRequest\x1a\x1e.strata.v1.GetAuditLogResponse\x12I\n\nVerifyGame\x12\x1c.strata.v1.VerifyGameRequest\x1a\x1d.strata.v1.VerifyGameResponse\x12I\n\nExportGame\x12\x1c.strata.v1.ExportGameRequest\x1a\x1d.strata.v1.ExportGameResponse\x12I\n\nImportGame\x12\x1c.strata.v1.ImportGameRequest\x1a\x1d.strata.v1.ImportGameResponseB%\n\rdev.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dstrata/v1/admin_service.proto\x12\tstrata.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1cstrata/v1/game_service.proto\"L\n\x12GetAuditLogRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\xa1\x02\n\x0c\x43ommandEntry\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\r\n\x05\x61\x63tor\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\'\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x16.strata.v1.GameCommand\x12\x1a\n\x12\x64\x65\x63ided_at_version\x18\x05 \x01(\x03\x12\x10\n\x08\x61\x63\x63\x65pted\x18\x06 \x01(\x08\x12\x15\n\rfirst_version\x18\x07 \x01(\x03\x12\x14\n\x0clast_version\x18\x08 \x01(\x03\x12\x14\n\x0c\x65rror_reason\x18\t \x01(\t\x12\x15\n\rerror_message\x18\n \x01(\t\x12/\n\x0brecorded_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"{\n\x13GetAuditLogResponse\x12 \n\x06\x65vents\x18\x01 \x03(\x0b\x32\x10.strata.v1.Event\x12)\n\x08\x63ommands\x18\x02 \x03(\x0b\x32\x17.strata.v1.CommandEntry\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\"$\n\x11VerifyGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\xe6\x01\n\x12VerifyGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12#\n\x07verdict\x18\x02 \x01(\x0e\x32\x12.strata.v1.Verdict\x12\x16\n\x0e\x65vents_checked\x18\x03 \x01(\x03\x12\x18\n\x10\x63ommands_checked\x18\x04 \x01(\x03\x12\x18\n\x10mismatch_version\x18\x05 \x01(\x03\x12\x0f\n\x07message\x18\x06 \x01(\t\x12\x1e\n\x16recorded_rules_version\x18\x07 \x01(\t\x12\x1d\n\x15\x63urrent_rules_version\x18\x08 \x01(\t\"K\n\x11\x45xportGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"R\n\x12\x45xportGameResponse\x12\x10\n\x08\x64ocument\x18\x01 \x01(\x0c\x12\x11\n\tfile_name\x18\x02 \x01(\t\x12\x17\n\x0fnext_page_token\x18\x03 \x01(\t\"6\n\x11ImportGameRequest\x12\x10\n\x08\x64ocument\x18\x01 \x01(\x0c\x12\x0f\n\x07game_id\x18\x02 \x01(\t\"k\n\x12ImportGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x33\n\x0cverification\x18\x03 \x01(\x0b\x32\x1d.strata.v1.VerifyGameResponse*\x86\x01\n\x07Verdict\x12\x17\n\x13VERDICT_UNSPECIFIED\x10\x00\x12\x14\n\x10VERDICT_VERIFIED\x10\x01\x12\x14\n\x10VERDICT_MISMATCH\x10\x02\x12\x17\n\x13VERDICT_OTHER_RULES\x10\x03\x12\x1d\n\x19VERDICT_UNKNOWN_GAME_TYPE\x10\x04\x32\xbd\x02\n\x0c\x41\x64minService\x12L\n\x0bGetAuditLog\x12\x1d.strata.v1.GetAuditLogRequest\x1a\x1e.strata.v1.GetAuditLogResponse\x12I\n\nVerifyGame\x12\x1c.strata.v1.VerifyGameRequest\x1a\x1d.strata.v1.VerifyGameResponse\x12I\n\nExportGame\x12\x1c.strata.v1.ExportGameRequest\x1a\x1d.strata.v1.ExportGameResponse\x12I\n\nImportGame\x12\x1c.strata.v1.ImportGameRequest\x1a\x1d.strata.v1.ImportGameResponseB%\n\rdev.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,26 +34,26 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'strata.v1.admin_service_pb2
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\rdev.strata.v1P\001Z\022strata/v1;stratav1'
-  _globals['_VERDICT']._serialized_start=1072
-  _globals['_VERDICT']._serialized_end=1206
+  _globals['_VERDICT']._serialized_start=1200
+  _globals['_VERDICT']._serialized_end=1334
   _globals['_GETAUDITLOGREQUEST']._serialized_start=107
-  _globals['_GETAUDITLOGREQUEST']._serialized_end=144
-  _globals['_COMMANDENTRY']._serialized_start=147
-  _globals['_COMMANDENTRY']._serialized_end=436
-  _globals['_GETAUDITLOGRESPONSE']._serialized_start=438
-  _globals['_GETAUDITLOGRESPONSE']._serialized_end=536
-  _globals['_VERIFYGAMEREQUEST']._serialized_start=538
-  _globals['_VERIFYGAMEREQUEST']._serialized_end=574
-  _globals['_VERIFYGAMERESPONSE']._serialized_start=577
-  _globals['_VERIFYGAMERESPONSE']._serialized_end=807
-  _globals['_EXPORTGAMEREQUEST']._serialized_start=809
-  _globals['_EXPORTGAMEREQUEST']._serialized_end=845
-  _globals['_EXPORTGAMERESPONSE']._serialized_start=847
-  _globals['_EXPORTGAMERESPONSE']._serialized_end=904
-  _globals['_IMPORTGAMEREQUEST']._serialized_start=906
-  _globals['_IMPORTGAMEREQUEST']._serialized_end=960
-  _globals['_IMPORTGAMERESPONSE']._serialized_start=962
-  _globals['_IMPORTGAMERESPONSE']._serialized_end=1069
-  _globals['_ADMINSERVICE']._serialized_start=1209
-  _globals['_ADMINSERVICE']._serialized_end=1526
+  _globals['_GETAUDITLOGREQUEST']._serialized_end=183
+  _globals['_COMMANDENTRY']._serialized_start=186
+  _globals['_COMMANDENTRY']._serialized_end=475
+  _globals['_GETAUDITLOGRESPONSE']._serialized_start=477
+  _globals['_GETAUDITLOGRESPONSE']._serialized_end=600
+  _globals['_VERIFYGAMEREQUEST']._serialized_start=602
+  _globals['_VERIFYGAMEREQUEST']._serialized_end=638
+  _globals['_VERIFYGAMERESPONSE']._serialized_start=641
+  _globals['_VERIFYGAMERESPONSE']._serialized_end=871
+  _globals['_EXPORTGAMEREQUEST']._serialized_start=873
+  _globals['_EXPORTGAMEREQUEST']._serialized_end=948
+  _globals['_EXPORTGAMERESPONSE']._serialized_start=950
+  _globals['_EXPORTGAMERESPONSE']._serialized_end=1032
+  _globals['_IMPORTGAMEREQUEST']._serialized_start=1034
+  _globals['_IMPORTGAMEREQUEST']._serialized_end=1088
+  _globals['_IMPORTGAMERESPONSE']._serialized_start=1090
+  _globals['_IMPORTGAMERESPONSE']._serialized_end=1197
+  _globals['_ADMINSERVICE']._serialized_start=1337
+  _globals['_ADMINSERVICE']._serialized_end=1654
 # @@protoc_insertion_point(module_scope)

@@ -60,21 +60,33 @@ Global___Verdict: _TypeAlias = Verdict  # noqa: Y015
 
 @_typing.final
 class GetAuditLogRequest(_message.Message):
-    """Request of GetAuditLog."""
+    """Request of GetAuditLog. The log comes in pages: ask again with
+    `next_page_token` until it is empty.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
+    page_size: _builtins.int
+    """At most this many events and this many commands a page (0: 500; at
+    most 1000).
+    """
+    page_token: _builtins.str
+    """`next_page_token` of the previous page; empty for the first."""
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -152,29 +164,37 @@ Global___CommandEntry: _TypeAlias = CommandEntry  # noqa: Y015
 
 @_typing.final
 class GetAuditLogResponse(_message.Message):
-    """Response of GetAuditLog."""
+    """Response of GetAuditLog: one page."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENTS_FIELD_NUMBER: _builtins.int
     COMMANDS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Where the next page starts; empty when this page ends the log."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_service_pb2.Event]:
-        """Every event, unredacted, in version order."""
+        """The page's events, unredacted, in version order (the pages together:
+        every event).
+        """
 
     @_builtins.property
     def commands(self) -> _containers.RepeatedCompositeFieldContainer[Global___CommandEntry]:
-        """Every command, in the order they were logged."""
+        """The page's commands, in the order they were logged (the pages
+        together: every command).
+        """
 
     def __init__(
         self,
         *,
         events: _abc.Iterable[_game_service_pb2.Event] | None = ...,
         commands: _abc.Iterable[Global___CommandEntry] | None = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["commands", b"commands", "events", b"events"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commands", b"commands", "events", b"events", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -254,21 +274,33 @@ Global___VerifyGameResponse: _TypeAlias = VerifyGameResponse  # noqa: Y015
 
 @_typing.final
 class ExportGameRequest(_message.Message):
-    """Request of ExportGame."""
+    """Request of ExportGame. A game comes in pages: ask again with
+    `next_page_token` until it is empty.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
+    page_size: _builtins.int
+    """At most this many events and this many commands a page (0: 2000; at
+    most 5000).
+    """
+    page_token: _builtins.str
+    """`next_page_token` of the previous page; empty for the first."""
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -276,27 +308,34 @@ Global___ExportGameRequest: _TypeAlias = ExportGameRequest  # noqa: Y015
 
 @_typing.final
 class ExportGameResponse(_message.Message):
-    """Response of ExportGame."""
+    """Response of ExportGame: one page."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
     FILE_NAME_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     document: _builtins.bytes
     """The export: a UTF-8 JSON document (format `strata.game-export`, version 1)
-    with the game's metadata, every event and every logged command.
+    with the game's metadata and the page's events and logged commands. The
+    first page of a game that fits in one page is the whole export; else
+    join the pages' `events` and `commands` lists, in order, into the first
+    page's document (`strata export` does), which ImportGame takes.
     """
     file_name: _builtins.str
     """A suggested file name, `<game_id>.strata.json`."""
+    next_page_token: _builtins.str
+    """Where the next page starts; empty when this page ends the game."""
     def __init__(
         self,
         *,
         document: _builtins.bytes = ...,
         file_name: _builtins.str = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "file_name", b"file_name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "file_name", b"file_name", "next_page_token", b"next_page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

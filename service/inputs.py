@@ -1,0 +1,179 @@
+"""Clean input at the edge: what every request is checked for before any
+bucket, cache, log line or store sees it, whatever the transport.
+
+- **Ids have a shape.** ``game_id``, ``command_id`` and ``request_id`` are
+  short strings of a few safe characters (:data:`ID_SHAPES`); anything else
+  is INVALID_ARGUMENT before it becomes a rate-limit bucket key, a cache key
+  or a 60 kB log line.
+- **Text the databases can hold.** No string of any request may hold NUL:
+  PostgreSQL's ``text`` and ``jsonb`` cannot store it (it failed with
+  INTERNAL, and its retries slowed everyone's group commits), and SQLite
+  must answer the same.
+- **Names people read.** Player names are NFC-normalised; control, format
+  (bidi overrides, zero-width) and unassigned characters are refused, so a
+  name cannot rewrite another user's terminal or reorder a page.
+- **Errors quote input briefly** (:func:`quote`): an error that repeated a
+  long input grew past the transport's metadata limit and turned into an
+  unrelated transport error.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from service.errors import InvalidArgument
+
+#: The longest input an error message quotes.
+QUOTE_CHARS = 40
+
+#: Id fields checked on every request, with the shape each must have.
+ID_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
+    # Games get 32 hex digits; an imported game may be given any id of this
+    # shape.
+    "game_id": (
+        re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}"),
+        "1 to 64 letters, digits, '.', '_', ':' or '-' (not first)",
+    ),
+    "command_id": (
+        re.compile(r"[\x21-\x7e]{1,128}"),
+        "1 to 128 printable ASCII characters, no spaces",
+    ),
+    "request_id": (
+        re.compile(r"[\x21-\x7e]{1,128}"),
+        "1 to 128 printable ASCII characters, no spaces",
+    ),
+}
+
+MAX_NAME = 64
+
+#: Unicode categories a player name may not hold: controls, format
+#: characters (bidi overrides and isolates, zero-width joiners and spaces,
+#: the byte-order mark), surrogates, private use and unassigned.
+_REFUSED_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` as an error message quotes it: its repr, cut to ``limit``
+    characters with an ellipsis and the full length."""
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text)} characters)"
+
+
+def check_request(request: Message) -> None:
+    """Refuse a request whose ids have the wrong shape or whose strings hold
+    what the store cannot keep (INVALID_ARGUMENT, naming the field)."""
+    descriptor = request.DESCRIPTOR
+    for name, (pattern, shape) in ID_SHAPES.items():
+        field = descriptor.fields_by_name.get(name)
+        if field is None or field.type != FieldDescriptor.TYPE_STRING:
+            continue
+        value: str = getattr(request, name)
+        if value and not pattern.fullmatch(value):
+            raise InvalidArgument(
+                f"{name.upper()}_INVALID",
+                f"{name} {quote(value)} is not an id: it must have {shape}.",
+                name,
+            )
+    for path, value in _strings(request, ""):
+        if "\x00" in value:
+            raise InvalidArgument(
+                "NUL_CHARACTER",
+                f"{path} holds a NUL character, which no text field may hold.",
+                path,
+            )
+
+
+def _strings(message: Message, prefix: str) -> Iterator[tuple[str, str]]:
+    """Every string set in ``message`` (nested messages and lists too), with
+    its field path."""
+    for field, value in message.ListFields():
+        path = f"{prefix}{field.name}"
+        if field.type == FieldDescriptor.TYPE_STRING:
+            if field.is_repeated:
+                for n, item in enumerate(value):
+                    yield f"{path}[{n}]", item
+            else:
+                yield path, value
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            entry = field.message_type
+            if entry is not None and entry.GetOptions().map_entry:
+                for key, item in value.items():
+                    if isinstance(key, str):
+                        yield f"{path}.key", key
+                    if isinstance(item, str):
+                        yield f"{path}[{key!r}]", item
+                    elif isinstance(item, Message):
+                        yield from _strings(item, f"{path}[{key!r}].")
+            elif field.is_repeated:
+                for n, item in enumerate(value):
+                    yield from _strings(item, f"{path}[{n}].")
+            else:
+                yield from _strings(value, f"{path}.")
+
+
+def player_name(raw: str, field: str = "player_name") -> str:
+    """A player name as stored: trimmed, NFC-normalised, 1 to
+    :data:`MAX_NAME` characters (``player`` when empty), with no control,
+    format or unassigned character (INVALID_ARGUMENT otherwise)."""
+    name = unicodedata.normalize("NFC", raw).strip()
+    if not name:
+        return "player"
+    if len(name) > MAX_NAME:
+        raise InvalidArgument(
+            "NAME_TOO_LONG", f"Names have at most {MAX_NAME} characters.", field
+        )
+    for char in name:
+        if unicodedata.category(char) in _REFUSED_IN_NAMES:
+            raise InvalidArgument(
+                "NAME_INVALID",
+                f"Names may not hold control, formatting or invisible characters "
+                f"(found U+{ord(char):04X}).",
+                field,
+            )
+    return name
+
+
+def json_depth_ok(document: bytes | str, limit: int) -> bool:
+    """Whether a JSON text nests arrays and objects at most ``limit`` deep
+    (checked before parsing: Python's parser recurses)."""
+    if isinstance(document, bytes):
+        document = document.decode("utf-8", "replace")
+    text = document
+    depth = 0
+    in_string = False
+    escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return False
+        elif char in "]}":
+            depth -= 1
+    return True
+
+
+def nul_free(value: Any) -> bool:
+    """Whether a parsed JSON value holds no NUL in any string or key."""
+    if isinstance(value, str):
+        return "\x00" not in value
+    if isinstance(value, dict):
+        return all(nul_free(k) and nul_free(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(nul_free(v) for v in value)
+    return True
