@@ -439,20 +439,10 @@ class _Now(_Clock):
         return self._window
 
 
-class _Context:
-    """What the servicer reads of a call's context: its metadata."""
-
-    def __init__(self, metadata: Any) -> None:
-        self._metadata = tuple(metadata or ())
-
-    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
-        return self._metadata
-
-
 class _InProcess:
     """A stand-in for the gRPC stub that calls a ``GameServicer`` directly:
     coroutine handlers on this loop, the others in its default executor (as
-    the server's ``InThreads`` wrapper runs them)."""
+    the server's door runs them)."""
 
     def __init__(self, servicer: Any) -> None:
         self._servicer = servicer
@@ -461,7 +451,15 @@ class _InProcess:
         handler = getattr(self._servicer, name)
 
         async def call(request: Any, metadata: Any = None) -> Any:
-            context = _Context(metadata)
+            from service.door import Call
+
+            context = Call(
+                method=name,
+                headers=dict(metadata or ()),
+                peer="127.0.0.1",
+                connection="in-process",
+                transport="in-process",
+            )
             if inspect.iscoroutinefunction(handler):
                 return await handler(request, context)
             return await asyncio.to_thread(handler, request, context)

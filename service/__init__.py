@@ -1,1 +1,2 @@
-"""The gRPC service: servicers, interceptors, configuration, the serve entry point."""
+"""The service: use cases, servicers, the door every call comes through and
+its transports, configuration, the serve entry point."""

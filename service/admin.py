@@ -12,12 +12,9 @@ import hmac
 from collections.abc import AsyncIterator
 from typing import Any
 
-import grpc
 from strata.v1 import admin_service_pb2 as admin_pb
-from strata.v1 import admin_service_pb2_grpc as admin_grpc
 from strata.v1 import game_service_pb2 as pb
 from strata.v1 import integration_service_pb2 as integration_pb
-from strata.v1 import integration_service_pb2_grpc as integration_grpc
 
 from domain import codec, registry
 from domain.rules import Viewer
@@ -25,9 +22,10 @@ from domain.session import GameCreated
 from eventstore.base import ConcurrencyError, MatchingEvents
 from service import paging, portable, protomap
 from service.application import GameApp, hash_token
+from service.door import Call
 from service.errors import InvalidArgument, PermissionDenied, Unauthenticated
 from service.projections import GameList
-from service.servicer import bearer_token, event_to_proto
+from service.servicer import event_to_proto
 from service.verification import Verdict, Verification, verify_game
 
 #: Events and commands a page of the audit log holds by default, and at most.
@@ -55,23 +53,23 @@ def verification_to_proto(result: Verification) -> admin_pb.VerifyGameResponse:
     )
 
 
-class AdminServicer(admin_grpc.AdminServiceServicer):
+class AdminServicer:
     """strata.v1.AdminService."""
 
     def __init__(self, app: GameApp) -> None:
         self.app = app
 
-    def _require_admin(self, context: grpc.ServicerContext) -> None:
-        token = bearer_token(context)
+    def _require_admin(self, call: Call) -> None:
+        token = call.token
         if not token:
             raise Unauthenticated("TOKEN_REQUIRED", "The admin token is required.")
         if not self.app.caller(token).admin:
             raise PermissionDenied("ADMIN_ONLY", "Only the admin token may do this.")
 
     def GetAuditLog(
-        self, request: admin_pb.GetAuditLogRequest, context: grpc.ServicerContext
+        self, request: admin_pb.GetAuditLogRequest, call: Call
     ) -> admin_pb.GetAuditLogResponse:
-        self._require_admin(context)
+        self._require_admin(call)
         size = paging.page_size(request.page_size, AUDIT_PAGE, AUDIT_PAGE_MOST)
         from_version, after_sequence = paging.decode(request.page_token, 2, (1, 0))
         loaded = self.app.load(request.game_id)
@@ -125,16 +123,16 @@ class AdminServicer(admin_grpc.AdminServiceServicer):
         )
 
     def VerifyGame(
-        self, request: admin_pb.VerifyGameRequest, context: grpc.ServicerContext
+        self, request: admin_pb.VerifyGameRequest, call: Call
     ) -> admin_pb.VerifyGameResponse:
-        self._require_admin(context)
+        self._require_admin(call)
         self.app.load(request.game_id)  # NOT_FOUND for an unknown game
         return verification_to_proto(verify_game(self.app.store, request.game_id))
 
     def ExportGame(
-        self, request: admin_pb.ExportGameRequest, context: grpc.ServicerContext
+        self, request: admin_pb.ExportGameRequest, call: Call
     ) -> admin_pb.ExportGameResponse:
-        self._require_admin(context)
+        self._require_admin(call)
         document, next_page_token = portable.export_game(
             self.app.store, request.game_id, request.page_size, request.page_token
         )
@@ -145,9 +143,9 @@ class AdminServicer(admin_grpc.AdminServiceServicer):
         )
 
     def ImportGame(
-        self, request: admin_pb.ImportGameRequest, context: grpc.ServicerContext
+        self, request: admin_pb.ImportGameRequest, call: Call
     ) -> admin_pb.ImportGameResponse:
-        self._require_admin(context)
+        self._require_admin(call)
         game_id, events, commands = portable.parse_export(
             request.document, request.game_id
         )
@@ -176,7 +174,7 @@ _FEED_HEARTBEAT = 200
 _GAME_CREATED = GameCreated.__name__
 
 
-class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
+class IntegrationServicer:
     """strata.v1.IntegrationService."""
 
     def __init__(
@@ -189,10 +187,8 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
         self.projection = projection
         self._token_hashes = tuple(hash_token(t) for t in integration_tokens if t)
 
-    def _require_integration(
-        self, context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any]
-    ) -> None:
-        token = bearer_token(context)
+    def _require_integration(self, call: Call) -> None:
+        token = call.token
         if not token:
             raise Unauthenticated("TOKEN_REQUIRED", "An integration token is required.")
         if self.app.caller(token).admin:
@@ -206,11 +202,11 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
     async def FollowLog(
         self,
         request: integration_pb.FollowLogRequest,
-        context: grpc.aio.ServicerContext[Any, Any],
+        call: Call,
     ) -> AsyncIterator[integration_pb.FollowLogResponse]:
         # On the event loop: a follower holds no thread while it waits; the
         # reads run in worker threads.
-        self._require_integration(context)
+        self._require_integration(call)
         if request.after_position < 0:
             raise InvalidArgument(
                 "POSITION_NEGATIVE",
@@ -290,9 +286,9 @@ class IntegrationServicer(integration_grpc.IntegrationServiceServicer):
     def GetStatistics(
         self,
         request: integration_pb.GetStatisticsRequest,
-        context: grpc.ServicerContext,
+        call: Call,
     ) -> integration_pb.GetStatisticsResponse:
-        self._require_integration(context)
+        self._require_integration(call)
         if self.projection is None:
             raise InvalidArgument(
                 "NO_PROJECTIONS", "Statistics need a SQL store.", "game_type"

@@ -1,16 +1,24 @@
-"""Errors of the application layer, and their one mapping to gRPC status.
+"""Errors of the application layer, and their one classification.
 
 Domain refusals (:mod:`domain.errors`) and the application's own errors all
-carry a stable ``reason``; :func:`to_status` is the single place that turns
-any of them into a ``google.rpc.Status`` with an ``ErrorInfo`` (domain
-``strata.games``) and, for malformed input, ``BadRequest`` violations.
+carry a stable ``reason``; :func:`classify` is the single place that decides
+what any error means to a caller: a :class:`Refusal` (a status code of the
+canonical set every RPC transport shares, the reason, a bounded sentence and
+the field at fault), or None for a bug. The transports only translate a
+refusal into their own form (:mod:`service.grpc_transport`,
+:mod:`service.connect_transport`), with :func:`details` giving both the same
+``google.rpc`` details: an ``ErrorInfo`` (domain ``strata.games``) and, for
+malformed input, ``BadRequest`` field violations.
 """
 
 from __future__ import annotations
 
-import grpc
+import dataclasses
+import enum
+
 from google.protobuf import any_pb2
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2, status_pb2
 
 from domain.errors import DomainError, InvalidCommand, NotYourSeat, RuleViolation
 from eventstore.base import StoreUnavailable
@@ -18,10 +26,33 @@ from eventstore.base import StoreUnavailable
 ERROR_DOMAIN = "strata.games"
 
 
+class Code(enum.Enum):
+    """The canonical status codes (gRPC's, Connect's, google.rpc's: the same
+    set under the same names and numbers)."""
+
+    OK = 0
+    CANCELLED = 1
+    UNKNOWN = 2
+    INVALID_ARGUMENT = 3
+    DEADLINE_EXCEEDED = 4
+    NOT_FOUND = 5
+    ALREADY_EXISTS = 6
+    PERMISSION_DENIED = 7
+    RESOURCE_EXHAUSTED = 8
+    FAILED_PRECONDITION = 9
+    ABORTED = 10
+    OUT_OF_RANGE = 11
+    UNIMPLEMENTED = 12
+    INTERNAL = 13
+    UNAVAILABLE = 14
+    DATA_LOSS = 15
+    UNAUTHENTICATED = 16
+
+
 class AppError(Exception):
     """An error of the service with a status code and a stable reason."""
 
-    code: grpc.StatusCode = grpc.StatusCode.FAILED_PRECONDITION
+    code: Code = Code.FAILED_PRECONDITION
 
     def __init__(self, reason: str, message: str, field: str = "") -> None:
         super().__init__(message)
@@ -31,66 +62,50 @@ class AppError(Exception):
 
 
 class InvalidArgument(AppError):
-    code = grpc.StatusCode.INVALID_ARGUMENT
+    code = Code.INVALID_ARGUMENT
 
 
 class NotFound(AppError):
-    code = grpc.StatusCode.NOT_FOUND
+    code = Code.NOT_FOUND
 
 
 class Unauthenticated(AppError):
-    code = grpc.StatusCode.UNAUTHENTICATED
+    code = Code.UNAUTHENTICATED
 
 
 class PermissionDenied(AppError):
-    code = grpc.StatusCode.PERMISSION_DENIED
+    code = Code.PERMISSION_DENIED
 
 
 class AlreadyExists(AppError):
-    code = grpc.StatusCode.ALREADY_EXISTS
+    code = Code.ALREADY_EXISTS
 
 
 class Aborted(AppError):
-    code = grpc.StatusCode.ABORTED
+    code = Code.ABORTED
 
 
 class Unavailable(AppError):
-    code = grpc.StatusCode.UNAVAILABLE
+    code = Code.UNAVAILABLE
 
 
 class ResourceExhausted(AppError):
-    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    code = Code.RESOURCE_EXHAUSTED
 
 
-_DOMAIN_CODES: dict[type[DomainError], grpc.StatusCode] = {
-    RuleViolation: grpc.StatusCode.FAILED_PRECONDITION,
-    InvalidCommand: grpc.StatusCode.INVALID_ARGUMENT,
-    NotYourSeat: grpc.StatusCode.PERMISSION_DENIED,
+class DeadlineExceeded(AppError):
+    code = Code.DEADLINE_EXCEEDED
+
+
+class FailedPrecondition(AppError):
+    code = Code.FAILED_PRECONDITION
+
+
+_DOMAIN_CODES: dict[type[DomainError], Code] = {
+    RuleViolation: Code.FAILED_PRECONDITION,
+    InvalidCommand: Code.INVALID_ARGUMENT,
+    NotYourSeat: Code.PERMISSION_DENIED,
 }
-
-_RPC_CODES = {c: getattr(code_pb2, c.name) for c in grpc.StatusCode}
-
-
-def classify(error: BaseException) -> tuple[grpc.StatusCode, str, str, str] | None:
-    """(status code, reason, message, field) for errors a client can cause;
-    None for anything else (a bug: INTERNAL)."""
-    if isinstance(error, AppError):
-        return error.code, error.reason, error.message, error.field
-    if isinstance(error, DomainError):
-        code = _DOMAIN_CODES.get(type(error), grpc.StatusCode.FAILED_PRECONDITION)
-        for kind, mapped in _DOMAIN_CODES.items():
-            if isinstance(error, kind):
-                code = mapped
-        return code, error.reason, error.message, ""
-    if isinstance(error, StoreUnavailable):
-        return (
-            grpc.StatusCode.UNAVAILABLE,
-            "STORE_UNAVAILABLE",
-            "The database is unavailable; retry later.",
-            "",
-        )
-    return None
-
 
 #: The longest message an error carries: status details travel in the
 #: response's trailing metadata, whose size the transport bounds (a message
@@ -105,27 +120,80 @@ def bounded(message: str) -> str:
     return message[: MAX_MESSAGE_CHARS - 1] + "…"
 
 
-def to_status(
-    code: grpc.StatusCode, reason: str, message: str, field: str = ""
-) -> status_pb2.Status:
-    """A ``google.rpc.Status`` with ErrorInfo (and BadRequest for bad input)."""
-    message = bounded(message)
-    reason = reason[:64]
-    field = field[:64]
-    details = []
-    info = any_pb2.Any()
-    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=ERROR_DOMAIN))
-    details.append(info)
-    if code is grpc.StatusCode.INVALID_ARGUMENT:
-        bad = any_pb2.Any()
-        bad.Pack(
+@dataclasses.dataclass(frozen=True)
+class Refusal(Exception):
+    """What a caller is told of an error: the final answer of a call, which
+    a transport only translates."""
+
+    code: Code
+    reason: str
+    message: str
+    field: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.code.name} {self.reason}: {self.message}"
+
+
+#: The answer to an error that is not the caller's: a bug, logged in full,
+#: answered without details.
+INTERNAL = Refusal(Code.INTERNAL, "INTERNAL", "internal error")
+
+
+def classify(error: BaseException) -> Refusal | None:
+    """The refusal a caller gets for ``error``; None for an error no client
+    can cause (a bug: INTERNAL)."""
+    if isinstance(error, Refusal):
+        return error
+    if isinstance(error, AppError):
+        return _refusal(error.code, error.reason, error.message, error.field)
+    if isinstance(error, DomainError):
+        code = Code.FAILED_PRECONDITION
+        for kind, mapped in _DOMAIN_CODES.items():
+            if isinstance(error, kind):
+                code = mapped
+        return _refusal(code, error.reason, error.message)
+    if isinstance(error, StoreUnavailable):
+        return Refusal(
+            Code.UNAVAILABLE,
+            "STORE_UNAVAILABLE",
+            "The database is unavailable; retry later.",
+        )
+    return None
+
+
+def _refusal(code: Code, reason: str, message: str, field: str = "") -> Refusal:
+    return Refusal(code, reason[:64], bounded(message), field[:64])
+
+
+def details(refusal: Refusal) -> list[Message]:
+    """The ``google.rpc`` details of a refusal: ErrorInfo, and BadRequest for
+    malformed input."""
+    out: list[Message] = []
+    if refusal.code is Code.INTERNAL:
+        return out
+    out.append(error_details_pb2.ErrorInfo(reason=refusal.reason, domain=ERROR_DOMAIN))
+    if refusal.code is Code.INVALID_ARGUMENT:
+        out.append(
             error_details_pb2.BadRequest(
                 field_violations=[
                     error_details_pb2.BadRequest.FieldViolation(
-                        field=field, description=message, reason=reason
+                        field=refusal.field,
+                        description=refusal.message,
+                        reason=refusal.reason,
                     )
                 ]
             )
         )
-        details.append(bad)
-    return status_pb2.Status(code=_RPC_CODES[code], message=message, details=details)
+    return out
+
+
+def to_status(refusal: Refusal) -> status_pb2.Status:
+    """A refusal as a ``google.rpc.Status`` with its details."""
+    packed = []
+    for detail in details(refusal):
+        wrapper = any_pb2.Any()
+        wrapper.Pack(detail)
+        packed.append(wrapper)
+    return status_pb2.Status(
+        code=refusal.code.value, message=refusal.message, details=packed
+    )

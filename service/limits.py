@@ -1,101 +1,184 @@
-"""Limits at the door: no one client can starve the others.
+"""Limits at the door: no one caller can starve the others, whatever the
+transport.
 
-:class:`Limits` is a gRPC server interceptor that, before a Strata handler
-runs, refuses with RESOURCE_EXHAUSTED (an ``ErrorInfo`` reason, mapped by
-:mod:`service.interceptors` like every other error):
+:meth:`Limits.admit` runs before every Strata handler (see
+:mod:`service.door`) and refuses, before any bucket, cache or log holds
+what the caller sent:
 
-- ``RATE_LIMITED``: the connection (the gRPC peer, ``ipv4:host:port``) or
-  the game (``request.game_id``) has used up its token bucket; each refills
-  at ``rate_per_peer`` / ``rate_per_game`` requests a second and holds
-  ``burst_seconds`` worth of them;
-- ``TOO_MANY_CALLS``: the connection already has ``max_calls_per_peer``
-  calls running (streams hold no worker thread while they wait, but a
-  client opening thousands of endless ``WatchGame`` streams would still
-  cost the others memory and wake-ups; and calls that do run in worker
-  threads would queue behind one client's);
-- ``REQUEST_TOO_LARGE``: the request is over ``max_request_bytes`` (the
-  transport already refuses anything over 1 MiB; no Strata request needs
-  more than a few KiB).
+- INVALID_ARGUMENT ``MALFORMED_REQUEST`` for bytes that are not the
+  request message, and the shape and text checks of :mod:`service.inputs`
+  (ids, NUL characters);
+- RESOURCE_EXHAUSTED ``REQUEST_TOO_LARGE`` over ``max_request_bytes``
+  (a game import may take the transport's 1 MiB);
+- DEADLINE_EXCEEDED ``DEADLINE_PASSED`` for a call whose client gave up
+  while it was queued;
+- RESOURCE_EXHAUSTED ``RATE_LIMITED`` when a token bucket is empty: the
+  connection's, the caller's address's, the caller's token's (so that more
+  connections or more tokens buy no more), or the game's;
+- RESOURCE_EXHAUSTED ``CREATION_LIMITED`` when the caller's creation budget
+  is spent: a game costs 1, and each bot seat :data:`BOT_SEAT_COST` more
+  (the bot runner's work for it; the runner also plays a creator's bot
+  games at a bounded rate, :mod:`service.bots`);
+- RESOURCE_EXHAUSTED ``TOO_MANY_CALLS`` when the connection already has
+  ``max_calls_per_peer`` unary calls running, or the server
+  ``max_calls``;
+- for streams (``WatchGame``, ``ReplayGame``, ``FollowLog``), which are
+  counted apart so that they never take the unary calls' or the health
+  checks' capacity: at most ``max_streams`` open in all,
+  ``max_streams_per_address`` from one address, ``max_streams_per_token``
+  for one token and ``max_streams_per_game`` on one game. A stream over a
+  bound sheds an older stream of a lower rank (anonymous < token < admin)
+  in that bound, the oldest first (its client gets RESOURCE_EXHAUSTED
+  ``STREAM_SHED``); with none to shed, the new stream is refused
+  (``TOO_MANY_STREAMS``). Over its own address's or token's bound, a
+  caller's oldest stream of the same rank is shed: a client that lost its
+  streams without closing them is never locked out by them.
 
-It also answers bytes that do not parse as the request message with
-INVALID_ARGUMENT ``MALFORMED_REQUEST`` (gRPC's own answer would be
-INTERNAL), does not start a call whose deadline passed while it waited for a
-worker, and stops a streaming handler as soon as its client has gone or its
-deadline has passed, so no worker keeps working for nobody.
+The admin token is exempt from rates, budgets and stream bounds. A rate or
+bound of 0 switches it off.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import os
 import threading
 import time
-from collections import Counter
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
-import grpc
 from google.protobuf.message import DecodeError
 
-from service.errors import AppError, InvalidArgument, ResourceExhausted
+from service.errors import (
+    DeadlineExceeded,
+    InvalidArgument,
+    Refusal,
+    ResourceExhausted,
+    classify,
+)
 from service.inputs import check_request, quote
-from service.interceptors import AioContext, HandlerWrapper
+
+if TYPE_CHECKING:
+    from service.door import Call
 
 DEFAULT_RATE_PER_PEER = 500.0
+DEFAULT_RATE_PER_ADDRESS = 1000.0
+DEFAULT_RATE_PER_TOKEN = 250.0
 DEFAULT_RATE_PER_GAME = 250.0
 DEFAULT_BURST_SECONDS = 2.0
+DEFAULT_CREATIONS_PER_MINUTE = 600.0
 DEFAULT_MAX_CALLS_PER_PEER = 64
+DEFAULT_MAX_CALLS = 1024
+DEFAULT_MAX_STREAMS = 10_000
+DEFAULT_MAX_STREAMS_PER_ADDRESS = 64
+DEFAULT_MAX_STREAMS_PER_TOKEN = 16
+DEFAULT_MAX_STREAMS_PER_GAME = 5000
 DEFAULT_MAX_REQUEST_BYTES = 64 * 1024
 DEFAULT_MAX_REFUSALS_PER_GAME = 1000
+DEFAULT_MAX_OPEN_SEATS = 8
+DEFAULT_BOT_MOVES_PER_SECOND = 20.0
+DEFAULT_OPEN_GAME_HOURS = 24.0
+
+#: What a bot seat adds to the cost of creating a game (a bot game of three
+#: seats costs 31): the bot runner plays its moves.
+BOT_SEAT_COST = 10
 
 #: Methods whose requests carry a document (an admin's game import: a
 #: whole game is 40 to 200 kB), limited by the transport's 1 MiB instead.
 LARGE_REQUESTS = frozenset({"/strata.v1.AdminService/ImportGame"})
 MAX_LARGE_REQUEST_BYTES = 1 << 20
+CREATE_GAME = "/strata.v1.GameService/CreateGame"
 
 #: Idle buckets are forgotten once there are more than this many.
 _PRUNE_ABOVE = 10_000
 
+_ENVIRONMENT = {
+    "rate_per_peer": "STRATA_RATE_PER_PEER",
+    "rate_per_address": "STRATA_RATE_PER_ADDRESS",
+    "rate_per_token": "STRATA_RATE_PER_TOKEN",
+    "rate_per_game": "STRATA_RATE_PER_GAME",
+    "burst_seconds": "STRATA_RATE_BURST_SECONDS",
+    "creations_per_minute": "STRATA_CREATIONS_PER_MINUTE",
+    "max_calls_per_peer": "STRATA_MAX_CALLS_PER_PEER",
+    "max_calls": "STRATA_MAX_CALLS",
+    "max_streams": "STRATA_MAX_STREAMS",
+    "max_streams_per_address": "STRATA_MAX_STREAMS_PER_ADDRESS",
+    "max_streams_per_token": "STRATA_MAX_STREAMS_PER_TOKEN",
+    "max_streams_per_game": "STRATA_MAX_STREAMS_PER_GAME",
+    "max_request_bytes": "STRATA_MAX_REQUEST_BYTES",
+    "max_refusals_per_game": "STRATA_MAX_REFUSALS_PER_GAME",
+    "max_open_seats": "STRATA_MAX_OPEN_SEATS",
+    "bot_moves_per_second": "STRATA_BOT_MOVES_PER_SECOND",
+    "open_game_hours": "STRATA_OPEN_GAME_HOURS",
+}
+
 
 @dataclasses.dataclass(frozen=True)
 class LimitSettings:
-    """The limits; a rate of 0 (or less) switches that limit off.
+    """The limits (a rate or a bound of 0 switches it off); each comes from
+    the environment variable :data:`_ENVIRONMENT` names."""
 
-    From the environment: ``STRATA_RATE_PER_PEER``, ``STRATA_RATE_PER_GAME``
-    (requests a second), ``STRATA_RATE_BURST_SECONDS``,
-    ``STRATA_MAX_CALLS_PER_PEER``, ``STRATA_MAX_REQUEST_BYTES``.
-    """
-
+    #: Requests a second one connection may make.
     rate_per_peer: float = DEFAULT_RATE_PER_PEER
+    #: Requests a second from one network address, all connections together.
+    rate_per_address: float = DEFAULT_RATE_PER_ADDRESS
+    #: Requests a second with one bearer token, all connections together.
+    rate_per_token: float = DEFAULT_RATE_PER_TOKEN
+    #: Requests a second one game may receive, from everyone together.
     rate_per_game: float = DEFAULT_RATE_PER_GAME
+    #: A bucket holds this many seconds' worth of requests.
     burst_seconds: float = DEFAULT_BURST_SECONDS
+    #: The creation budget of an address and of a token, a minute (a game
+    #: costs 1, a bot seat :data:`BOT_SEAT_COST` more).
+    creations_per_minute: float = DEFAULT_CREATIONS_PER_MINUTE
+    #: Unary calls one connection may have running at once.
     max_calls_per_peer: int = DEFAULT_MAX_CALLS_PER_PEER
+    #: Unary calls the server runs at once.
+    max_calls: int = DEFAULT_MAX_CALLS
+    #: Streams open at once, in all.
+    max_streams: int = DEFAULT_MAX_STREAMS
+    #: Streams open at once from one address.
+    max_streams_per_address: int = DEFAULT_MAX_STREAMS_PER_ADDRESS
+    #: Streams open at once with one token.
+    max_streams_per_token: int = DEFAULT_MAX_STREAMS_PER_TOKEN
+    #: Streams open at once on one game.
+    max_streams_per_game: int = DEFAULT_MAX_STREAMS_PER_GAME
+    #: The largest request accepted.
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
-    #: Refused commands a game's log keeps (``STRATA_MAX_REFUSALS_PER_GAME``).
+    #: Refused commands a game's log keeps.
     max_refusals_per_game: int = DEFAULT_MAX_REFUSALS_PER_GAME
+    #: Seats of games not yet started one caller (address, or token) may
+    #: hold at once.
+    max_open_seats: int = DEFAULT_MAX_OPEN_SEATS
+    #: Bot moves a second the bot runner plays for one creator's games.
+    bot_moves_per_second: float = DEFAULT_BOT_MOVES_PER_SECOND
+    #: Hours a game may stay unstarted before it expires.
+    open_game_hours: float = DEFAULT_OPEN_GAME_HOURS
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LimitSettings:
         env = os.environ if environ is None else environ
+        values: dict[str, Any] = {}
+        for field in dataclasses.fields(cls):
+            raw = env.get(_ENVIRONMENT[field.name], "").strip()
+            if not raw:
+                continue
+            kind = int if field.type in ("int", int) else float
+            try:
+                values[field.name] = kind(raw)
+            except ValueError:
+                raise ValueError(
+                    f"{_ENVIRONMENT[field.name]}={raw!r} is not a number"
+                ) from None
+        return cls(**values)
 
-        def number(name: str, default: float) -> float:
-            raw = env.get(name, "")
-            return float(raw) if raw.strip() else default
-
-        return cls(
-            rate_per_peer=number("STRATA_RATE_PER_PEER", DEFAULT_RATE_PER_PEER),
-            rate_per_game=number("STRATA_RATE_PER_GAME", DEFAULT_RATE_PER_GAME),
-            burst_seconds=number("STRATA_RATE_BURST_SECONDS", DEFAULT_BURST_SECONDS),
-            max_calls_per_peer=int(
-                number("STRATA_MAX_CALLS_PER_PEER", DEFAULT_MAX_CALLS_PER_PEER)
-            ),
-            max_request_bytes=int(
-                number("STRATA_MAX_REQUEST_BYTES", DEFAULT_MAX_REQUEST_BYTES)
-            ),
-            max_refusals_per_game=int(
-                number("STRATA_MAX_REFUSALS_PER_GAME", DEFAULT_MAX_REFUSALS_PER_GAME)
-            ),
-        )
+    @staticmethod
+    def variables() -> dict[str, str]:
+        """Each setting's environment variable."""
+        return dict(_ENVIRONMENT)
 
 
 class TokenBuckets:
@@ -113,18 +196,18 @@ class TokenBuckets:
         self._buckets: dict[str, tuple[float, float]] = {}
         self._lock = threading.Lock()
 
-    def take(self, key: str) -> bool:
-        """Take one token from ``key``'s bucket; False when it is empty."""
+    def take(self, key: str, tokens: float = 1.0) -> bool:
+        """Take ``tokens`` from ``key``'s bucket; False when it has fewer."""
         if self.rate <= 0:
             return True
         now = self._clock()
         with self._lock:
-            tokens, last = self._buckets.get(key, (self.burst, now))
-            tokens = min(self.burst, tokens + (now - last) * self.rate)
-            allowed = tokens >= 1.0
+            held, last = self._buckets.get(key, (self.burst, now))
+            held = min(self.burst, held + (now - last) * self.rate)
+            allowed = held >= tokens
             if allowed:
-                tokens -= 1.0
-            self._buckets[key] = (tokens, now)
+                held -= tokens
+            self._buckets[key] = (held, now)
             if len(self._buckets) > _PRUNE_ABOVE:
                 self._prune(now)
             return allowed
@@ -143,85 +226,195 @@ class TokenBuckets:
         return key in self._buckets
 
 
-class DeadlinePassed(AppError):
-    """The client's deadline passed before its call could start."""
-
-    code = grpc.StatusCode.DEADLINE_EXCEEDED
-
-
-class _Malformed:
+class Malformed:
     """Stands in for a request whose bytes did not parse."""
 
     def __init__(self, error: Exception) -> None:
         self.error = error
 
 
-class Limits(HandlerWrapper):
-    """Rate, concurrency and size limits per connection and per game."""
+def tolerant(
+    deserialize: Callable[[bytes], Any],
+) -> Callable[[bytes], Any]:
+    """A deserializer that returns :class:`Malformed` instead of raising
+    (a transport would answer INTERNAL for an exception here)."""
 
-    def __init__(self, settings: LimitSettings | None = None) -> None:
-        super().__init__()
-        self.settings = settings or LimitSettings()
-        burst = self.settings.burst_seconds
+    def parse(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except (DecodeError, ValueError, TypeError, RecursionError) as error:
+            return Malformed(error)
+
+    return parse
+
+
+# -- streams ------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(eq=False)
+class StreamSlot:
+    """An open stream: its rank (0 anonymous, 1 a token, 2 the admin), the
+    bounds it counts in, and how to stop it."""
+
+    rank: int
+    keys: tuple[str, ...]
+    task: asyncio.Task[Any] | None
+    shed: bool = False
+
+    def shed_refusal(self) -> Refusal:
+        refusal = classify(
+            ResourceExhausted(
+                "STREAM_SHED",
+                "This stream was closed to make room for another; reconnect "
+                "later (and resume from the last version or position).",
+            )
+        )
+        assert refusal is not None
+        return refusal
+
+
+class StreamSlots:
+    """The open streams, by the bounds they count in (``all``, ``address:…``,
+    ``token:…``, ``game:…``), oldest first."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[str, OrderedDict[int, StreamSlot]] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._by_key.get("all", ()))
+
+    def count(self, key: str) -> int:
+        with self._lock:
+            return len(self._by_key.get(key, ()))
+
+    def open(self, slot: StreamSlot, bounds: Mapping[str, int]) -> None:
+        """Count ``slot`` in its bounds (``bounds``: key -> bound, 0 for
+        none), shedding the streams it displaces; TOO_MANY_STREAMS when it
+        cannot be let in."""
+        with self._lock:
+            victims: list[StreamSlot] = []
+            for key in slot.keys:
+                bound = bounds.get(key, 0)
+                held = self._by_key.get(key)
+                if bound <= 0 or held is None or len(held) < bound:
+                    continue
+                # The caller's own bound: its own oldest stream goes.
+                own = key.startswith(("address:", "token:"))
+                eligible = [
+                    s
+                    for s in held.values()
+                    if s not in victims
+                    and (s.rank < slot.rank or (own and s.rank == slot.rank))
+                ]
+                if not eligible:
+                    raise ResourceExhausted(
+                        "TOO_MANY_STREAMS",
+                        "Too many streams are open "
+                        + ("from here" if own else "on this service or game")
+                        + "; close one, or try again later.",
+                    )
+                # The lowest rank first; of those, the oldest.
+                victims.append(min(eligible, key=lambda s: s.rank))
+            for victim in victims:
+                self._remove(victim)
+                victim.shed = True
+                if victim.task is not None:
+                    victim.task.get_loop().call_soon_threadsafe(victim.task.cancel)
+            for key in slot.keys:
+                self._by_key.setdefault(key, OrderedDict())[id(slot)] = slot
+
+    def close(self, slot: StreamSlot) -> None:
+        with self._lock:
+            self._remove(slot)
+
+    def _remove(self, slot: StreamSlot) -> None:
+        for key in slot.keys:
+            held = self._by_key.get(key)
+            if held is not None:
+                held.pop(id(slot), None)
+                if not held:
+                    del self._by_key[key]
+
+
+# -- the door's admission -------------------------------------------------------------
+
+
+class Limits:
+    """Rates, budgets, concurrency and stream bounds (see the module)."""
+
+    def __init__(
+        self,
+        settings: LimitSettings | None = None,
+        is_admin: Callable[[str], bool] = lambda token: False,
+    ) -> None:
+        self.settings = settings = settings or LimitSettings()
+        self.is_admin = is_admin
+        burst = settings.burst_seconds
         self.peers = TokenBuckets(
-            self.settings.rate_per_peer, self.settings.rate_per_peer * burst
+            settings.rate_per_peer, settings.rate_per_peer * burst
+        )
+        self.addresses = TokenBuckets(
+            settings.rate_per_address, settings.rate_per_address * burst
+        )
+        self.tokens = TokenBuckets(
+            settings.rate_per_token, settings.rate_per_token * burst
         )
         self.games = TokenBuckets(
-            self.settings.rate_per_game, self.settings.rate_per_game * burst
+            settings.rate_per_game, settings.rate_per_game * burst
         )
+        # A minute's budget, refilled continuously.
+        self.creations = TokenBuckets(
+            settings.creations_per_minute / 60, settings.creations_per_minute
+        )
+        self.streams = StreamSlots()
         self._in_flight: Counter[str] = Counter()
         self._lock = threading.Lock()
 
-    def in_flight(self, peer: str | None = None) -> int:
-        """Calls running now, of one peer or of all."""
+    def in_flight(self, connection: str | None = None) -> int:
+        """Unary calls running now, of one connection or of all."""
         with self._lock:
-            if peer is None:
+            if connection is None:
                 return sum(self._in_flight.values())
-            return self._in_flight[peer]
+            return self._in_flight[connection]
 
-    # -- the interceptor ----------------------------------------------------
+    @contextlib.contextmanager
+    def admit(
+        self, request: Any, call: Call, stream: bool = False
+    ) -> Iterator[StreamSlot | None]:
+        """Admit ``call`` (raising the refusal when it may not run), and
+        count it as running while the block runs."""
+        self._check(request, call)
+        token = call.token
+        admin = bool(token) and self.is_admin(token)
+        if not admin:
+            self._take_rates(request, call, token)
+        if stream:
+            slot = self._open_stream(request, call, token, admin)
+            try:
+                yield slot
+            finally:
+                self.streams.close(slot)
+            return
+        with self._unary(call.connection):
+            yield None
 
-    def deserializer(
-        self, deserialize: Callable[[bytes], Any] | None
-    ) -> Callable[[bytes], Any] | None:
-        return _tolerant(deserialize)
-
-    def unary(
-        self, method: str, inner: Callable[..., Any]
-    ) -> Callable[[Any, AioContext], Awaitable[Any]]:
-        async def unary(request: Any, context: AioContext) -> Any:
-            with self._admitted(request, context, method):
-                return await inner(request, context)
-
-        return unary
-
-    def stream(
-        self, method: str, inner: Callable[..., Any]
-    ) -> Callable[[Any, AioContext], AsyncIterator[Any]]:
-        async def stream(request: Any, context: AioContext) -> AsyncIterator[Any]:
-            with self._admitted(request, context, method):
-                async for response in inner(request, context):
-                    if context.done() or _expired(context):
-                        return  # nobody is listening any more
-                    yield response
-
-        return stream
-
-    def _admitted(self, request: Any, context: AioContext, method: str) -> _Admission:
-        if _expired(context) or context.done():
+    def _check(self, request: Any, call: Call) -> None:
+        if call.expired() or call.done():
             # Queued behind other calls until its client gave up: working on
             # it now would only delay the calls that can still be answered.
-            raise DeadlinePassed(
+            raise DeadlineExceeded(
                 "DEADLINE_PASSED", "The call's deadline passed before it started."
             )
-        if isinstance(request, _Malformed):
+        if isinstance(request, Malformed):
             raise InvalidArgument(
                 "MALFORMED_REQUEST",
                 f"The request is not a valid message: {quote(str(request.error))}",
             )
         size = request.ByteSize()
         limit = self.settings.max_request_bytes
-        if method in LARGE_REQUESTS:
+        if call.method in LARGE_REQUESTS:
             limit = max(limit, MAX_LARGE_REQUEST_BYTES)
         if size > limit > 0:
             raise ResourceExhausted(
@@ -230,66 +423,83 @@ class Limits(HandlerWrapper):
             )
         # Before any bucket, cache or log sees its ids.
         check_request(request)
-        peer = context.peer() or "unknown"
-        if not self.peers.take(peer):
-            raise ResourceExhausted(
-                "RATE_LIMITED",
-                f"Too many requests on this connection (over "
-                f"{self.settings.rate_per_peer:g} a second); slow down.",
-            )
+
+    def _take_rates(self, request: Any, call: Call, token: str) -> None:
+        settings = self.settings
+        if not self.peers.take(call.connection):
+            raise _rate_limited("on this connection", settings.rate_per_peer)
+        if not self.addresses.take(call.peer):
+            raise _rate_limited("from your address", settings.rate_per_address)
+        if token and not self.tokens.take(token):
+            raise _rate_limited("with this token", settings.rate_per_token)
         game_id = getattr(request, "game_id", "")
         if game_id and not self.games.take(game_id):
-            raise ResourceExhausted(
-                "RATE_LIMITED",
-                f"Too many requests for this game (over "
-                f"{self.settings.rate_per_game:g} a second); slow down.",
-            )
-        return _Admission(self, peer)
+            raise _rate_limited("for this game", settings.rate_per_game)
+        if call.method == CREATE_GAME:
+            cost = 1 + BOT_SEAT_COST * len(request.bots)
+            if not self.creations.take("address:" + call.peer, cost) or (
+                token and not self.creations.take("token:" + token, cost)
+            ):
+                raise ResourceExhausted(
+                    "CREATION_LIMITED",
+                    f"You have created too many games lately (a budget of "
+                    f"{settings.creations_per_minute:g} a minute: a game costs 1, "
+                    f"each bot seat {BOT_SEAT_COST} more); try again later.",
+                )
 
-
-class _Admission:
-    """Counts a call as running on its connection while it runs."""
-
-    def __init__(self, limits: Limits, peer: str) -> None:
-        self.limits = limits
-        self.peer = peer
-
-    def __enter__(self) -> None:
-        limit = self.limits.settings.max_calls_per_peer
-        with self.limits._lock:
-            running = self.limits._in_flight[self.peer]
-            if 0 < limit <= running:
+    @contextlib.contextmanager
+    def _unary(self, connection: str) -> Iterator[None]:
+        settings = self.settings
+        with self._lock:
+            running = self._in_flight[connection]
+            if 0 < settings.max_calls_per_peer <= running:
                 raise ResourceExhausted(
                     "TOO_MANY_CALLS",
                     f"This connection already has {running} calls running "
-                    f"(the limit is {limit}).",
+                    f"(the limit is {settings.max_calls_per_peer}).",
                 )
-            self.limits._in_flight[self.peer] = running + 1
-
-    def __exit__(self, *exc: object) -> None:
-        with self.limits._lock:
-            self.limits._in_flight[self.peer] -= 1
-            if self.limits._in_flight[self.peer] <= 0:
-                del self.limits._in_flight[self.peer]
-
-
-def _expired(context: AioContext) -> bool:
-    remaining = context.time_remaining()
-    return remaining is not None and remaining <= 0
-
-
-def _tolerant(
-    deserialize: Callable[[bytes], Any] | None,
-) -> Callable[[bytes], Any] | None:
-    """A deserializer that returns :class:`_Malformed` instead of raising
-    (gRPC would answer INTERNAL for an exception here)."""
-    if deserialize is None:
-        return None
-
-    def parse(data: bytes) -> Any:
+            if 0 < settings.max_calls <= sum(self._in_flight.values()):
+                raise ResourceExhausted(
+                    "TOO_MANY_CALLS", "The service is busy; retry in a moment."
+                )
+            self._in_flight[connection] = running + 1
         try:
-            return deserialize(data)
-        except (DecodeError, ValueError, TypeError) as error:
-            return _Malformed(error)
+            yield
+        finally:
+            with self._lock:
+                self._in_flight[connection] -= 1
+                if self._in_flight[connection] <= 0:
+                    del self._in_flight[connection]
 
-    return parse
+    def _open_stream(
+        self, request: Any, call: Call, token: str, admin: bool
+    ) -> StreamSlot:
+        try:
+            task: asyncio.Task[Any] | None = asyncio.current_task()
+        except RuntimeError:
+            task = None
+        keys = ["all", "address:" + call.peer]
+        if token:
+            keys.append("token:" + token)
+        game_id = getattr(request, "game_id", "")
+        if game_id:
+            keys.append("game:" + game_id)
+        slot = StreamSlot(2 if admin else 1 if token else 0, tuple(keys), task)
+        settings = self.settings
+        bounds = {
+            "all": settings.max_streams,
+            "address:" + call.peer: settings.max_streams_per_address,
+            "token:" + token: settings.max_streams_per_token,
+            "game:" + game_id: settings.max_streams_per_game,
+        }
+        if admin:
+            bounds = {"all": settings.max_streams}
+        self.streams.open(slot, bounds)
+        return slot
+
+
+def _rate_limited(where: str, rate: float) -> ResourceExhausted:
+    return ResourceExhausted(
+        "RATE_LIMITED",
+        f"Too many requests {where} (over {rate:g} a second); slow down.",
+    )

@@ -1,6 +1,6 @@
 """Building and running the gRPC server: the composition root.
 
-``create_server`` wires store, application, servicer, interceptors, health
+``create_server`` wires store, application, servicers, the door, health
 checking and reflection, and binds a port (0 picks a free one, for tests).
 ``serve`` runs it until SIGTERM or SIGINT, then shuts down gracefully.
 """
@@ -24,20 +24,18 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from strata.v1 import admin_service_pb2 as admin_pb
-from strata.v1 import admin_service_pb2_grpc as admin_grpc
 from strata.v1 import game_service_pb2 as pb
-from strata.v1 import game_service_pb2_grpc as pb_grpc
 from strata.v1 import integration_service_pb2 as integration_pb
-from strata.v1 import integration_service_pb2_grpc as integration_grpc
 
 from domain import registry
 from eventstore.base import EventStore
 from eventstore.sql import SQLAlchemyEventStore
+from service import grpc_transport
 from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
 from service.bots import BotRunner
 from service.config import BACKGROUND_WORK, Config
-from service.interceptors import Door, ErrorsAndLogging, InThreads
+from service.door import Door
 from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
 from service.servicer import GameServicer
@@ -135,23 +133,29 @@ def create_server(
     )
     loop_thread.start()
 
-    door_limits = Limits(limits)
+    door_limits = Limits(limits, is_admin=lambda token: app.caller(token).admin)
+    door = Door(door_limits, pool)
+    services = (
+        (pb.DESCRIPTOR.services_by_name["GameService"], GameServicer(app, projection)),
+        (admin_pb.DESCRIPTOR.services_by_name["AdminService"], AdminServicer(app)),
+        (
+            integration_pb.DESCRIPTOR.services_by_name["IntegrationService"],
+            IntegrationServicer(app, projection, integration_tokens),
+        ),
+    )
 
     async def start() -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
         server = grpc.aio.server(
-            interceptors=[Door(ErrorsAndLogging(), door_limits, InThreads(pool))],
             options=[
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
                 ("grpc.so_reuseport", 0),
             ],
-            maximum_concurrent_rpcs=workers * 8,
+            # No server-wide bound here: it would count streams and health
+            # checks with the unary calls. The door bounds each apart.
+            maximum_concurrent_rpcs=None,
         )
-        pb_grpc.add_GameServiceServicer_to_server(GameServicer(app, projection), server)
-        admin_grpc.add_AdminServiceServicer_to_server(AdminServicer(app), server)
-        integration_grpc.add_IntegrationServiceServicer_to_server(
-            IntegrationServicer(app, projection, integration_tokens), server
-        )
+        server.add_generic_rpc_handlers(grpc_transport.handlers(door, services))
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
         reflection.enable_server_reflection(

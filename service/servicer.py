@@ -16,10 +16,8 @@ from functools import cache
 from types import ModuleType
 from typing import Any
 
-import grpc
 from google.protobuf.message import Message
 from strata.v1 import game_service_pb2 as pb
-from strata.v1 import game_service_pb2_grpc as pb_grpc
 
 from domain import codec, registry
 from domain.session import (
@@ -33,7 +31,8 @@ from domain.session import (
 from eventstore.base import RecordedEvent
 from service import protomap
 from service.application import Caller, GameApp, Loaded
-from service.errors import InvalidArgument, Unauthenticated
+from service.door import Call
+from service.errors import InvalidArgument
 from service.inputs import quote
 from service.projections import GameList
 
@@ -51,39 +50,6 @@ def game_module(game_type: str) -> ModuleType:
     return importlib.import_module(f"strata.games.{game_type}.v1.{game_type}_pb2")
 
 
-def bearer_token(
-    context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any],
-) -> str:
-    """The token of `authorization: Bearer <token>`, or '' when absent."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization":
-            scheme, _, token = str(value).partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
-                raise Unauthenticated(
-                    "BAD_AUTHORIZATION", "Use `authorization: Bearer <token>`."
-                )
-            return token.strip()
-    return ""
-
-
-def peer_address(
-    context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any],
-) -> str:
-    """The caller's address without its port (``ipv4:10.0.0.7:53211`` ->
-    ``10.0.0.7``; ``ipv6:[::1]:53211`` -> ``::1``)."""
-    return address_of(str(context.peer() or ""))
-
-
-def address_of(peer: str) -> str:
-    """The host part of a gRPC peer string."""
-    kind, _, rest = peer.partition(":")
-    if kind == "ipv6" and rest.startswith("["):
-        return rest[1:].partition("]")[0]
-    if kind == "ipv4":
-        return rest.rpartition(":")[0] or rest
-    return peer
-
-
 def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message | None:
     """The per-game message inside a oneof wrapper, checked against the game type."""
     which = wrapper.WhichOneof("game")
@@ -99,17 +65,15 @@ def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message |
     return message
 
 
-class GameServicer(pb_grpc.GameServiceServicer):
+class GameServicer:
     """strata.v1.GameService."""
 
     def __init__(self, app: GameApp, projection: GameList | None = None) -> None:
         self.app = app
         self.projection = projection
 
-    def _caller(
-        self, context: grpc.ServicerContext | grpc.aio.ServicerContext[Any, Any]
-    ) -> Caller:
-        return self.app.caller(bearer_token(context), peer_address(context))
+    def _caller(self, call: Call) -> Caller:
+        return self.app.caller(call.token, call.peer)
 
     async def _cached(self, game_id: str) -> Loaded:
         """The game as cached (loaded in a worker thread when it is not)."""
@@ -121,7 +85,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
     # -- RPCs -----------------------------------------------------------------
 
     def ListGameTypes(
-        self, request: pb.ListGameTypesRequest, context: grpc.ServicerContext
+        self, request: pb.ListGameTypesRequest, call: Call
     ) -> pb.ListGameTypesResponse:
         types = []
         for game_type in registry.game_types():
@@ -138,9 +102,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
         return pb.ListGameTypesResponse(game_types=types)
 
     def CreateGame(
-        self, request: pb.CreateGameRequest, context: grpc.ServicerContext
+        self, request: pb.CreateGameRequest, call: Call
     ) -> pb.CreateGameResponse:
-        caller = self._caller(context)
+        caller = self._caller(call)
         game_type = request.game_type
         if game_type not in registry.game_types():
             raise InvalidArgument(
@@ -171,11 +135,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
         )
         return pb.CreateGameResponse(game_id=game_id, version=version)
 
-    def JoinGame(
-        self, request: pb.JoinGameRequest, context: grpc.ServicerContext
-    ) -> pb.JoinGameResponse:
+    def JoinGame(self, request: pb.JoinGameRequest, call: Call) -> pb.JoinGameResponse:
         seat, token, version = self.app.join_game(
-            self._caller(context),
+            self._caller(call),
             request.game_id,
             request.seat if request.HasField("seat") else None,
             request.player_name,
@@ -183,20 +145,20 @@ class GameServicer(pb_grpc.GameServiceServicer):
         return pb.JoinGameResponse(seat=seat, seat_token=token, version=version)
 
     def StartGame(
-        self, request: pb.StartGameRequest, context: grpc.ServicerContext
+        self, request: pb.StartGameRequest, call: Call
     ) -> pb.StartGameResponse:
-        version = self.app.start_game(self._caller(context), request.game_id)
+        version = self.app.start_game(self._caller(call), request.game_id)
         return pb.StartGameResponse(version=version)
 
     async def SubmitCommand(
         self,
         request: pb.SubmitCommandRequest,
-        context: grpc.aio.ServicerContext[Any, Any],
+        call: Call,
     ) -> pb.SubmitCommandResponse:
         # On the event loop: the common case (a cached game, a command its
         # rules accept) waits for its commit without a thread; everything
         # else runs in a worker thread (GameApp.submit_async).
-        caller = self._caller(context)
+        caller = self._caller(call)
         game_id = request.game_id
         # Only the game's rules are needed here (they never change): no
         # catch-up read; the application decides on the latest state.
@@ -227,10 +189,8 @@ class GameServicer(pb_grpc.GameServiceServicer):
             )
         return response
 
-    def GetGame(
-        self, request: pb.GetGameRequest, context: grpc.ServicerContext
-    ) -> pb.GetGameResponse:
-        caller = self._caller(context)
+    def GetGame(self, request: pb.GetGameRequest, call: Call) -> pb.GetGameResponse:
+        caller = self._caller(call)
         if request.HasField("at_version"):
             loaded = self.app.state_at(request.game_id, request.at_version)
             current = self.app.load(request.game_id, refresh=False)
@@ -243,9 +203,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
         )
 
     def ListLegalActions(
-        self, request: pb.ListLegalActionsRequest, context: grpc.ServicerContext
+        self, request: pb.ListLegalActionsRequest, call: Call
     ) -> pb.ListLegalActionsResponse:
-        caller = self._caller(context)
+        caller = self._caller(call)
         loaded, actions = self.app.legal_actions(
             caller, request.game_id, request.seat if request.HasField("seat") else None
         )
@@ -254,10 +214,10 @@ class GameServicer(pb_grpc.GameServiceServicer):
         )
 
     async def WatchGame(
-        self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+        self, request: pb.WatchGameRequest, call: Call
     ) -> AsyncIterator[pb.WatchGameResponse]:
         # On the event loop: a watcher holds no thread while it waits.
-        caller = self._caller(context)
+        caller = self._caller(call)
         loaded = await asyncio.to_thread(self.app.load, request.game_id, False)
         async for recorded, event in self.app.watch_async(
             caller, request.game_id, request.from_version or 1, not request.no_follow
@@ -267,9 +227,9 @@ class GameServicer(pb_grpc.GameServiceServicer):
             )
 
     def ReplayGame(
-        self, request: pb.ReplayGameRequest, context: grpc.ServicerContext
+        self, request: pb.ReplayGameRequest, call: Call
     ) -> Iterator[pb.ReplayGameResponse]:
-        caller = self._caller(context)
+        caller = self._caller(call)
         current = self.app.load(request.game_id)
         last = request.to_version or current.state.version
         first = request.from_version or 1
@@ -296,7 +256,7 @@ class GameServicer(pb_grpc.GameServiceServicer):
             )
 
     def ListGames(
-        self, request: pb.ListGamesRequest, context: grpc.ServicerContext
+        self, request: pb.ListGamesRequest, call: Call
     ) -> pb.ListGamesResponse:
         if request.page_size < 0:
             raise InvalidArgument(

@@ -360,11 +360,13 @@ def test_a_runner_without_games_reads_a_busy_log_seldom(store: EventStore):
     store.read_all_matching = counted  # type: ignore[method-assign]
     with _running(runner):
         begun = time.monotonic()
-        while time.monotonic() - begun < 1.0:  # an append every ~5 ms
+        # At least a second of appends, every ~5 ms, and at least 50 of them
+        # (a busy machine makes fewer a second).
+        while time.monotonic() - begun < 1.0 or store.last_position() < 50:
             app.create_game(app.caller(""), "dinosaurs_extinct", 2)
             time.sleep(0.005)
-        assert store.last_position() >= 50
-        assert len(reads) <= 1.0 / 0.25 + 4, len(reads)
+        elapsed = time.monotonic() - begun
+        assert len(reads) <= elapsed / 0.25 + 4, len(reads)
 
         game_id = _bots_only(app, "seldom")
         created = time.monotonic()

@@ -1,0 +1,278 @@
+"""The door every call comes through, whatever carried it.
+
+A transport (:mod:`service.grpc_transport`, :mod:`service.connect_transport`)
+turns its own call into a :class:`Call` and hands it, with the decoded
+request, to the handler :class:`Door` made for the method. The door does, in
+this order and once for every transport:
+
+- gives the call a request id (the caller's ``x-request-id``, or a new one),
+  binds it, the method and the game id to the log context, and logs one
+  access line when the call ends;
+- admits it (:class:`service.limits.Limits`): clean input, sizes, rates,
+  concurrency, stream slots;
+- runs the handler: coroutines on the event loop, plain functions and
+  generators (most of the servicers: they call the synchronous store) in
+  the worker pool;
+- classifies any error (:func:`service.errors.classify`) into the
+  :class:`~service.errors.Refusal` the transport sends; anything
+  unclassified is a bug, logged with its traceback, answered INTERNAL.
+
+Handlers are the servicers' methods, ``(request, call) -> response`` (or an
+iterator of responses for a stream): they never see a transport.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import inspect
+import itertools
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from concurrent.futures import Executor
+from typing import Any, TypeAlias
+
+import structlog
+
+from service.errors import INTERNAL, Code, Refusal, Unauthenticated, classify
+from service.limits import Limits
+
+log = structlog.get_logger("strata.rpc")
+
+Handler: TypeAlias = Callable[[Any, "Call"], Any]
+Unary: TypeAlias = Callable[[Any, "Call"], Awaitable[Any]]
+Stream: TypeAlias = Callable[[Any, "Call"], AsyncIterator[Any]]
+
+
+@dataclasses.dataclass
+class Call:
+    """One call as the service sees it: who sent it, over what, and what
+    the transport lets the service know and tell of it."""
+
+    #: ``/strata.v1.GameService/CreateGame``.
+    method: str
+    #: The request's metadata (HTTP headers), keys in lower case.
+    headers: Mapping[str, str]
+    #: The caller's network address, without its port.
+    peer: str
+    #: The connection the call came on (address and port, or the
+    #: transport's own id): what per-connection limits count.
+    connection: str
+    #: ``grpc``, ``connect`` or ``grpc-web``.
+    transport: str = "grpc"
+    #: Seconds left before the caller's deadline (None: no deadline).
+    time_remaining: Callable[[], float | None] = lambda: None
+    #: Whether the caller has gone (cancelled, or the connection closed).
+    done: Callable[[], bool] = lambda: False
+    #: Headers to send back (the transport sends them).
+    response_headers: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: The call's request id (set by the door).
+    request_id: str = ""
+
+    @property
+    def token(self) -> str:
+        """The token of ``authorization: Bearer <token>``, or '' when absent."""
+        value = self.headers.get("authorization", "")
+        if not value:
+            return ""
+        scheme, _, token = value.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthenticated(
+                "BAD_AUTHORIZATION", "Use `authorization: Bearer <token>`."
+            )
+        return token.strip()
+
+    def expired(self) -> bool:
+        remaining = self.time_remaining()
+        return remaining is not None and remaining <= 0
+
+
+class Door:
+    """Makes, once per method, the handler every transport calls."""
+
+    def __init__(self, limits: Limits, pool: Executor) -> None:
+        self.limits = limits
+        self.pool = pool
+
+    def unary(self, method: str, handler: Handler) -> Unary:
+        """The door's handler of a unary method: ``(request, call) ->
+        response``; raises :class:`Refusal`."""
+        run = self._runner(handler)
+        limits = self.limits
+
+        async def unary(request: Any, call: Call) -> Any:
+            with _logged(request, call, method) as outcome:
+                try:
+                    with limits.admit(request, call):
+                        response = await run(request, call)
+                except BaseException as error:
+                    raise outcome.refused(error) from None
+                return response
+
+        return unary
+
+    def stream(self, method: str, handler: Handler) -> Stream:
+        """The door's handler of a server-streaming method: ``(request,
+        call) -> async iterator of responses``; raises :class:`Refusal`."""
+        iterate = self._iterator(handler)
+        limits = self.limits
+
+        async def stream(request: Any, call: Call) -> AsyncIterator[Any]:
+            with _logged(request, call, method) as outcome:
+                try:
+                    with limits.admit(request, call, stream=True) as slot:
+                        async for response in iterate(request, call):
+                            if call.done() or call.expired():
+                                return  # nobody is listening any more
+                            yield response
+                            outcome.sent += 1
+                            if slot is not None and slot.shed:
+                                raise slot.shed_refusal()
+                except asyncio.CancelledError:
+                    if slot is not None and slot.shed:
+                        task = asyncio.current_task()
+                        if task is not None:
+                            task.uncancel()
+                        raise outcome.refused(slot.shed_refusal()) from None
+                    raise
+                except GeneratorExit:
+                    raise
+                except BaseException as error:
+                    raise outcome.refused(error) from None
+
+        return stream
+
+    # -- running handlers ---------------------------------------------------
+
+    def _runner(self, handler: Handler) -> Unary:
+        """A coroutine running ``handler``: on the loop, or in the pool."""
+        if inspect.iscoroutinefunction(handler):
+            return handler
+        pool = self.pool
+
+        async def in_thread(request: Any, call: Call) -> Any:
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(pool, handler, request, call)
+
+        return in_thread
+
+    def _iterator(self, handler: Handler) -> Stream:
+        """An async iterator of ``handler``'s responses: on the loop, or
+        stepped in the pool one response at a time."""
+        if inspect.isasyncgenfunction(handler):
+            return handler
+        pool = self.pool
+
+        async def in_threads(request: Any, call: Call) -> AsyncIterator[Any]:
+            responses = _Responses(lambda: handler(request, call))
+            loop = asyncio.get_running_loop()
+            try:
+                while True:
+                    response = await loop.run_in_executor(pool, responses.next)
+                    if response is _END:
+                        return
+                    yield response
+            finally:
+                # Let the generator clean up (its finally blocks) in a thread;
+                # a pool already shut down (the server stopping) has none.
+                with contextlib.suppress(RuntimeError):
+                    pool.submit(responses.close)
+
+        return in_threads
+
+
+_END = object()
+
+
+class _Responses:
+    """A synchronous handler's responses, made and stepped in worker
+    threads, one step at a time, and closed after the last."""
+
+    def __init__(self, start: Callable[[], Iterator[Any]]) -> None:
+        self._start = start
+        self._responses: Iterator[Any] | None = None
+        self._lock = threading.Lock()
+
+    def next(self) -> Any:
+        with self._lock:
+            if self._responses is None:
+                self._responses = iter(self._start())
+            return next(self._responses, _END)
+
+    def close(self) -> None:
+        with self._lock:
+            close = getattr(self._responses, "close", None)
+            if close is not None:
+                close()
+
+
+# -- logs ---------------------------------------------------------------------------
+
+
+class _logged:
+    """Binds request id, method and game id to the log context of a call
+    (context variables: each call's task has its own), and classifies the
+    error that ends it."""
+
+    def __init__(self, request: Any, call: Call, method: str) -> None:
+        # Bounded before the request is checked (service.inputs): a log line
+        # never holds more than a short prefix of what a caller sent.
+        call.request_id = call.headers.get("x-request-id", "")[:128] or _next_id()
+        call.response_headers["x-request-id"] = call.request_id
+        self.method = method
+        self.transport = call.transport
+        self.game_id = str(getattr(request, "game_id", "") or "")[:64]
+        self.request_id = call.request_id
+        self.sent = 0
+
+    def __enter__(self) -> _logged:
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(
+            request_id=self.request_id, method=self.method, game_id=self.game_id
+        )
+        self.started = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        structlog.contextvars.clear_contextvars()
+
+    def refused(self, error: BaseException) -> Refusal:
+        """The refusal ``error`` is answered with (logged)."""
+        refusal = classify(error)
+        if refusal is None:
+            log.error(
+                "rpc.internal_error",
+                method=self.method,
+                transport=self.transport,
+                exc_info=error,
+            )
+            return INTERNAL
+        log.info(
+            "rpc.refused",
+            method=self.method,
+            code=refusal.code.name,
+            reason=refusal.reason,
+            transport=self.transport,
+            ms=_ms(self.started),
+        )
+        return refusal
+
+
+#: Request ids made here: this process's random prefix and a counter (unique
+#: enough to find a call's log lines, and no system call per call).
+_REQUEST_IDS = itertools.count(1)
+_REQUEST_ID_PREFIX = uuid.uuid4().hex[:12]
+
+
+def _next_id() -> str:
+    return f"{_REQUEST_ID_PREFIX}-{next(_REQUEST_IDS):x}"
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 2)
+
+
+__all__ = ["Call", "Code", "Door", "Refusal"]

@@ -1,0 +1,122 @@
+"""gRPC (HTTP/2) for the door's handlers: the translation, nothing else.
+
+For every method of every Strata service, a ``grpc.aio`` method handler
+that turns the call's context into a :class:`~service.door.Call`, runs the
+door's handler for it, and turns a :class:`~service.errors.Refusal` into a
+gRPC status with its ``google.rpc`` details (``grpc-status-details-bin``).
+Requests are decoded leniently (undecodable bytes reach the door, which
+answers INVALID_ARGUMENT rather than gRPC's INTERNAL).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+import grpc
+from google.protobuf import message_factory
+from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from grpc_status import rpc_status
+
+from service.door import Call, Door
+from service.errors import Refusal, to_status
+from service.limits import tolerant
+
+AioContext = Any  # grpc.aio.ServicerContext
+
+
+def handlers(
+    door: Door, services: Iterable[tuple[ServiceDescriptor, object]]
+) -> list[grpc.GenericRpcHandler]:
+    """A generic handler for each (service, servicer): every method of the
+    service, to the servicer's method of the same name, through ``door``."""
+    out = []
+    for service, servicer in services:
+        methods = {
+            method.name: _method_handler(door, service, method, servicer)
+            for method in service.methods
+        }
+        out.append(grpc.method_handlers_generic_handler(service.full_name, methods))
+    return out
+
+
+def message_class(descriptor: Any) -> Any:
+    return message_factory.GetMessageClass(descriptor)
+
+
+def _method_handler(
+    door: Door, service: ServiceDescriptor, method: MethodDescriptor, servicer: object
+) -> grpc.RpcMethodHandler:
+    path = f"/{service.full_name}/{method.name}"
+    implementation = getattr(servicer, method.name)
+    deserialize = tolerant(message_class(method.input_type).FromString)
+    serialize = message_class(method.output_type).SerializeToString
+    if method.server_streaming:
+        stream = door.stream(path, implementation)
+
+        async def streaming(request: Any, context: AioContext) -> AsyncIterator[Any]:
+            call = call_of(path, context)
+            try:
+                async for response in stream(request, call):
+                    yield response
+            except Refusal as refusal:
+                await abort(context, call, refusal)
+
+        return grpc.unary_stream_rpc_method_handler(
+            streaming, request_deserializer=deserialize, response_serializer=serialize
+        )
+    unary = door.unary(path, implementation)
+
+    async def answer(request: Any, context: AioContext) -> Any:
+        call = call_of(path, context)
+        try:
+            response = await unary(request, call)
+        except Refusal as refusal:
+            await abort(context, call, refusal)
+        context.set_trailing_metadata(tuple(call.response_headers.items()))
+        return response
+
+    return grpc.unary_unary_rpc_method_handler(
+        answer, request_deserializer=deserialize, response_serializer=serialize
+    )
+
+
+def call_of(method: str, context: AioContext) -> Call:
+    """The :class:`Call` of a gRPC call's context."""
+    headers: dict[str, str] = {}
+    for key, value in context.invocation_metadata() or ():
+        if not key.endswith("-bin"):
+            headers.setdefault(key, str(value))
+    peer = str(context.peer() or "")
+
+    def time_remaining() -> float | None:
+        remaining = context.time_remaining()
+        return None if remaining is None else float(remaining)
+
+    return Call(
+        method=method,
+        headers=headers,
+        peer=address_of(peer),
+        connection=peer,
+        transport="grpc",
+        time_remaining=time_remaining,
+        done=context.done,
+    )
+
+
+def address_of(peer: str) -> str:
+    """The host part of a gRPC peer string (``ipv4:10.0.0.7:53211`` ->
+    ``10.0.0.7``; ``ipv6:[::1]:53211`` -> ``::1``)."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv6" and rest.startswith("["):
+        return rest[1:].partition("]")[0]
+    if kind == "ipv4":
+        return rest.rpartition(":")[0] or rest
+    return peer
+
+
+async def abort(context: AioContext, call: Call, refusal: Refusal) -> None:
+    """End the call with ``refusal`` as its gRPC status."""
+    status = rpc_status.to_status(to_status(refusal))
+    metadata = tuple(status.trailing_metadata) + tuple(call.response_headers.items())
+    await context.abort(status.code, status.details, metadata)
