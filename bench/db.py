@@ -141,6 +141,11 @@ def start_service(
         # connection: a per-connection rate meant for one client would cap
         # the bench, not measure the service (the per-game rate stays on).
         STRATA_RATE_PER_PEER="0",
+        # And every player calls from this one address: the quotas of one
+        # address (its rate, its creations, its open seats) are off too.
+        STRATA_RATE_PER_ADDRESS="0",
+        STRATA_CREATIONS_PER_MINUTE="0",
+        STRATA_MAX_OPEN_SEATS="0",
     )
     env.update(extra_env or {})
     worker = None

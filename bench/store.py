@@ -268,7 +268,7 @@ def long_game(store: PostgresEventStore, events: int, snapshot: bool) -> str:
     forth (TurnPassed folds like any event; no rule ends the game)."""
     app = GameApp(store, admin_token="bench-admin")
     admin = app.caller("bench-admin")
-    game_id, _ = app.create_game(admin, "dinosaurs_extinct", 2, seed="bench")
+    game_id, _, _ = app.create_game(admin, "dinosaurs_extinct", 2, seed="bench")
     for seat in range(2):
         app.join_game(admin, game_id, seat, f"p{seat}")
     version = app.start_game(admin, game_id)

@@ -8,7 +8,7 @@
     strata autoplay --game T --players N --seed S
     strata play --game T --players N  hot-seat play in the terminal
     strata play GAME_ID --token T     play your seats of a game
-    strata create / join / start / show / actions / act
+    strata create / join / leave / start / show / actions / act
     strata watch GAME_ID              follow a game's events live
     strata events GAME_ID             a game's events as JSON lines
     strata replay GAME_ID             walk a game event by event
@@ -223,6 +223,16 @@ def build_parser() -> argparse.ArgumentParser:
     join.add_argument("--name", default=os.environ.get("USER", "player"))
     join.add_argument("--seat", type=int)
     join.add_argument("--token", default="", help="add the seat to this token")
+
+    leave = command(
+        "leave",
+        cmd_leave,
+        "Free a seat of a game not yet started (your seat's token, the game's "
+        "host token or the admin token).",
+    )
+    leave.add_argument("game_id")
+    leave.add_argument("--seat", type=int, required=True)
+    leave.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
 
     for name, handler, help in (
         ("start", cmd_start, "Start a game whose seats are taken."),
@@ -520,7 +530,15 @@ def cmd_create(args: argparse.Namespace) -> int:
             options=game_options(args.game, args.option, args.advanced),
             bots=bot_seats(args.bot),
         )
+        if created.host_token and created.host_token != token:
+            print(f"host token: {created.host_token}", file=sys.stderr)
         print(created.game_id)
+    return 0
+
+
+def cmd_leave(args: argparse.Namespace) -> int:
+    with StrataClient(args.target, token=args.token) as client:
+        print(f"version {client.leave_game(args.game_id, args.seat).version}")
     return 0
 
 

@@ -140,6 +140,12 @@ class StrataClient:
             request.seat = seat
         return self._call(self.stub.JoinGame, request)  # type: ignore[no-any-return]
 
+    def leave_game(self, game_id: str, seat: int) -> pb.LeaveGameResponse:
+        """Free ``seat`` before the start (with the seat's token, the game's
+        host token or the admin token)."""
+        request = pb.LeaveGameRequest(game_id=game_id, seat=seat)
+        return self._call(self.stub.LeaveGame, request)  # type: ignore[no-any-return]
+
     def start_game(self, game_id: str) -> pb.StartGameResponse:
         return self._call(self.stub.StartGame, pb.StartGameRequest(game_id=game_id))  # type: ignore[no-any-return]
 

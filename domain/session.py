@@ -79,6 +79,14 @@ LIFECYCLE_UPCASTERS: dict[tuple[str, int], Upcaster] = {
 
 
 @dataclass(frozen=True)
+class PlayerLeft:
+    """A seat was given up before the game started (by its player, the
+    game's creator or the admin): it is free again."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class GameStarted:
     """Every seat was taken and play began; the set-up events follow."""
 
@@ -94,9 +102,13 @@ class GameFinished:
 LIFECYCLE_EVENTS: tuple[type, ...] = (
     GameCreated,
     PlayerJoined,
+    PlayerLeft,
     GameStarted,
     GameFinished,
 )
+
+#: The result of a game that expired before it started.
+EXPIRED = "expired"
 
 
 @dataclass(frozen=True)
@@ -302,6 +314,10 @@ class Session(Generic[S]):
                 seats = list(state.seats)
                 seats[seat] = SeatInfo(name, token_hash, bot)
                 return replace(state, seats=tuple(seats), version=version)
+            case PlayerLeft(seat=seat):
+                seats = list(state.seats)
+                seats[seat] = None
+                return replace(state, seats=tuple(seats), version=version)
             case GameStarted():
                 return replace(state, status=Status.ACTIVE, version=version)
             case GameFinished(winners=winners, result=result):
@@ -344,6 +360,30 @@ class Session(Generic[S]):
         return [
             PlayerJoined(seat=seat, player_name=name, token_hash=token_hash, bot=bot)
         ]
+
+    def leave(self, state: SessionState[S], seat: int) -> list[Any]:
+        """Give up ``seat`` before the game starts."""
+        if state.status is not Status.OPEN:
+            raise RuleViolation(
+                "GAME_ALREADY_STARTED",
+                "This game has started; a seat can be given up only before.",
+            )
+        if not 0 <= seat < len(state.seats):
+            raise InvalidCommand(
+                "SEAT_OUT_OF_RANGE",
+                f"Seat {seat} does not exist (seats 0 to {len(state.seats) - 1}).",
+            )
+        if state.seats[seat] is None:
+            raise RuleViolation("SEAT_FREE", f"Seat {seat} is not taken.")
+        return [PlayerLeft(seat=seat)]
+
+    def expire(self, state: SessionState[S]) -> list[Any]:
+        """End a game that was never started (no winners)."""
+        if state.status is not Status.OPEN:
+            raise RuleViolation(
+                "GAME_ALREADY_STARTED", "Only a game not yet started can expire."
+            )
+        return [GameFinished(winners=(), result=EXPIRED)]
 
     def start(self, state: SessionState[S], rng: Rng) -> list[Any]:
         """Start a game whose seats are all taken."""

@@ -145,6 +145,12 @@ class Replica:
             "STRATA_ADMIN_TOKEN": ADMIN_TOKEN,
             "STRATA_LOG_LEVEL": "warning",
             "STRATA_WORKERS": "16",
+            # Every client calls from this machine's one address: the quotas
+            # of one address (rate, creations, open seats) would stop the
+            # load this measures. The per-connection limits stay on.
+            "STRATA_RATE_PER_ADDRESS": "0",
+            "STRATA_CREATIONS_PER_MINUTE": "0",
+            "STRATA_MAX_OPEN_SEATS": "0",
             **self.extra_env,
         }
         log = self.log_path.open("ab")
@@ -852,7 +858,8 @@ def _check_store(
             text(
                 "SELECT count(*) FROM commands WHERE error_kind = '' "
                 "AND command_id NOT IN ('start', 'create') "
-                "AND command_id NOT LIKE 'join-seat-%'"
+                "AND command_id NOT LIKE 'join-seat-%' "
+                "AND command_id NOT LIKE 'leave-seat-%'"
             )
         ).scalar_one()
     engine.dispose()

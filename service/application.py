@@ -21,7 +21,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from domain import bots as domain_bots
 from domain import codec, registry
@@ -55,9 +55,11 @@ from service.errors import (
     InvalidArgument,
     NotFound,
     PermissionDenied,
+    ResourceExhausted,
     Unauthenticated,
     bounded,
 )
+from service.fanout import GameFeeds
 from service.inputs import quote
 
 SNAPSHOT_EVERY = 200
@@ -70,11 +72,23 @@ MAX_COMMAND_ID = 128
 #: class names).
 JOIN = "JoinGame"
 START = "StartGame"
-#: A creation with a ``request_id`` is logged under this id and type, with
-#: its request's digest (so that a retry is told from another request).
+#: A creation is logged under this id and type (see :meth:`create_game`).
 CREATE = "create"
 START_ID = "start"
 CREATE_TYPE = "CreateGame"
+#: The creator of a game created in this process, without a token (the
+#: balance lab, tests): trusted, not counted against any quota.
+IN_PROCESS = "in-process"
+#: A seat freed before the start: ``leave-seat-<seat>-at-<version>``.
+LEAVE_PREFIX = "leave-seat-"
+LEAVE_TYPE = "LeaveGame"
+#: An unstarted game ended by the service.
+EXPIRE = "expire"
+EXPIRE_TYPE = "ExpireGame"
+#: Command ids that only the service gives (joins, the start, leaves, the
+#: creation, an expiry), whoever sends them.
+_RESERVED_IDS = (START_ID, CREATE, EXPIRE)
+_RESERVED_PREFIXES = ("join-seat-", LEAVE_PREFIX)
 
 _REFUSALS: dict[str, type[DomainError]] = {
     kind.__name__: kind for kind in (RuleViolation, InvalidCommand, NotYourSeat)
@@ -141,6 +155,15 @@ class Caller:
             if seats:
                 return Viewer(seats, Role.PLAYER)
         return Viewer.spectator()
+
+
+class Created(NamedTuple):
+    """A created game: its id, its version, and the token that proves its
+    holder created it (empty for a retried creation)."""
+
+    game_id: str
+    version: int
+    host_token: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -213,10 +236,15 @@ class GameApp:
         store: EventStore,
         admin_token: str = "",
         max_refusals: int = 1000,
+        max_open_seats: int = 8,
     ) -> None:
         self.store = store
         #: Refused commands a game's log keeps (see :meth:`submit`).
         self.max_refusals = max_refusals
+        #: One reader a watched game, however many watch it.
+        self.feeds = GameFeeds(store)
+        #: The seats of unstarted games each caller holds.
+        self.lobby = Lobby(self, max_open_seats)
         self._admin_hash = hash_token(admin_token) if admin_token else ""
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_lock = threading.Lock()
@@ -330,9 +358,9 @@ class GameApp:
         seed: str = "",
         request_id: str = "",
         bots: Sequence[tuple[int, str]] = (),
-    ) -> tuple[str, int]:
-        """Create a game; returns (game_id, version). ``bots`` (seat, kind)
-        are seated at once; a game of bots only is started too."""
+    ) -> Created:
+        """Create a game. ``bots`` (seat, kind) are seated at once; a game of
+        bots only is started too."""
         try:
             session = registry.session_for(game_type)
         except KeyError:
@@ -357,38 +385,38 @@ class GameApp:
             players, seed or secrets.token_hex(16), options, scenario
         )
         self._check_bots(game_type, players, bots)
-        command = None
+        # The creation is logged (as the command ``create``): who created
+        # the game (whose quotas its bot seats' moves count against), the
+        # hash of the host token that may free its seats before the start,
+        # and with a request_id, the request's digest (a retry is told apart
+        # from a different request under the same key).
+        host_token = caller.token or new_seat_token()
+        body: dict[str, Any] = {"host": hash_token(host_token)}
         if request_id:
-            # The key is its caller's: nobody else can claim it first. The
-            # request is logged with the creation, so that a retry is told
-            # apart from a different request under the same key.
+            # The key is its caller's: nobody else can claim it first.
             game_id = uuid.uuid5(
                 uuid.NAMESPACE_URL, f"strata:{caller.identity}:{request_id}"
             ).hex
-            command = NewCommand(
-                command_id=CREATE,
-                actor=self._creator(caller),
-                payload={
-                    "seat": -1,
-                    "type": CREATE_TYPE,
-                    "command": {
-                        "request_id": request_id,
-                        "digest": _request_digest(created, seed, bots),
-                    },
-                },
-                outcome=CommandOutcome(first_version=1, last_version=1),
-                decided_at_version=0,
-            )
+            body["request_id"] = request_id
+            body["digest"] = _request_digest(created, seed, bots)
         else:
             game_id = _time_ordered_id()
+        command = NewCommand(
+            command_id=CREATE,
+            actor=self._creator(caller),
+            payload={"seat": -1, "type": CREATE_TYPE, "command": body},
+            outcome=CommandOutcome(first_version=1, last_version=1),
+            decided_at_version=0,
+        )
         try:
             self.store.append(game_id, 0, [self._new_event(created)], command)
         except (ConcurrencyError, DuplicateCommand):
-            if command is None:
+            if not request_id:
                 raise
             first = self.store.find_command(game_id, CREATE)
-            if first is None or first.payload.get("command") != command.payload.get(
-                "command"
+            if (
+                first is None
+                or first.payload["command"].get("digest") != body["digest"]
             ):
                 raise AlreadyExists(
                     "REQUEST_ID_REUSED",
@@ -396,26 +424,39 @@ class GameApp:
                     "new request_id for a new game.",
                     "request_id",
                 ) from None
+            host_token = ""  # a retry: the first answer had it
         if bots:
-            return game_id, self._seat_bots(game_id, bots)
+            return Created(game_id, self._seat_bots(game_id, bots), host_token)
         if request_id:
-            return game_id, self.load(game_id).state.version
-        return game_id, 1
+            return Created(game_id, self.load(game_id).state.version, host_token)
+        return Created(game_id, 1, host_token)
 
     @staticmethod
     def _creator(caller: Caller) -> str:
-        """Who created a game, as its command log names it."""
+        """Who created a game, as its command log names it (what the bot
+        runner charges its bot seats' moves to)."""
         if caller.admin:
             return "admin"
         if caller.token:
             return caller.token_hash[:16]
-        return "anonymous"
+        if not caller.peer:
+            return IN_PROCESS
+        return "address:" + hashlib.sha256(caller.peer.encode()).hexdigest()[:16]
+
+    def host_of(self, game_id: str) -> tuple[str, str]:
+        """(creator, host token hash) of a game, from its logged creation
+        (empty strings for a game created before creations were logged)."""
+        record = self.store.find_command(game_id, CREATE)
+        if record is None:
+            return "", ""
+        return record.actor, str(record.payload.get("command", {}).get("host", ""))
 
     def join_game(
         self, caller: Caller, game_id: str, seat: int | None, name: str
     ) -> tuple[int, str, int]:
         """Take a seat; returns (seat, token, version)."""
         name = inputs.player_name(name)
+        self.lobby.check(caller)
         for _ in range(MAX_RETRIES):
             loaded = self.load(game_id)
             state = loaded.state
@@ -430,9 +471,77 @@ class GameApp:
                 game_id, loaded, seat, name, token_hash, actor=token_hash[:16]
             )
             if version:
+                self.lobby.hold(caller, game_id, taken, token_hash)
                 return taken, token, version
             # someone else joined meanwhile: decide again
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def leave_game(self, caller: Caller, game_id: str, seat: int) -> int:
+        """Free ``seat`` of a game not yet started (its own token, the
+        game's host token or the admin); returns the version."""
+        for _ in range(MAX_RETRIES):
+            loaded = self.load(game_id)
+            state = loaded.state
+            events = loaded.session.leave(state, seat)  # the seat exists, taken
+            info = state.seats[seat]
+            assert info is not None
+            allowed = caller.admin or (
+                bool(caller.token)
+                and caller.token_hash in (info.token_hash, self.host_of(game_id)[1])
+            )
+            if not allowed:
+                raise PermissionDenied(
+                    "NOT_YOUR_SEAT",
+                    f"Only seat {seat}'s player, the game's host or the admin may "
+                    "free it.",
+                )
+            command = NewCommand(
+                command_id=f"{LEAVE_PREFIX}{seat}-at-{state.version}",
+                actor=self._actor(caller, state, seat),
+                payload={"seat": seat, "type": LEAVE_TYPE, "command": {}},
+                decided_at_version=state.version,
+            )
+            try:
+                result = self.store.append(
+                    game_id,
+                    state.version,
+                    [self._new_event(e) for e in events],
+                    command,
+                )
+            except (ConcurrencyError, DuplicateCommand):
+                continue  # the game changed meanwhile: decide again
+            self._after_append(game_id, loaded, events, result.last_version)
+            return result.last_version
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def expire_game(self, game_id: str, at: datetime) -> bool:
+        """End a game never started, as the service's own command (id
+        ``expire``, pinned to the version: on several replicas one expires
+        it); ``at`` is the instant the service decided it. False when the
+        game started (or changed) meanwhile, or expired already."""
+        loaded = self.load(game_id)
+        state = loaded.state
+        if state.status is not Status.OPEN:
+            return False
+        events = loaded.session.expire(state)
+        command = NewCommand(
+            command_id=EXPIRE,
+            actor="service",
+            payload={
+                "seat": -1,
+                "type": EXPIRE_TYPE,
+                "command": {"at": at.isoformat()},
+            },
+            decided_at_version=state.version,
+        )
+        try:
+            result = self.store.append(
+                game_id, state.version, [self._new_event(e) for e in events], command
+            )
+        except (ConcurrencyError, DuplicateCommand):
+            return False
+        self._after_append(game_id, loaded, events, result.last_version)
+        return True
 
     def start_game(self, caller: Caller, game_id: str) -> int:
         """Start a game whose seats are all taken; returns the version."""
@@ -624,13 +733,13 @@ class GameApp:
                 f"command_id needs 1 to {MAX_COMMAND_ID} characters.",
                 "command_id",
             )
-        if command_id in (START_ID, CREATE) or command_id.startswith("join-seat-"):
+        if command_id in _RESERVED_IDS or command_id.startswith(_RESERVED_PREFIXES):
             # The ids join_game and start_game log under: a game command
             # with one would be answered as a duplicate of the join or start.
             raise InvalidArgument(
                 "COMMAND_ID_RESERVED",
-                f"command_id {command_id!r} is reserved for the creation, the "
-                "joins and the start.",
+                f"command_id {quote(command_id)} is reserved for the service's "
+                "own commands (the creation, joins, leaves, the start, expiry).",
                 "command_id",
             )
         if command_id.startswith(BOT_COMMAND_PREFIX) and not caller.bot:
@@ -886,7 +995,7 @@ class GameApp:
         if bot:
             body["bot"] = bot
         command = NewCommand(
-            command_id=f"join-seat-{taken}",
+            command_id=f"join-seat-{taken}-at-{state.version}",
             actor=actor,
             payload={"seat": taken, "type": JOIN, "command": body},
             decided_at_version=state.version,
@@ -960,7 +1069,8 @@ class GameApp:
     ) -> AsyncIterator[tuple[RecordedEvent, Any]]:
         """The game's events from ``from_version``, redacted for the caller;
         live until the game finishes when ``follow``. Reads run in the
-        loop's default executor; no thread waits for the next event."""
+        loop's default executor; no thread waits for the next event, and
+        the watchers of one game share one reader (:mod:`service.fanout`)."""
         loaded = await asyncio.to_thread(self.load, game_id)
         session = loaded.session
         if not follow:
@@ -971,9 +1081,7 @@ class GameApp:
             for recorded in events:
                 yield recorded, session.redact(self._decode(session, recorded), viewer)
             return
-        async for recorded in self.store.subscribe_stream_async(
-            game_id, max(from_version, 1)
-        ):
+        async for recorded in self.feeds.watch(game_id, max(from_version, 1)):
             event = self._decode(session, recorded)
             # Seats only fill up: a state older than the cache's can only
             # make the caller see less.
@@ -1008,6 +1116,71 @@ class GameApp:
                 if len(out) == page_size:
                     break
         return out, after if len(out) == page_size else ""
+
+
+class Lobby:
+    """The seats of games not yet started that each caller holds, so that
+    no caller squats the lobby: at most ``max_open_seats`` per address and
+    per token (the admin, the bot runner and callers in process are not
+    counted).
+
+    Kept in this process: a bound per replica, forgotten at a restart (the
+    seats themselves are freed by their games' expiry, and by their hosts).
+    """
+
+    def __init__(self, app: GameApp, max_open_seats: int) -> None:
+        self.app = app
+        self.max_open_seats = max_open_seats
+        self._held: dict[str, dict[tuple[str, int], str]] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _keys(caller: Caller) -> list[str]:
+        if caller.admin or caller.bot or not caller.peer:
+            return []
+        keys = ["address:" + caller.peer]
+        if caller.token:
+            keys.append("token:" + caller.token_hash)
+        return keys
+
+    def check(self, caller: Caller) -> None:
+        """RESOURCE_EXHAUSTED ``OPEN_SEATS_LIMIT`` when ``caller`` holds as
+        many seats of unstarted games as it may."""
+        if self.max_open_seats <= 0:
+            return
+        for key in self._keys(caller):
+            with self._lock:
+                held = dict(self._held.get(key, {}))
+            if len(held) < self.max_open_seats:
+                continue
+            # Forget the seats of games that started or ended, and seats
+            # given up (read afresh: another replica may have seen it).
+            for (game_id, seat), token_hash in held.items():
+                try:
+                    state = self.app.load(game_id).state
+                except NotFound:
+                    state = None
+                if (
+                    state is None
+                    or state.status is not Status.OPEN
+                    or (info := state.seats[seat]) is None
+                    or info.token_hash != token_hash
+                ):
+                    with self._lock:
+                        self._held.get(key, {}).pop((game_id, seat), None)
+            with self._lock:
+                count = len(self._held.get(key, {}))
+            if count >= self.max_open_seats:
+                raise ResourceExhausted(
+                    "OPEN_SEATS_LIMIT",
+                    f"You hold {count} seats of games not yet started (the limit "
+                    f"is {self.max_open_seats}); start or leave some first.",
+                )
+
+    def hold(self, caller: Caller, game_id: str, seat: int, token_hash: str) -> None:
+        for key in self._keys(caller):
+            with self._lock:
+                self._held.setdefault(key, {})[(game_id, seat)] = token_hash
 
 
 def _request_digest(

@@ -30,8 +30,9 @@ from domain import bots as domain_bots
 from domain.errors import DomainError
 from domain.session import GameFinished, PlayerJoined, Status
 from eventstore.base import RecordedEvent, StoreError
-from service.application import BOT_COMMAND_PREFIX, Caller, GameApp
+from service.application import BOT_COMMAND_PREFIX, IN_PROCESS, Caller, GameApp
 from service.errors import Aborted, AppError
+from service.limits import DEFAULT_BOT_MOVES_PER_SECOND, TokenBuckets
 
 log = structlog.get_logger("strata.bots")
 
@@ -52,7 +53,13 @@ def command_id(seat: int, version: int) -> str:
 class BotRunner:
     """Plays every bot seat of every game, following the global log."""
 
-    def __init__(self, app: GameApp, batch: int = 500, linger: float = 0.05) -> None:
+    def __init__(
+        self,
+        app: GameApp,
+        batch: int = 500,
+        linger: float = 0.05,
+        moves_per_creator: float = DEFAULT_BOT_MOVES_PER_SECOND,
+    ) -> None:
         self.app = app
         self.batch = batch
         self.linger = linger
@@ -60,6 +67,12 @@ class BotRunner:
         self._games: set[str] = set()  # with a bot seat, not finished
         self._changed: set[str] = set()  # of those, changed since the last pass
         self.moves = 0
+        #: Bot moves a second for one creator's games (the admin's: no
+        #: bound): a caller who creates many bot games gets them played at
+        #: this rate in all, and everyone else's at theirs.
+        self._budget = TokenBuckets(moves_per_creator, max(moves_per_creator, 1) * 2)
+        self._creators: dict[str, str] = {}
+        self.throttled = 0
 
     def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
         """Run until ``stop`` is set (errors are logged, then retried).
@@ -75,7 +88,9 @@ class BotRunner:
                 done = self.run_once()
                 if done >= self.batch or (done and self._games):
                     continue  # more of the log to read, or moves to follow
-                woken = self.app.store.wait_for_append(self.position, idle)
+                # Games held back by their creator's budget: back soon.
+                wait = min(idle, 0.05) if self._changed else idle
+                woken = self.app.store.wait_for_append(self.position, wait)
                 if woken and not self._games:
                     stop.wait(self.linger)
             except Exception:
@@ -113,6 +128,7 @@ class BotRunner:
         if event.type == _FINISHED:
             self._games.discard(event.game_id)
             self._changed.discard(event.game_id)
+            self._creators.pop(event.game_id, None)
         elif event.game_id in self._games:
             self._changed.add(event.game_id)
 
@@ -128,6 +144,9 @@ class BotRunner:
         if not active:
             return 0
         seat = active[0]
+        if not self._may_move(game_id):
+            self._changed.add(game_id)  # its creator's budget is spent: later
+            return 0
         try:
             bot = domain_bots.bot_for(state.game_type, kinds[seat]).play
             command: Any = domain_bots.bot_move(
@@ -158,3 +177,13 @@ class BotRunner:
             return 0
         self.moves += 1
         return 1
+
+    def _may_move(self, game_id: str) -> bool:
+        """Take a move from the budget of the game's creator."""
+        creator = self._creators.get(game_id)
+        if creator is None:
+            creator = self._creators[game_id] = self.app.host_of(game_id)[0]
+        if creator in ("admin", IN_PROCESS) or self._budget.take(creator or "unknown"):
+            return True
+        self.throttled += 1
+        return False

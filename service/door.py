@@ -38,7 +38,7 @@ from typing import Any, TypeAlias
 import structlog
 
 from service.errors import INTERNAL, Code, Refusal, Unauthenticated, classify
-from service.limits import Limits
+from service.limits import Limits, StreamSlot
 
 log = structlog.get_logger("strata.rpc")
 
@@ -124,21 +124,19 @@ class Door:
             with _logged(request, call, method) as outcome:
                 try:
                     with limits.admit(request, call, stream=True) as slot:
-                        async for response in iterate(request, call):
-                            if call.done() or call.expired():
-                                return  # nobody is listening any more
-                            yield response
-                            outcome.sent += 1
-                            if slot is not None and slot.shed:
-                                raise slot.shed_refusal()
-                except asyncio.CancelledError:
-                    if slot is not None and slot.shed:
-                        task = asyncio.current_task()
-                        if task is not None:
-                            task.uncancel()
-                        raise outcome.refused(slot.shed_refusal()) from None
-                    raise
-                except GeneratorExit:
+                        responses = iterate(request, call)
+                        try:
+                            while True:
+                                response = await _next(responses, slot)
+                                if response is _END:
+                                    return
+                                if call.done() or call.expired():
+                                    return  # nobody is listening any more
+                                yield response
+                                outcome.sent += 1
+                        finally:
+                            await responses.aclose()  # type: ignore[attr-defined]
+                except (asyncio.CancelledError, GeneratorExit):
                     raise
                 except BaseException as error:
                     raise outcome.refused(error) from None
@@ -185,6 +183,31 @@ class Door:
 
 
 _END = object()
+
+
+async def _next(responses: AsyncIterator[Any], slot: StreamSlot | None) -> Any:
+    """The next response (``_END`` after the last), or the stream's shedding
+    (a :class:`~service.errors.Refusal`) if it comes first."""
+    step = asyncio.ensure_future(anext(responses, _END))
+    stopper = None if slot is None else slot.stopper
+    if stopper is None:
+        return await step
+    if not step.done():
+        try:
+            await asyncio.wait((step, stopper), return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            # The call ended: stop the step, and let it finish before the
+            # responses are closed.
+            step.cancel()
+            with contextlib.suppress(BaseException):
+                await asyncio.wait((step,))
+            raise
+    if stopper.done() and slot is not None:
+        step.cancel()
+        with contextlib.suppress(BaseException):
+            await step
+        raise slot.shed_refusal()
+    return step.result()
 
 
 class _Responses:

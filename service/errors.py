@@ -120,7 +120,7 @@ def bounded(message: str) -> str:
     return message[: MAX_MESSAGE_CHARS - 1] + "…"
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(eq=False)
 class Refusal(Exception):
     """What a caller is told of an error: the final answer of a call, which
     a transport only translates."""

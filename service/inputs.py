@@ -52,11 +52,6 @@ ID_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
 
 MAX_NAME = 64
 
-#: Unicode categories a player name may not hold: controls, format
-#: characters (bidi overrides and isolates, zero-width joiners and spaces,
-#: the byte-order mark), surrogates, private use and unassigned.
-_REFUSED_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-
 
 def quote(text: str, limit: int = QUOTE_CHARS) -> str:
     """``text`` as an error message quotes it: its repr, cut to ``limit``
@@ -120,8 +115,9 @@ def _strings(message: Message, prefix: str) -> Iterator[tuple[str, str]]:
 
 def player_name(raw: str, field: str = "player_name") -> str:
     """A player name as stored: trimmed, NFC-normalised, 1 to
-    :data:`MAX_NAME` characters (``player`` when empty), with no control,
-    format or unassigned character (INVALID_ARGUMENT otherwise)."""
+    :data:`MAX_NAME` characters (``player`` when empty), every character
+    printable (no control, format, unassigned or separator character but
+    the space; INVALID_ARGUMENT otherwise)."""
     name = unicodedata.normalize("NFC", raw).strip()
     if not name:
         return "player"
@@ -130,10 +126,13 @@ def player_name(raw: str, field: str = "player_name") -> str:
             "NAME_TOO_LONG", f"Names have at most {MAX_NAME} characters.", field
         )
     for char in name:
-        if unicodedata.category(char) in _REFUSED_IN_NAMES:
+        if not char.isprintable():
+            # Controls, format characters (bidi overrides, zero-width),
+            # surrogates, private use, unassigned, separators but the space.
             raise InvalidArgument(
                 "NAME_INVALID",
-                f"Names may not hold control, formatting or invisible characters "
+                f"Names may not hold control, formatting, invisible or spacing "
+                f"characters other than the space "
                 f"(found U+{ord(char):04X}).",
                 field,
             )

@@ -258,7 +258,9 @@ class StreamSlot:
 
     rank: int
     keys: tuple[str, ...]
-    task: asyncio.Task[Any] | None
+    #: Resolved when the stream is shed (the door's stream waits on it
+    #: beside the next response).
+    stopper: asyncio.Future[None] | None
     shed: bool = False
 
     def shed_refusal(self) -> Refusal:
@@ -320,8 +322,9 @@ class StreamSlots:
             for victim in victims:
                 self._remove(victim)
                 victim.shed = True
-                if victim.task is not None:
-                    victim.task.get_loop().call_soon_threadsafe(victim.task.cancel)
+                stopper = victim.stopper
+                if stopper is not None:
+                    stopper.get_loop().call_soon_threadsafe(_resolve, stopper)
             for key in slot.keys:
                 self._by_key.setdefault(key, OrderedDict())[id(slot)] = slot
 
@@ -475,16 +478,18 @@ class Limits:
         self, request: Any, call: Call, token: str, admin: bool
     ) -> StreamSlot:
         try:
-            task: asyncio.Task[Any] | None = asyncio.current_task()
+            stopper: asyncio.Future[None] | None = (
+                asyncio.get_running_loop().create_future()
+            )
         except RuntimeError:
-            task = None
+            stopper = None
         keys = ["all", "address:" + call.peer]
         if token:
             keys.append("token:" + token)
         game_id = getattr(request, "game_id", "")
         if game_id:
             keys.append("game:" + game_id)
-        slot = StreamSlot(2 if admin else 1 if token else 0, tuple(keys), task)
+        slot = StreamSlot(2 if admin else 1 if token else 0, tuple(keys), stopper)
         settings = self.settings
         bounds = {
             "all": settings.max_streams,
@@ -496,6 +501,11 @@ class Limits:
             bounds = {"all": settings.max_streams}
         self.streams.open(slot, bounds)
         return slot
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _rate_limited(where: str, rate: float) -> ResourceExhausted:

@@ -36,6 +36,7 @@ from service.application import GameApp
 from service.bots import BotRunner
 from service.config import BACKGROUND_WORK, Config
 from service.door import Door
+from service.housekeeping import Housekeeper
 from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
 from service.servicer import GameServicer
@@ -116,7 +117,10 @@ def create_server(
     registry.game_types()  # every game's rules imported now, not by a first call
     limits = limits or LimitSettings()
     app = GameApp(
-        store, admin_token=admin_token, max_refusals=limits.max_refusals_per_game
+        store,
+        admin_token=admin_token,
+        max_refusals=limits.max_refusals_per_game,
+        max_open_seats=limits.max_open_seats,
     )
     projection: GameList | None = None
     if isinstance(store, SQLAlchemyEventStore):
@@ -204,6 +208,8 @@ def create_server(
             projection if isinstance(projection, GameListProjection) else None,
             "bots" in background,
             running.stopping,
+            limits,
+            projection,
         )
     )
     return running
@@ -214,8 +220,11 @@ def _start_background(
     projection: GameListProjection | None,
     bots: bool,
     stopping: threading.Event,
+    limits: LimitSettings,
+    game_list: GameList | None = None,
 ) -> list[threading.Thread]:
-    """Threads that keep ``projection`` and play the bot seats (``bots``)
+    """Threads that keep ``projection`` and make the service's own moves
+    (``bots``: the bot seats' moves, the expiry of games never started)
     until ``stopping`` is set."""
     threads = []
     if projection is not None:
@@ -228,11 +237,21 @@ def _start_background(
             )
         )
     if bots:
+        runner = BotRunner(app, moves_per_creator=limits.bot_moves_per_second)
+        housekeeper = Housekeeper(app, game_list or projection, limits.open_game_hours)
         threads.append(
             threading.Thread(
-                target=BotRunner(app).run_forever,
+                target=runner.run_forever,
                 args=(stopping,),
                 name="bot-runner",
+                daemon=True,
+            )
+        )
+        threads.append(
+            threading.Thread(
+                target=housekeeper.run_forever,
+                args=(stopping,),
+                name="housekeeping",
                 daemon=True,
             )
         )
@@ -283,12 +302,17 @@ def work(config: Config) -> None:
     configure_logging(config.log_level)
     log = structlog.get_logger("strata")
     store = open_prepared_store(config.database_url)
-    app = GameApp(store, admin_token=config.admin_token)
+    app = GameApp(
+        store,
+        admin_token=config.admin_token,
+        max_refusals=config.limits.max_refusals_per_game,
+        max_open_seats=config.limits.max_open_seats,
+    )
     projection = (
         GameListProjection(store) if isinstance(store, SQLAlchemyEventStore) else None
     )
     stopping = threading.Event()
-    threads = _start_background(app, projection, True, stopping)
+    threads = _start_background(app, projection, True, stopping, config.limits)
     log.info("strata.working", database=_safe_url(config.database_url))
     _until_signal(log)
     stopping.set()

@@ -25,6 +25,7 @@ from domain.session import (
     GameFinished,
     GameStarted,
     PlayerJoined,
+    PlayerLeft,
     Session,
     Status,
 )
@@ -123,7 +124,7 @@ class GameServicer:
             message = _typed(request.scenario, game_type, "scenario", "scenario")
             if message is not None:
                 scenario = protomap.from_proto(message, rules.scenario_type, "scenario")
-        game_id, version = self.app.create_game(
+        created = self.app.create_game(
             caller,
             game_type,
             request.players,
@@ -133,7 +134,11 @@ class GameServicer:
             request.request_id,
             bots=[(b.seat, b.bot) for b in request.bots],
         )
-        return pb.CreateGameResponse(game_id=game_id, version=version)
+        return pb.CreateGameResponse(
+            game_id=created.game_id,
+            version=created.version,
+            host_token=created.host_token,
+        )
 
     def JoinGame(self, request: pb.JoinGameRequest, call: Call) -> pb.JoinGameResponse:
         seat, token, version = self.app.join_game(
@@ -149,6 +154,12 @@ class GameServicer:
     ) -> pb.StartGameResponse:
         version = self.app.start_game(self._caller(call), request.game_id)
         return pb.StartGameResponse(version=version)
+
+    def LeaveGame(
+        self, request: pb.LeaveGameRequest, call: Call
+    ) -> pb.LeaveGameResponse:
+        version = self.app.leave_game(self._caller(call), request.game_id, request.seat)
+        return pb.LeaveGameResponse(version=version)
 
     async def SubmitCommand(
         self,
@@ -448,6 +459,8 @@ def event_to_proto(
                     seat=event.seat, player_name=event.player_name, bot=event.bot
                 )
             )
+        case PlayerLeft():
+            out.player_left.seat = event.seat
         case GameStarted():
             out.game_started.SetInParent()
         case GameFinished():

@@ -27,7 +27,7 @@ from domain.session import (
     event_schema_version,
 )
 from eventstore.base import CommandRecord, EventStore, RecordedEvent
-from service.application import JOIN, START
+from service.application import EXPIRE_TYPE, JOIN, LEAVE_TYPE, START
 
 
 class Verdict(enum.Enum):
@@ -216,6 +216,10 @@ class _Verifier:
             )
         if payload["type"] == START:
             return self.session.start(state, rng)
+        if payload["type"] == LEAVE_TYPE:
+            return self.session.leave(state, seat)
+        if payload["type"] == EXPIRE_TYPE:
+            return self.session.expire(state)
         cls = self.session.command_type(payload["type"])
         decoded: Any = codec.decode(cls, payload["command"])
         return self.session.play(state, seat, decoded, rng)

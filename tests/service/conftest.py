@@ -16,10 +16,20 @@ from service.server import Running, create_server
 ADMIN_TOKEN = "test-admin-token"
 
 #: The servers of these tests play whole games as fast as the machine lets
-#: them, from one connection: the production rates (500 calls/s a
-#: connection, 250 a game) would make them fail on a fast machine. The
-#: limits have their own tests (test_limits.py), with their own settings.
-NO_RATE_LIMITS = LimitSettings(rate_per_peer=0, rate_per_game=0)
+#: them, from one connection, and seat many players from one address: the
+#: production rates and quotas (500 calls/s a connection, 250 a game, 8
+#: open seats an address, …) would make them fail on a fast machine. The
+#: limits have their own tests (test_limits.py, test_abuse.py), with their
+#: own settings.
+NO_RATE_LIMITS = LimitSettings(
+    rate_per_peer=0,
+    rate_per_address=0,
+    rate_per_token=0,
+    rate_per_game=0,
+    creations_per_minute=0,
+    max_open_seats=0,
+    bot_moves_per_second=0,
+)
 
 
 @pytest.fixture

@@ -11,15 +11,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from strata.v1 import admin_service_pb2 as admin_pb
 from strata.v1 import game_service_pb2 as pb
+from strata.v1 import game_service_pb2_grpc as pb_grpc
 
 from clients.client import StrataClient, StrataError
 from eventstore.factory import open_store
+from service.housekeeping import Housekeeper
 from service.server import Running, create_server
 from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
 
@@ -365,3 +371,325 @@ def test_the_audit_log_and_the_export_come_in_pages(client, admin) -> None:
             grpc.StatusCode.INVALID_ARGUMENT,
             "PAGE_TOKEN_INVALID",
         )
+
+
+# -- 2. 256 open WatchGame streams took the whole service down ---------------------
+
+
+def _connection(target: str) -> grpc.Channel:
+    """A connection of its own (channels to one target share one otherwise)."""
+    return grpc.insecure_channel(
+        target, options=[("grpc.use_local_subchannel_pool", 1)]
+    )
+
+
+def _first_answer(stream: Any) -> str:
+    """'event', or the reason a stream was ended with."""
+    try:
+        next(stream)
+        return "event"
+    except grpc.RpcError as error:
+        return StrataError.from_rpc_error(error).reason
+
+
+def test_hundreds_of_anonymous_streams_leave_unary_calls_and_health_alone(
+    server: Running, target: str, client: StrataClient
+) -> None:
+    game_id = client.create_game(GAME, 2).game_id
+    channels = [_connection(target) for _ in range(4)]
+    try:
+        streams = [
+            pb_grpc.GameServiceStub(channel).WatchGame(
+                pb.WatchGameRequest(game_id=game_id), timeout=60
+            )
+            for channel in channels
+            for _ in range(64)
+        ]
+        answers = Counter(_first_answer(stream) for stream in streams)
+        # The address's oldest streams made room for its newest.
+        assert set(answers) <= {"event", "STREAM_SHED"}, answers
+        assert server.limits is not None
+        assert len(server.limits.streams) <= 64
+        # Health and every other call are answered while the streams stay.
+        health = health_pb2_grpc.HealthStub(channels[0])
+        status = health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
+        assert status == health_pb2.HealthCheckResponse.SERVING
+        assert client.list_game_types().game_types
+        assert client.get_game(game_id).version == 1
+        client.join_game(game_id, "Ada", seat=0)
+        # Every live watcher sees the join, from one reader of the game.
+        assert server.app.feeds.watchers(game_id) == len(server.limits.streams)
+        live = [s for s in streams if s.is_active()]
+        assert live and all(next(s).event.version == 2 for s in live)
+        assert len(server.app.feeds) == 1
+        for stream in streams:
+            stream.cancel()
+    finally:
+        for channel in channels:
+            channel.close()
+
+
+@pytest.fixture
+def few_streams(store_url: str) -> Iterator[Running]:
+    """A server with room for four streams in all, three on a game."""
+    store = open_store(store_url)
+    settings = dataclasses.replace(
+        NO_RATE_LIMITS,
+        max_streams=4,
+        max_streams_per_address=0,
+        max_streams_per_game=3,
+    )
+    running = create_server(store, admin_token=ADMIN_TOKEN, port=0, limits=settings)
+    try:
+        yield running
+    finally:
+        running.stop(grace=0.5)
+        store.close()
+
+
+def test_a_stream_over_a_bound_sheds_a_lower_rank_or_is_refused(
+    few_streams: Running,
+) -> None:
+    target = f"127.0.0.1:{few_streams.port}"
+    with StrataClient(target, timeout=10) as client, _connection(target) as channel:
+        stub = pb_grpc.GameServiceStub(channel)
+        one, two = (client.create_game(GAME, 2).game_id for _ in range(2))
+
+        def watch(game_id: str, token: str = "") -> Any:
+            metadata = (("authorization", f"Bearer {token}"),) if token else ()
+            request = pb.WatchGameRequest(game_id=game_id)
+            return stub.WatchGame(request, timeout=30, metadata=metadata)
+
+        anonymous = []
+        for _ in range(3):  # one by one: the server sees them in this order
+            anonymous.append(watch(one))
+            assert _first_answer(anonymous[-1]) == "event"
+        # The game's bound: a fourth anonymous watcher of `one` is refused...
+        assert _first_answer(watch(one)) == "TOO_MANY_STREAMS"
+        # ... and another game has room.
+        other = watch(two)
+        assert _first_answer(other) == "event"
+        # The service's bound (4): an anonymous stream is refused, a caller
+        # with a token sheds the oldest anonymous stream.
+        assert _first_answer(watch(two)) == "TOO_MANY_STREAMS"
+        player = watch(two, token="st_a-players-token")
+        assert _first_answer(player) == "event"
+        assert _first_answer(anonymous[0]) == "STREAM_SHED"
+        # The admin sheds an anonymous stream too, never a player's.
+        admin = watch(one, token=ADMIN_TOKEN)
+        assert _first_answer(admin) == "event"
+        assert _first_answer(anonymous[1]) == "STREAM_SHED"
+        assert player.is_active() and anonymous[2].is_active()
+        # Unary calls never wait for a stream slot.
+        assert client.get_game(one).version == 1
+        for stream in (*anonymous, other, player, admin):
+            stream.cancel()
+
+
+# -- 5. no quotas on anonymous work -----------------------------------------------
+
+
+def limited_server(store_url: str, **settings: Any) -> Running:
+    store = open_store(store_url)
+    running = create_server(
+        store,
+        admin_token=ADMIN_TOKEN,
+        port=0,
+        limits=dataclasses.replace(NO_RATE_LIMITS, **settings),
+    )
+    running.stores = [store]  # type: ignore[attr-defined]
+    return running
+
+
+@pytest.fixture
+def start_limited(store_url: str) -> Iterator[Callable[..., Running]]:
+    started: list[Running] = []
+
+    def start(**settings: Any) -> Running:
+        running = limited_server(store_url, **settings)
+        started.append(running)
+        return running
+
+    yield start
+    for running in started:
+        running.stop(grace=0.5)
+        for store in running.stores:  # type: ignore[attr-defined]
+            store.close()
+
+
+def _codes(calls: Iterator[Callable[[], object]]) -> Counter[str]:
+    out: Counter[str] = Counter()
+    for call in calls:
+        try:
+            call()
+            out["OK"] += 1
+        except StrataError as error:
+            out[error.reason] += 1
+    return out
+
+
+def test_more_connections_from_one_address_buy_no_more_requests(start_limited):
+    running = start_limited(rate_per_address=5, burst_seconds=1)
+    target = f"127.0.0.1:{running.port}"
+    clients = [StrataClient(target, channel=_connection(target)) for _ in range(4)]
+    codes = _codes(clients[n % 4].list_game_types for n in range(24))
+    assert codes["OK"] <= 7 and codes["RATE_LIMITED"] >= 17, codes
+    for c in clients:
+        c.channel.close()
+
+
+def test_more_connections_with_one_token_buy_no_more_requests(start_limited):
+    running = start_limited(rate_per_token=5, burst_seconds=1)
+    target = f"127.0.0.1:{running.port}"
+    tokens = [
+        StrataClient(target, token="st_one", channel=_connection(target))
+        for _ in range(4)
+    ]
+    codes = _codes(tokens[n % 4].list_game_types for n in range(24))
+    assert codes["OK"] <= 7 and codes["RATE_LIMITED"] >= 17, codes
+    other = StrataClient(target, token="st_other", channel=_connection(target))
+    assert other.list_game_types().game_types
+    for c in (*tokens, other):
+        c.channel.close()
+
+
+def test_games_of_bots_cost_their_creator_more(start_limited):
+    running = start_limited(creations_per_minute=40)
+    with StrataClient(f"127.0.0.1:{running.port}") as client:
+        bots = {0: "random", 1: "random", 2: "random"}
+        client.create_game("happy_little_dinosaurs", 3, bots=bots)  # costs 31
+        refused(
+            lambda: client.create_game("happy_little_dinosaurs", 3, bots=bots),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "CREATION_LIMITED",
+        )
+        for _ in range(9):  # what is left: 9 plain games
+            client.create_game(GAME, 2)
+        refused(
+            lambda: client.create_game(GAME, 2),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "CREATION_LIMITED",
+        )
+        # The admin is not counted.
+        admin = client.with_token(ADMIN_TOKEN)
+        assert admin.create_game("happy_little_dinosaurs", 3, bots=bots).game_id
+
+
+def test_the_bot_moves_of_a_creators_games_share_one_budget(start_limited):
+    running = start_limited(bot_moves_per_second=4)
+    with StrataClient(f"127.0.0.1:{running.port}") as client:
+        admin = client.with_token(ADMIN_TOKEN)
+        bots = {0: "random", 1: "random", 2: "random"}
+        games = [
+            client.create_game("happy_little_dinosaurs", 3, bots=bots).game_id
+            for _ in range(3)
+        ]
+        started = time.monotonic()
+        fast = admin.create_game("happy_little_dinosaurs", 3, bots=bots).game_id
+        deadline = started + 60
+        while admin.get_game(fast).status != pb.GAME_STATUS_FINISHED:
+            assert time.monotonic() < deadline, "the admin's bot game was held back"
+            time.sleep(0.05)
+        elapsed = time.monotonic() - started
+        moves = sum(
+            1
+            for game_id in games
+            for c in admin.get_audit_log(game_id).commands
+            if c.actor.startswith("bot:") and c.command_id.startswith("bot-seat-")
+        )
+        # The three games together: the budget's burst, then 4 a second.
+        assert moves <= 8 + 4 * (elapsed + 1), (moves, elapsed)
+        assert all(admin.get_game(g).status == pb.GAME_STATUS_ACTIVE for g in games), (
+            "a throttled game is still played, slowly"
+        )
+
+
+# -- 6. lobby squatting ------------------------------------------------------------
+
+
+def test_one_caller_cannot_hold_every_open_seat(start_limited):
+    running = start_limited(max_open_seats=3)
+    with StrataClient(f"127.0.0.1:{running.port}") as client:
+        created = [client.create_game(GAME, 2) for _ in range(5)]
+        for game in created[:3]:
+            client.join_game(game.game_id, "squatter")
+        refused(
+            lambda: client.join_game(created[3].game_id, "squatter"),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "OPEN_SEATS_LIMIT",
+        )
+        # The host frees the squatted seat of its game: room for one more.
+        host = client.with_token(created[0].host_token)
+        host.leave_game(created[0].game_id, 0)
+        client.join_game(created[3].game_id, "squatter")
+        refused(
+            lambda: client.join_game(created[4].game_id, "squatter"),
+            grpc.StatusCode.RESOURCE_EXHAUSTED,
+            "OPEN_SEATS_LIMIT",
+        )
+
+
+def test_the_host_the_seat_and_the_admin_may_free_a_seat_before_the_start(
+    client: StrataClient, admin: StrataClient
+) -> None:
+    created = client.create_game(GAME, 3)
+    game_id = created.game_id
+    assert created.host_token.startswith("st_")
+    tokens = [client.join_game(game_id, f"p{s}", seat=s).seat_token for s in range(3)]
+    stranger = client.with_token("st_a-stranger")
+    other_seat = client.with_token(tokens[1])
+    for who in (client, stranger, other_seat):
+        refused(
+            lambda who=who: who.leave_game(game_id, 0),
+            grpc.StatusCode.PERMISSION_DENIED,
+            "NOT_YOUR_SEAT",
+        )
+    client.with_token(created.host_token).leave_game(game_id, 0)
+    client.with_token(tokens[1]).leave_game(game_id, 1)
+    admin.leave_game(game_id, 2)
+    game = client.get_game(game_id)
+    assert not any(s.taken for s in game.seats)
+    refused(
+        lambda: admin.leave_game(game_id, 2),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "SEAT_FREE",
+    )
+    events = [e.type for e in client.watch_game(game_id, follow=False)]
+    assert events.count("PlayerLeft") == 3
+    # Seated again, started: no seat is given up any more this way.
+    tokens = [client.join_game(game_id, f"q{s}", seat=s).seat_token for s in range(3)]
+    client.with_token(tokens[0]).start_game(game_id)
+    refused(
+        lambda: client.with_token(created.host_token).leave_game(game_id, 1),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "GAME_ALREADY_STARTED",
+    )
+    assert admin.verify_game(game_id).verdict == admin_pb.VERDICT_VERIFIED
+
+
+def test_a_game_nobody_starts_expires(server: Running, admin: StrataClient) -> None:
+    open_game = admin.create_game(GAME, 2).game_id
+    admin.join_game(open_game, "Ada")
+    started = admin.create_game(GAME, 2).game_id
+    for seat in range(2):
+        admin.join_game(started, f"p{seat}", seat=seat)
+    admin.start_game(started)
+    later = datetime.now(UTC) + timedelta(hours=25)
+    keeper = Housekeeper(
+        server.app, server.projection, open_game_hours=24, clock=lambda: later
+    )
+    assert keeper.sweep() == 1
+    assert keeper.sweep() == 0  # once
+    game = admin.get_game(open_game)
+    assert game.status == pb.GAME_STATUS_FINISHED
+    assert game.outcome.result == "expired" and not game.outcome.winners
+    assert admin.get_game(started).status == pb.GAME_STATUS_ACTIVE
+    assert admin.verify_game(open_game).verdict == admin_pb.VERDICT_VERIFIED
+    log = admin.get_audit_log(open_game)
+    expiry = [c for c in log.commands if c.command_id == "expire"]
+    assert len(expiry) == 1 and expiry[0].actor == "service"
+    refused(
+        lambda: admin.join_game(open_game, "Bob"),
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "GAME_ALREADY_STARTED",
+    )

@@ -18,7 +18,7 @@ GAME = "dinosaurs_extinct"
 
 
 def seated(app: GameApp, players: int = 2, seed: str = "app") -> tuple[str, list[str]]:
-    game_id, _ = app.create_game(Caller(admin=True), GAME, players, seed=seed)
+    game_id, _, _ = app.create_game(Caller(admin=True), GAME, players, seed=seed)
     tokens = []
     for seat in range(players):
         _, token, _ = app.join_game(app.caller(""), game_id, seat, f"p{seat}")
@@ -87,7 +87,7 @@ def test_a_refused_command_is_refused_again_with_the_same_reason():
 
 def test_a_token_cannot_start_a_game_it_is_not_seated_at():
     app = GameApp(InMemoryEventStore())
-    game_id, _ = app.create_game(Caller(admin=True), GAME, 2, seed="x")
+    game_id, _, _ = app.create_game(Caller(admin=True), GAME, 2, seed="x")
     for seat in range(2):
         app.join_game(app.caller(""), game_id, seat, "p")
     with pytest.raises(PermissionDenied):
@@ -217,7 +217,7 @@ def test_seat_tokens_begin_with_the_st_prefix_and_never_with_a_dash():
     app = GameApp(InMemoryEventStore())
     tokens = []
     for n in range(160):
-        game_id, _ = app.create_game(Caller(admin=True), GAME, 2, seed=f"t{n}")
+        game_id, _, _ = app.create_game(Caller(admin=True), GAME, 2, seed=f"t{n}")
         for seat in range(2):
             tokens.append(app.join_game(app.caller(""), game_id, seat, "p")[1])
     # 320 tokens: without the prefix about five would begin with "-".

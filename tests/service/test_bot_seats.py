@@ -211,7 +211,7 @@ def _run_until_idle(runner: BotRunner, rounds: int = 5000) -> None:
 
 
 def _bots_only(app: GameApp, seed: str) -> str:
-    game_id, _ = app.create_game(
+    game_id, _, _ = app.create_game(
         Caller(admin=True),
         "happy_little_dinosaurs",
         3,
@@ -233,7 +233,9 @@ def test_the_runner_reads_only_seats_finishes_and_its_own_games(store: EventStor
     random_game(app, "dinosaurs_extinct", 2, "people-before")
     bots = [_bots_only(app, f"read-{n}") for n in range(2)]
     random_game(app, "dinosaurs_extinct", 3, "people-between")
-    open_game, _ = app.create_game(Caller(admin=True), "dinosaurs_extinct", 2, seed="o")
+    open_game, _, _ = app.create_game(
+        Caller(admin=True), "dinosaurs_extinct", 2, seed="o"
+    )
     app.join_game(app.caller(""), open_game, 0, "Eve")
     received: list[RecordedEvent] = []
     original = store.read_all_matching
@@ -272,7 +274,7 @@ def test_a_restarted_runner_goes_on_with_unfinished_games_only(store: EventStore
     finished = _bots_only(app, "done-before")
     _run_until_idle(BotRunner(GameApp(store)))
     assert _status(app, finished) is Status.FINISHED
-    person_id, _ = app.create_game(
+    person_id, _, _ = app.create_game(
         Caller(admin=True), "dinosaurs_extinct", 2, seed="half", bots=[(1, "random")]
     )
     _, token, _ = app.join_game(app.caller(""), person_id, 0, "Ada")
@@ -382,7 +384,7 @@ def test_a_runner_playing_a_game_answers_a_persons_move_at_once(store: EventStor
     person's move wakes it and the bot seat answers without waiting."""
     app = GameApp(store)
     runner = BotRunner(GameApp(store), linger=0.25)
-    game_id, _ = app.create_game(
+    game_id, _, _ = app.create_game(
         Caller(admin=True), "dinosaurs_extinct", 2, seed="reply", bots=[(1, "random")]
     )
     _, token, _ = app.join_game(app.caller(""), game_id, 0, "Ada")

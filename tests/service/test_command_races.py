@@ -40,7 +40,7 @@ class LosesTheRace(InMemoryEventStore):
 
 
 def started(app: GameApp) -> tuple[str, list[str]]:
-    game_id, _ = app.create_game(Caller(admin=True), GAME, 2, seed="race")
+    game_id, _, _ = app.create_game(Caller(admin=True), GAME, 2, seed="race")
     tokens = [app.join_game(app.caller(""), game_id, s, f"p{s}")[1] for s in (0, 1)]
     app.start_game(app.caller(tokens[0]), game_id)
     return game_id, tokens

@@ -33,7 +33,7 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 def random_game(app: GameApp, game_type: str, players: int, seed: str) -> str:
     """A whole game played through the use cases with random legal actions,
     with some refused commands sprinkled in."""
-    game_id, _ = app.create_game(Caller(admin=True), game_type, players, seed=seed)
+    game_id, _, _ = app.create_game(Caller(admin=True), game_type, players, seed=seed)
     tokens = [
         app.join_game(app.caller(""), game_id, s, f"p{s}")[1] for s in range(players)
     ]

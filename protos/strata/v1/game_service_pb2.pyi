@@ -324,23 +324,79 @@ class CreateGameResponse(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
+    HOST_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The new game's id."""
     version: _builtins.int
     """The game's version after creation (1, or later with bot seats)."""
+    host_token: _builtins.str
+    """A secret that proves its holder created the game: send it as the bearer
+    token of LeaveGame to free a seat before the start. It is the caller's
+    own token when the request carried one (a retried creation with a
+    request_id answers with an empty one).
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         version: _builtins.int = ...,
+        host_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "host_token", b"host_token", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateGameResponse: _TypeAlias = CreateGameResponse  # noqa: Y015
+
+@_typing.final
+class LeaveGameRequest(_message.Message):
+    """Request of LeaveGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    seat: _builtins.int
+    """The seat to free."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveGameRequest: _TypeAlias = LeaveGameRequest  # noqa: Y015
+
+@_typing.final
+class LeaveGameResponse(_message.Message):
+    """Response of LeaveGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the seat was freed."""
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveGameResponse: _TypeAlias = LeaveGameResponse  # noqa: Y015
 
 @_typing.final
 class JoinGameRequest(_message.Message):
@@ -1005,6 +1061,28 @@ class PlayerJoined(_message.Message):
 Global___PlayerJoined: _TypeAlias = PlayerJoined  # noqa: Y015
 
 @_typing.final
+class PlayerLeft(_message.Message):
+    """A seat was given up before the start: it is free again."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerLeft: _TypeAlias = PlayerLeft  # noqa: Y015
+
+@_typing.final
 class GameStarted(_message.Message):
     """Play began; the game's set-up events follow."""
 
@@ -1105,6 +1183,7 @@ class Event(_message.Message):
     GAME_STARTED_FIELD_NUMBER: _builtins.int
     GAME_FINISHED_FIELD_NUMBER: _builtins.int
     GAME_EVENT_FIELD_NUMBER: _builtins.int
+    PLAYER_LEFT_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     version: _builtins.int
@@ -1137,6 +1216,10 @@ class Event(_message.Message):
     def game_event(self) -> Global___GameEvent:
         """An event of the game's rules."""
 
+    @_builtins.property
+    def player_left(self) -> Global___PlayerLeft:
+        """Lifecycle: a seat given up before the start."""
+
     def __init__(
         self,
         *,
@@ -1150,12 +1233,13 @@ class Event(_message.Message):
         game_started: Global___GameStarted | None = ...,
         game_finished: Global___GameFinished | None = ...,
         game_event: Global___GameEvent | None = ...,
+        player_left: Global___PlayerLeft | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "recorded_at", b"recorded_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "recorded_at", b"recorded_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "position", b"position", "recorded_at", b"recorded_at", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "position", b"position", "recorded_at", b"recorded_at", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event"]  # noqa: Y015
+    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event", "player_left"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_body) -> _WhichOneofReturnType_body | None: ...
 

@@ -55,6 +55,11 @@ class GameServiceStub:
                 request_serializer=strata_dot_v1_dot_game__service__pb2.StartGameRequest.SerializeToString,
                 response_deserializer=strata_dot_v1_dot_game__service__pb2.StartGameResponse.FromString,
                 _registered_method=True)
+        self.LeaveGame = channel.unary_unary(
+                '/strata.v1.GameService/LeaveGame',
+                request_serializer=strata_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+                response_deserializer=strata_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+                _registered_method=True)
         self.SubmitCommand = channel.unary_unary(
                 '/strata.v1.GameService/SubmitCommand',
                 request_serializer=strata_dot_v1_dot_game__service__pb2.SubmitCommandRequest.SerializeToString,
@@ -115,6 +120,14 @@ class GameServiceServicer:
 
     def StartGame(self, request, context):
         """Starts a game whose seats are all taken (a seated player or the admin).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveGame(self, request, context):
+        """Frees a seat of a game not yet started: by the seat's own token, the
+        game's host token (CreateGameResponse.host_token) or the admin.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -188,6 +201,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.StartGame,
                     request_deserializer=strata_dot_v1_dot_game__service__pb2.StartGameRequest.FromString,
                     response_serializer=strata_dot_v1_dot_game__service__pb2.StartGameResponse.SerializeToString,
+            ),
+            'LeaveGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveGame,
+                    request_deserializer=strata_dot_v1_dot_game__service__pb2.LeaveGameRequest.FromString,
+                    response_serializer=strata_dot_v1_dot_game__service__pb2.LeaveGameResponse.SerializeToString,
             ),
             'SubmitCommand': grpc.unary_unary_rpc_method_handler(
                     servicer.SubmitCommand,
@@ -329,6 +347,33 @@ class GameService:
             '/strata.v1.GameService/StartGame',
             strata_dot_v1_dot_game__service__pb2.StartGameRequest.SerializeToString,
             strata_dot_v1_dot_game__service__pb2.StartGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/strata.v1.GameService/LeaveGame',
+            strata_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+            strata_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

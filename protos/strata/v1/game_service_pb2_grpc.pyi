@@ -53,6 +53,10 @@ class GameServiceStub:
     """Takes a seat and returns the secret seat token that acts for it."""
     StartGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.StartGameRequest, _game_service_pb2.StartGameResponse]
     """Starts a game whose seats are all taken (a seated player or the admin)."""
+    LeaveGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]
+    """Frees a seat of a game not yet started: by the seat's own token, the
+    game's host token (CreateGameResponse.host_token) or the admin.
+    """
     SubmitCommand: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]
     """Sends one typed game command for a seat the caller's token controls."""
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]
@@ -88,6 +92,10 @@ class GameServiceAsyncStub(GameServiceStub):
     """Takes a seat and returns the secret seat token that acts for it."""
     StartGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.StartGameRequest, _game_service_pb2.StartGameResponse]  # type: ignore[assignment]
     """Starts a game whose seats are all taken (a seated player or the admin)."""
+    LeaveGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
+    """Frees a seat of a game not yet started: by the seat's own token, the
+    game's host token (CreateGameResponse.host_token) or the admin.
+    """
     SubmitCommand: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]  # type: ignore[assignment]
     """Sends one typed game command for a seat the caller's token controls."""
     GetGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]  # type: ignore[assignment]
@@ -144,6 +152,16 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.StartGameResponse, _abc.Awaitable[_game_service_pb2.StartGameResponse]]:
         """Starts a game whose seats are all taken (a seated player or the admin)."""
+
+    @_abc_1.abstractmethod
+    def LeaveGame(
+        self,
+        request: _game_service_pb2.LeaveGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.LeaveGameResponse, _abc.Awaitable[_game_service_pb2.LeaveGameResponse]]:
+        """Frees a seat of a game not yet started: by the seat's own token, the
+        game's host token (CreateGameResponse.host_token) or the admin.
+        """
 
     @_abc_1.abstractmethod
     def SubmitCommand(
