@@ -3,6 +3,8 @@
     strata serve                      run the service (SQLite by default)
     strata worker                     run the background work only (projections, bots)
     strata migrate                    apply database migrations
+    (these three and `projections` are the server's: service/cli.py, added
+    through the entry point group `strata.commands` when the server is installed)
     strata autoplay --game T --players N --seed S
     strata play --game T --players N  hot-seat play in the terminal
     strata play GAME_ID --token T     play your seats of a game
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -33,7 +36,7 @@ import random
 import sys
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from google.protobuf import json_format, text_format
@@ -72,6 +75,28 @@ def glue_option_values(argv: Sequence[str]) -> list[str]:
         out.append(arg)
         i += 1
     return out
+
+
+#: The entry point group of the commands other packages add to `strata`.
+COMMANDS_GROUP = "strata.commands"
+
+Handler = Callable[[argparse.Namespace], int]
+AddCommand = Callable[[str, Handler, str], argparse.ArgumentParser]
+
+
+def command_plugins() -> list[Callable[[AddCommand], None]]:
+    """The functions that add other packages' subcommands to `strata`.
+
+    The server's commands live in ``service/cli.py``, which the client never
+    imports (the client can be installed without the server): the project's
+    metadata lists it in the entry point group ``strata.commands``
+    (pyproject.toml), and each entry is called with a function that adds one
+    subcommand."""
+    found = importlib.metadata.entry_points(group=COMMANDS_GROUP)
+    plugins: list[Callable[[AddCommand], None]] = [
+        entry.load() for entry in sorted(found, key=lambda entry: entry.name)
+    ]
+    return plugins
 
 
 #: Unicode categories never printed as they are: controls (terminal
@@ -145,30 +170,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(metavar="COMMAND")
 
-    def command(name: str, handler: Any, help: str) -> argparse.ArgumentParser:
+    def subcommand(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
         sub = commands.add_parser(name, help=help, description=help)
         sub.set_defaults(handler=handler)
-        if name not in ("serve", "worker", "migrate", "simulate"):
-            sub.add_argument(
-                "--target", default=default_target(), help="HOST:PORT of the service"
-            )
         return sub
 
-    serve = command("serve", cmd_serve, "Run the service.")
-    serve.add_argument("--port", type=int, help="port (default $STRATA_PORT or 50051)")
-    serve.add_argument("--database-url", help="default $STRATA_DATABASE_URL or SQLite")
+    def command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+        sub = subcommand(name, handler, help)
+        sub.add_argument(
+            "--target", default=default_target(), help="HOST:PORT of the service"
+        )
+        return sub
 
-    worker = command(
-        "worker",
-        cmd_worker,
-        "Run the background work (the game list projection and the bot seats) "
-        "without serving requests, for replicas that serve with "
-        "STRATA_BACKGROUND=none.",
-    )
-    worker.add_argument("--database-url", help="default $STRATA_DATABASE_URL or SQLite")
-
-    migrate = command("migrate", cmd_migrate, "Apply database migrations.")
-    migrate.add_argument("--database-url", help="default $STRATA_DATABASE_URL")
+    # The server's commands (serve, worker, migrate, projections), when the
+    # server is installed; see command_plugins.
+    for register in command_plugins():
+        register(subcommand)
 
     autoplay = command(
         "autoplay",
@@ -292,13 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--game", default="")
     stats.add_argument("--token", default=integration_token)
 
-    projections = command(
-        "projections", cmd_projections, "Manage the read models (on the database)."
-    )
-    projections.add_argument("action", choices=["rebuild", "status"])
-    projections.add_argument("--database-url", help="default $STRATA_DATABASE_URL")
-
-    _add_simulate(command("simulate", cmd_simulate, SIMULATE_HELP))
+    _add_simulate(subcommand("simulate", cmd_simulate, SIMULATE_HELP))
     return parser
 
 
@@ -359,47 +370,6 @@ def game_options(
     except json_format.ParseError as error:
         raise SystemExit(f"strata: bad option for {game_type}: {error}") from None
     return options
-
-
-# -- service ----------------------------------------------------------------------
-
-
-def cmd_serve(args: argparse.Namespace) -> int:
-    import dataclasses
-
-    from service.config import Config
-    from service.server import serve
-
-    config = Config.from_env()
-    if args.port is not None:
-        config = dataclasses.replace(config, port=args.port)
-    if args.database_url:
-        config = dataclasses.replace(config, database_url=args.database_url)
-    serve(config)
-    return 0
-
-
-def cmd_worker(args: argparse.Namespace) -> int:
-    import dataclasses
-
-    from service.config import Config
-    from service.server import work
-
-    config = Config.from_env()
-    if args.database_url:
-        config = dataclasses.replace(config, database_url=args.database_url)
-    work(config)
-    return 0
-
-
-def cmd_migrate(args: argparse.Namespace) -> int:
-    from eventstore import migrate
-    from service.config import Config
-
-    url = args.database_url or Config.from_env().database_url
-    migrate.upgrade(url)
-    print(f"strata: {migrate.check(url).message}")
-    return 0
 
 
 # -- playing ------------------------------------------------------------------------
@@ -750,39 +720,6 @@ def cmd_stats(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_projections(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from eventstore.factory import open_store
-    from eventstore.sql import SQLAlchemyEventStore
-    from service.config import Config
-    from service.projections import GameListProjection
-
-    url = args.database_url or Config.from_env().database_url
-    store = open_store(url)
-    try:
-        if not isinstance(store, SQLAlchemyEventStore):
-            raise SystemExit("strata: projections live in a SQL store")
-        projection = GameListProjection(store)
-        if args.action == "status":
-            print(
-                f"game_list at position {projection.position} "
-                f"of {store.last_position()}"
-            )
-            return 0
-        with tqdm(
-            total=store.last_position(), desc="rebuilding game_list", unit="event"
-        ) as bar:
-            applied = projection.rebuild(bar.update)
-        print(
-            f"game_list rebuilt from {applied} events "
-            f"({projection.models.count()} games)"
-        )
-    finally:
-        store.close()
-    return 0
-
-
 # -- the balance lab ------------------------------------------------------------------
 
 SIMULATE_HELP = "Play many games of bots in-process and report balance figures."
@@ -844,6 +781,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         plan.check()
     except (ValueError, KeyError) as error:
         raise SystemExit(f"strata: {error}") from None
+    if args.plot and not simulate.can_plot():
+        print(
+            f"strata: --plot needs matplotlib: {simulate.INSTALL_LAB}", file=sys.stderr
+        )
+        return 2
     began = time.monotonic()
     with tqdm(
         total=plan.games, desc=plan.game_type, unit="game", disable=args.quiet

@@ -15,6 +15,7 @@ game the team's win rate and how games were lost.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import json
 import math
 import multiprocessing
@@ -286,6 +287,14 @@ def dumps(data: Any) -> str:
 
 
 # -- charts -------------------------------------------------------------------------
+
+#: How to get the charts' one dependency (the ``lab`` extra, pyproject.toml).
+INSTALL_LAB = "pip install 'strata[lab]'"
+
+
+def can_plot() -> bool:
+    """Whether matplotlib, which draws the charts, is installed."""
+    return importlib.util.find_spec("matplotlib") is not None
 
 
 def plot(data: Any, directory: Path) -> list[Path]:

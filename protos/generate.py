@@ -4,8 +4,11 @@
     python protos/generate.py --check    # exit 1 if the committed code is stale
 
 Generated: ``*_pb2.py``, ``*_pb2_grpc.py`` and their ``.pyi`` stubs
-(mypy-protobuf), beside each ``.proto`` under ``protos/strata``; and for the
-services, ``*_connect.py`` (``protoc-gen-connectrpc``: the Connect and
+(mypy-protobuf), beside each ``.proto`` under ``protos/strata``, and an
+empty ``__init__.py`` in every package on the way (the games' modules are
+``strata.games.<game_type>.v1.<game_type>_pb2``). ``protos/strata/py.typed``
+is not generated: it tells type checkers to read the stubs. For the
+services, ``*_connect.py`` too (``protoc-gen-connectrpc``: the Connect and
 gRPC-Web applications and clients, on google.protobuf's messages).
 """
 
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import filecmp
+import os
 import re
 import shutil
 import sys
@@ -39,6 +43,10 @@ def generate(out: Path) -> None:
     from grpc_tools import protoc
 
     include = Path(grpc_tools.__file__).parent / "_proto"
+    # The mypy plugins (protoc-gen-mypy…) are scripts beside this Python,
+    # found even when its virtualenv is not activated.
+    scripts = str(Path(sys.executable).parent)
+    os.environ["PATH"] = os.pathsep.join([scripts, os.environ.get("PATH", "")])
     args = [
         "protoc",
         f"-I{PROTOS}",
@@ -51,9 +59,6 @@ def generate(out: Path) -> None:
     ]
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
-    plugin = shutil.which("protoc-gen-connectrpc") or str(
-        Path(sys.executable).parent / "protoc-gen-connectrpc"
-    )
     services = [
         p for p in proto_files() if re.search(r"^service\s", p.read_text(), re.M)
     ]
@@ -61,16 +66,20 @@ def generate(out: Path) -> None:
         "protoc",
         f"-I{PROTOS}",
         f"-I{include}",
-        f"--plugin=protoc-gen-connectrpc={plugin}",
         f"--connectrpc_out=protobuf=google:{out}",
         *(str(p.relative_to(PROTOS)) for p in services),
     ]
     if protoc.main(args) != 0:
         raise SystemExit("protoc (protoc-gen-connectrpc) failed")
-    for package in {p.parent for p in out.glob("strata/**/*_pb2.py")} | {
-        out / "strata",
-        out / "strata" / "v1",
-    }:
+    # Regular packages all the way down (strata, strata.games,
+    # strata.games.cubosaurs, strata.games.cubosaurs.v1, …): setuptools ships
+    # only those, and type checkers find their stubs beside them.
+    packages = {out / "strata"}
+    for module in out.glob("strata/**/*_pb2.py"):
+        packages.update(
+            parent for parent in module.parents if out / "strata" in parent.parents
+        )
+    for package in packages:
         (package / "__init__.py").touch()
 
 
@@ -111,10 +120,13 @@ def main() -> None:
             sys.exit(1)
         print("generated code is up to date")
         return
-    for path in generated_files(PROTOS):
-        (PROTOS / path).unlink()
     with tempfile.TemporaryDirectory() as tmp:
         generate(Path(tmp))
+        for path in generated_files(PROTOS):
+            (PROTOS / path).unlink()
+        for directory in sorted(PROTOS.glob("strata/**/"), reverse=True):
+            if not any(directory.iterdir()):
+                directory.rmdir()  # a package whose protos moved away
         shutil.copytree(tmp, PROTOS, dirs_exist_ok=True)
 
 

@@ -48,7 +48,7 @@ _STATUS_FROM_PROTO = {v: k for k, v in _STATUS_TO_PROTO.items()}
 @cache
 def game_module(game_type: str) -> ModuleType:
     """The generated protobuf module of a game type."""
-    return importlib.import_module(f"strata.v1.games.{game_type}_pb2")
+    return importlib.import_module(f"strata.games.{game_type}.v1.{game_type}_pb2")
 
 
 def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message | None:

@@ -1,6 +1,6 @@
 """Cubosaurs' shapes: options, scenario, commands, events, state and view,
 all frozen dataclasses mirrored one to one by
-``protos/strata/v1/games/cubosaurs.proto``.
+``protos/strata/games/cubosaurs/v1/cubosaurs.proto``.
 
 Cards and DNA tiles are named by id; what they are and how they score is
 in :mod:`domain.cubosaurs.content`.

@@ -1,6 +1,6 @@
 """The vocabulary of Dinosaurs Extinct?: options, scenario, commands, events,
 state and view, as frozen dataclasses (mirrored one to one by
-``protos/strata/v1/games/dinosaurs_extinct.proto``).
+``protos/strata/games/dinosaurs_extinct/v1/dinosaurs_extinct.proto``).
 """
 
 from __future__ import annotations

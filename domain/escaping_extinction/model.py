@@ -1,6 +1,6 @@
 """Escaping Extinction's typed shapes: options, scenario, state, commands,
 events and views. All frozen dataclasses, mirrored one to one by
-``protos/strata/v1/games/escaping_extinction.proto``.
+``protos/strata/games/escaping_extinction/v1/escaping_extinction.proto``.
 
 A World position is an integer: 0 is the Oasis, 1-6 the inner ring, 7-18
 the outer ring (axial coordinates in :class:`PlaceView`).

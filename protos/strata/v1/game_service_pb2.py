@@ -23,13 +23,13 @@ _sym_db = _symbol_database.Default()
 
 
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
-from strata.v1.games import cubosaurs_pb2 as strata_dot_v1_dot_games_dot_cubosaurs__pb2
-from strata.v1.games import dinosaurs_extinct_pb2 as strata_dot_v1_dot_games_dot_dinosaurs__extinct__pb2
-from strata.v1.games import escaping_extinction_pb2 as strata_dot_v1_dot_games_dot_escaping__extinction__pb2
-from strata.v1.games import happy_little_dinosaurs_pb2 as strata_dot_v1_dot_games_dot_happy__little__dinosaurs__pb2
+from strata.games.cubosaurs.v1 import cubosaurs_pb2 as strata_dot_games_dot_cubosaurs_dot_v1_dot_cubosaurs__pb2
+from strata.games.dinosaurs_extinct.v1 import dinosaurs_extinct_pb2 as strata_dot_games_dot_dinosaurs__extinct_dot_v1_dot_dinosaurs__extinct__pb2
+from strata.games.escaping_extinction.v1 import escaping_extinction_pb2 as strata_dot_games_dot_escaping__extinction_dot_v1_dot_escaping__extinction__pb2
+from strata.games.happy_little_dinosaurs.v1 import happy_little_dinosaurs_pb2 as strata_dot_games_dot_happy__little__dinosaurs_dot_v1_dot_happy__little__dinosaurs__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cstrata/v1/game_service.proto\x12\tstrata.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1fstrata/v1/games/cubosaurs.proto\x1a\'strata/v1/games/dinosaurs_extinct.proto\x1a)strata/v1/games/escaping_extinction.proto\x1a,strata/v1/games/happy_little_dinosaurs.proto\"m\n\x08GameType\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bmin_players\x18\x03 \x01(\x05\x12\x13\n\x0bmax_players\x18\x04 \x01(\x05\x12\x15\n\rrules_version\x18\x05 \x01(\t\"\x16\n\x14ListGameTypesRequest\"@\n\x15ListGameTypesResponse\x12\'\n\ngame_types\x18\x01 \x03(\x0b\x32\x13.strata.v1.GameType\"\xb7\x02\n\x0bGameOptions\x12G\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32*.strata.v1.games.dinosaurs_extinct.OptionsH\x00\x12Q\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32/.strata.v1.games.happy_little_dinosaurs.OptionsH\x00\x12\x37\n\tcubosaurs\x18\x03 \x01(\x0b\x32\".strata.v1.games.cubosaurs.OptionsH\x00\x12K\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32,.strata.v1.games.escaping_extinction.OptionsH\x00\x42\x06\n\x04game\"\xbc\x02\n\x0cGameScenario\x12H\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32+.strata.v1.games.dinosaurs_extinct.ScenarioH\x00\x12R\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32\x30.strata.v1.games.happy_little_dinosaurs.ScenarioH\x00\x12\x38\n\tcubosaurs\x18\x03 \x01(\x0b\x32#.strata.v1.games.cubosaurs.ScenarioH\x00\x12L\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32-.strata.v1.games.escaping_extinction.ScenarioH\x00\x42\x06\n\x04game\"\xcf\x01\n\x11\x43reateGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.strata.v1.GameOptions\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12)\n\x08scenario\x18\x05 \x01(\x0b\x32\x17.strata.v1.GameScenario\x12\x12\n\nrequest_id\x18\x06 \x01(\t\x12 \n\x04\x62ots\x18\x07 \x03(\x0b\x32\x12.strata.v1.BotSeat\"$\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\"J\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x12\n\nhost_token\x18\x03 \x01(\t\"1\n\x10LeaveGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"$\n\x11LeaveGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\"S\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\tB\x07\n\x05_seat\"E\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\x03\"#\n\x10StartGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"$\n\x11StartGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\"\xb7\x02\n\x0bGameCommand\x12G\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32*.strata.v1.games.dinosaurs_extinct.CommandH\x00\x12Q\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32/.strata.v1.games.happy_little_dinosaurs.CommandH\x00\x12\x37\n\tcubosaurs\x18\x03 \x01(\x0b\x32\".strata.v1.games.cubosaurs.CommandH\x00\x12K\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32,.strata.v1.games.escaping_extinction.CommandH\x00\x42\x06\n\x04game\"\xc5\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\'\n\x07\x63ommand\x18\x05 \x01(\x0b\x32\x16.strata.v1.GameCommand\x12\x1d\n\x15include_legal_actions\x18\x06 \x01(\x08\x42\x13\n\x11_expected_version\"\xab\x01\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.strata.v1.Event\x12\x11\n\tduplicate\x18\x03 \x01(\x08\x12-\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x16.strata.v1.LegalAction\x12\x1d\n\x15legal_actions_version\x18\x05 \x01(\x03\"E\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05taken\x18\x02 \x01(\x08\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\"*\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\x05\x12\x0e\n\x06result\x18\x02 \x01(\t\"\xa8\x02\n\x08GameView\x12\x44\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32\'.strata.v1.games.dinosaurs_extinct.ViewH\x00\x12N\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32,.strata.v1.games.happy_little_dinosaurs.ViewH\x00\x12\x34\n\tcubosaurs\x18\x03 \x01(\x0b\x32\x1f.strata.v1.games.cubosaurs.ViewH\x00\x12H\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32).strata.v1.games.escaping_extinction.ViewH\x00\x42\x06\n\x04game\"\xcc\x02\n\x04Game\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.strata.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x1e\n\x05seats\x18\x05 \x03(\x0b\x32\x0f.strata.v1.Seat\x12\x12\n\nyour_seats\x18\x06 \x03(\x05\x12\x14\n\x0c\x61\x63tive_seats\x18\x07 \x03(\x05\x12#\n\x07outcome\x18\x08 \x01(\x0b\x32\x12.strata.v1.Outcome\x12!\n\x04view\x18\t \x01(\x0b\x32\x13.strata.v1.GameView\x12\x15\n\rrules_version\x18\n \x01(\t\x12\x0f\n\x07players\x18\x0b \x01(\x05\x12.\n\ncreated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"I\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x17\n\nat_version\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\r\n\x0b_at_version\"0\n\x0fGetGameResponse\x12\x1d\n\x04game\x18\x01 \x01(\x0b\x32\x0f.strata.v1.Game\"Y\n\x0bLegalAction\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\'\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x16.strata.v1.GameCommand\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"F\n\x17ListLegalActionsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"T\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\'\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x16.strata.v1.LegalAction\"\xaa\x01\n\x0bGameCreated\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x15\n\rrules_version\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\'\n\x07options\x18\x05 \x01(\x0b\x32\x16.strata.v1.GameOptions\x12)\n\x08scenario\x18\x06 \x01(\x0b\x32\x17.strata.v1.GameScenario\">\n\x0cPlayerJoined\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\"\x1a\n\nPlayerLeft\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\r\n\x0bGameStarted\"3\n\x0cGameFinished\x12#\n\x07outcome\x18\x01 \x01(\x0b\x32\x12.strata.v1.Outcome\"\xad\x02\n\tGameEvent\x12\x45\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32(.strata.v1.games.dinosaurs_extinct.EventH\x00\x12O\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32-.strata.v1.games.happy_little_dinosaurs.EventH\x00\x12\x35\n\tcubosaurs\x18\x03 \x01(\x0b\x32 .strata.v1.games.cubosaurs.EventH\x00\x12I\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32*.strata.v1.games.escaping_extinction.EventH\x00\x42\x06\n\x04game\"\xa0\x03\n\x05\x45vent\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x10\n\x08position\x18\x03 \x01(\x03\x12\x0c\n\x04type\x18\x04 \x01(\t\x12/\n\x0brecorded_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0cgame_created\x18\n \x01(\x0b\x32\x16.strata.v1.GameCreatedH\x00\x12\x30\n\rplayer_joined\x18\x0b \x01(\x0b\x32\x17.strata.v1.PlayerJoinedH\x00\x12.\n\x0cgame_started\x18\x0c \x01(\x0b\x32\x16.strata.v1.GameStartedH\x00\x12\x30\n\rgame_finished\x18\r \x01(\x0b\x32\x17.strata.v1.GameFinishedH\x00\x12*\n\ngame_event\x18\x0e \x01(\x0b\x32\x14.strata.v1.GameEventH\x00\x12,\n\x0bplayer_left\x18\x0f \x01(\x0b\x32\x15.strata.v1.PlayerLeftH\x00\x42\x06\n\x04\x62ody\"L\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\x12\x11\n\tno_follow\x18\x03 \x01(\x08\"4\n\x11WatchGameResponse\x12\x1f\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x10.strata.v1.Event\"\x95\x02\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.strata.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x0f\n\x07players\x18\x05 \x01(\x05\x12\x13\n\x0bseats_taken\x18\x06 \x01(\x05\x12#\n\x07outcome\x18\x07 \x01(\x0b\x32\x12.strata.v1.Outcome\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inished_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"N\n\x11ReplayGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\x12\x12\n\nto_version\x18\x03 \x01(\x03\"T\n\x12ReplayGameResponse\x12\x1f\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x10.strata.v1.Event\x12\x1d\n\x04game\x18\x02 \x01(\x0b\x32\x0f.strata.v1.Game\"s\n\x10ListGamesRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12%\n\x06status\x18\x02 \x01(\x0e\x32\x15.strata.v1.GameStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"S\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.strata.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*q\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x14\n\x10GAME_STATUS_OPEN\x10\x01\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x32\xd3\x06\n\x0bGameService\x12R\n\rListGameTypes\x12\x1f.strata.v1.ListGameTypesRequest\x1a .strata.v1.ListGameTypesResponse\x12I\n\nCreateGame\x12\x1c.strata.v1.CreateGameRequest\x1a\x1d.strata.v1.CreateGameResponse\x12\x43\n\x08JoinGame\x12\x1a.strata.v1.JoinGameRequest\x1a\x1b.strata.v1.JoinGameResponse\x12\x46\n\tStartGame\x12\x1b.strata.v1.StartGameRequest\x1a\x1c.strata.v1.StartGameResponse\x12\x46\n\tLeaveGame\x12\x1b.strata.v1.LeaveGameRequest\x1a\x1c.strata.v1.LeaveGameResponse\x12R\n\rSubmitCommand\x12\x1f.strata.v1.SubmitCommandRequest\x1a .strata.v1.SubmitCommandResponse\x12@\n\x07GetGame\x12\x19.strata.v1.GetGameRequest\x1a\x1a.strata.v1.GetGameResponse\x12[\n\x10ListLegalActions\x12\".strata.v1.ListLegalActionsRequest\x1a#.strata.v1.ListLegalActionsResponse\x12H\n\tWatchGame\x12\x1b.strata.v1.WatchGameRequest\x1a\x1c.strata.v1.WatchGameResponse0\x01\x12\x46\n\tListGames\x12\x1b.strata.v1.ListGamesRequest\x1a\x1c.strata.v1.ListGamesResponse\x12K\n\nReplayGame\x12\x1c.strata.v1.ReplayGameRequest\x1a\x1d.strata.v1.ReplayGameResponse0\x01\x42%\n\rdev.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cstrata/v1/game_service.proto\x12\tstrata.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a)strata/games/cubosaurs/v1/cubosaurs.proto\x1a\x39strata/games/dinosaurs_extinct/v1/dinosaurs_extinct.proto\x1a=strata/games/escaping_extinction/v1/escaping_extinction.proto\x1a\x43strata/games/happy_little_dinosaurs/v1/happy_little_dinosaurs.proto\"m\n\x08GameType\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bmin_players\x18\x03 \x01(\x05\x12\x13\n\x0bmax_players\x18\x04 \x01(\x05\x12\x15\n\rrules_version\x18\x05 \x01(\t\"\x16\n\x14ListGameTypesRequest\"@\n\x15ListGameTypesResponse\x12\'\n\ngame_types\x18\x01 \x03(\x0b\x32\x13.strata.v1.GameType\"\xb7\x02\n\x0bGameOptions\x12G\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32*.strata.games.dinosaurs_extinct.v1.OptionsH\x00\x12Q\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32/.strata.games.happy_little_dinosaurs.v1.OptionsH\x00\x12\x37\n\tcubosaurs\x18\x03 \x01(\x0b\x32\".strata.games.cubosaurs.v1.OptionsH\x00\x12K\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32,.strata.games.escaping_extinction.v1.OptionsH\x00\x42\x06\n\x04game\"\xbc\x02\n\x0cGameScenario\x12H\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32+.strata.games.dinosaurs_extinct.v1.ScenarioH\x00\x12R\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32\x30.strata.games.happy_little_dinosaurs.v1.ScenarioH\x00\x12\x38\n\tcubosaurs\x18\x03 \x01(\x0b\x32#.strata.games.cubosaurs.v1.ScenarioH\x00\x12L\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32-.strata.games.escaping_extinction.v1.ScenarioH\x00\x42\x06\n\x04game\"\xcf\x01\n\x11\x43reateGameRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\'\n\x07options\x18\x03 \x01(\x0b\x32\x16.strata.v1.GameOptions\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12)\n\x08scenario\x18\x05 \x01(\x0b\x32\x17.strata.v1.GameScenario\x12\x12\n\nrequest_id\x18\x06 \x01(\t\x12 \n\x04\x62ots\x18\x07 \x03(\x0b\x32\x12.strata.v1.BotSeat\"$\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\"J\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x12\n\nhost_token\x18\x03 \x01(\t\"1\n\x10LeaveGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"$\n\x11LeaveGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\"S\n\x0fJoinGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x03 \x01(\tB\x07\n\x05_seat\"E\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\x03\"#\n\x10StartGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"$\n\x11StartGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\"\xb7\x02\n\x0bGameCommand\x12G\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32*.strata.games.dinosaurs_extinct.v1.CommandH\x00\x12Q\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32/.strata.games.happy_little_dinosaurs.v1.CommandH\x00\x12\x37\n\tcubosaurs\x18\x03 \x01(\x0b\x32\".strata.games.cubosaurs.v1.CommandH\x00\x12K\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32,.strata.games.escaping_extinction.v1.CommandH\x00\x42\x06\n\x04game\"\xc5\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\'\n\x07\x63ommand\x18\x05 \x01(\x0b\x32\x16.strata.v1.GameCommand\x12\x1d\n\x15include_legal_actions\x18\x06 \x01(\x08\x42\x13\n\x11_expected_version\"\xab\x01\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12 \n\x06\x65vents\x18\x02 \x03(\x0b\x32\x10.strata.v1.Event\x12\x11\n\tduplicate\x18\x03 \x01(\x08\x12-\n\rlegal_actions\x18\x04 \x03(\x0b\x32\x16.strata.v1.LegalAction\x12\x1d\n\x15legal_actions_version\x18\x05 \x01(\x03\"E\n\x04Seat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05taken\x18\x02 \x01(\x08\x12\x13\n\x0bplayer_name\x18\x03 \x01(\t\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\"*\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\x05\x12\x0e\n\x06result\x18\x02 \x01(\t\"\xa8\x02\n\x08GameView\x12\x44\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32\'.strata.games.dinosaurs_extinct.v1.ViewH\x00\x12N\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32,.strata.games.happy_little_dinosaurs.v1.ViewH\x00\x12\x34\n\tcubosaurs\x18\x03 \x01(\x0b\x32\x1f.strata.games.cubosaurs.v1.ViewH\x00\x12H\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32).strata.games.escaping_extinction.v1.ViewH\x00\x42\x06\n\x04game\"\xcc\x02\n\x04Game\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.strata.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x1e\n\x05seats\x18\x05 \x03(\x0b\x32\x0f.strata.v1.Seat\x12\x12\n\nyour_seats\x18\x06 \x03(\x05\x12\x14\n\x0c\x61\x63tive_seats\x18\x07 \x03(\x05\x12#\n\x07outcome\x18\x08 \x01(\x0b\x32\x12.strata.v1.Outcome\x12!\n\x04view\x18\t \x01(\x0b\x32\x13.strata.v1.GameView\x12\x15\n\rrules_version\x18\n \x01(\t\x12\x0f\n\x07players\x18\x0b \x01(\x05\x12.\n\ncreated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"I\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x17\n\nat_version\x18\x02 \x01(\x03H\x00\x88\x01\x01\x42\r\n\x0b_at_version\"0\n\x0fGetGameResponse\x12\x1d\n\x04game\x18\x01 \x01(\x0b\x32\x0f.strata.v1.Game\"Y\n\x0bLegalAction\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\'\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x16.strata.v1.GameCommand\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\"F\n\x17ListLegalActionsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"T\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\'\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x16.strata.v1.LegalAction\"\xaa\x01\n\x0bGameCreated\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\x15\n\rrules_version\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\x0c\n\x04seed\x18\x04 \x01(\t\x12\'\n\x07options\x18\x05 \x01(\x0b\x32\x16.strata.v1.GameOptions\x12)\n\x08scenario\x18\x06 \x01(\x0b\x32\x17.strata.v1.GameScenario\">\n\x0cPlayerJoined\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0bplayer_name\x18\x02 \x01(\t\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\"\x1a\n\nPlayerLeft\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\r\n\x0bGameStarted\"3\n\x0cGameFinished\x12#\n\x07outcome\x18\x01 \x01(\x0b\x32\x12.strata.v1.Outcome\"\xad\x02\n\tGameEvent\x12\x45\n\x11\x64inosaurs_extinct\x18\x01 \x01(\x0b\x32(.strata.games.dinosaurs_extinct.v1.EventH\x00\x12O\n\x16happy_little_dinosaurs\x18\x02 \x01(\x0b\x32-.strata.games.happy_little_dinosaurs.v1.EventH\x00\x12\x35\n\tcubosaurs\x18\x03 \x01(\x0b\x32 .strata.games.cubosaurs.v1.EventH\x00\x12I\n\x13\x65scaping_extinction\x18\x04 \x01(\x0b\x32*.strata.games.escaping_extinction.v1.EventH\x00\x42\x06\n\x04game\"\xa0\x03\n\x05\x45vent\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12\x10\n\x08position\x18\x03 \x01(\x03\x12\x0c\n\x04type\x18\x04 \x01(\t\x12/\n\x0brecorded_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0cgame_created\x18\n \x01(\x0b\x32\x16.strata.v1.GameCreatedH\x00\x12\x30\n\rplayer_joined\x18\x0b \x01(\x0b\x32\x17.strata.v1.PlayerJoinedH\x00\x12.\n\x0cgame_started\x18\x0c \x01(\x0b\x32\x16.strata.v1.GameStartedH\x00\x12\x30\n\rgame_finished\x18\r \x01(\x0b\x32\x17.strata.v1.GameFinishedH\x00\x12*\n\ngame_event\x18\x0e \x01(\x0b\x32\x14.strata.v1.GameEventH\x00\x12,\n\x0bplayer_left\x18\x0f \x01(\x0b\x32\x15.strata.v1.PlayerLeftH\x00\x42\x06\n\x04\x62ody\"L\n\x10WatchGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\x12\x11\n\tno_follow\x18\x03 \x01(\x08\"4\n\x11WatchGameResponse\x12\x1f\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x10.strata.v1.Event\"\x95\x02\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x11\n\tgame_type\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.strata.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x0f\n\x07players\x18\x05 \x01(\x05\x12\x13\n\x0bseats_taken\x18\x06 \x01(\x05\x12#\n\x07outcome\x18\x07 \x01(\x0b\x32\x12.strata.v1.Outcome\x12.\n\ncreated_at\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0b\x66inished_at\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"N\n\x11ReplayGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\x12\x12\n\nto_version\x18\x03 \x01(\x03\"T\n\x12ReplayGameResponse\x12\x1f\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x10.strata.v1.Event\x12\x1d\n\x04game\x18\x02 \x01(\x0b\x32\x0f.strata.v1.Game\"s\n\x10ListGamesRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12%\n\x06status\x18\x02 \x01(\x0e\x32\x15.strata.v1.GameStatus\x12\x11\n\tpage_size\x18\x03 \x01(\x05\x12\x12\n\npage_token\x18\x04 \x01(\t\"S\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.strata.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*q\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x14\n\x10GAME_STATUS_OPEN\x10\x01\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03\x32\xd3\x06\n\x0bGameService\x12R\n\rListGameTypes\x12\x1f.strata.v1.ListGameTypesRequest\x1a .strata.v1.ListGameTypesResponse\x12I\n\nCreateGame\x12\x1c.strata.v1.CreateGameRequest\x1a\x1d.strata.v1.CreateGameResponse\x12\x43\n\x08JoinGame\x12\x1a.strata.v1.JoinGameRequest\x1a\x1b.strata.v1.JoinGameResponse\x12\x46\n\tStartGame\x12\x1b.strata.v1.StartGameRequest\x1a\x1c.strata.v1.StartGameResponse\x12\x46\n\tLeaveGame\x12\x1b.strata.v1.LeaveGameRequest\x1a\x1c.strata.v1.LeaveGameResponse\x12R\n\rSubmitCommand\x12\x1f.strata.v1.SubmitCommandRequest\x1a .strata.v1.SubmitCommandResponse\x12@\n\x07GetGame\x12\x19.strata.v1.GetGameRequest\x1a\x1a.strata.v1.GetGameResponse\x12[\n\x10ListLegalActions\x12\".strata.v1.ListLegalActionsRequest\x1a#.strata.v1.ListLegalActionsResponse\x12H\n\tWatchGame\x12\x1b.strata.v1.WatchGameRequest\x1a\x1c.strata.v1.WatchGameResponse0\x01\x12\x46\n\tListGames\x12\x1b.strata.v1.ListGamesRequest\x1a\x1c.strata.v1.ListGamesResponse\x12K\n\nReplayGame\x12\x1c.strata.v1.ReplayGameRequest\x1a\x1d.strata.v1.ReplayGameResponse0\x01\x42%\n\rdev.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,88 +37,88 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'strata.v1.game_service_pb2'
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\rdev.strata.v1P\001Z\022strata/v1;stratav1'
-  _globals['_GAMESTATUS']._serialized_start=5364
-  _globals['_GAMESTATUS']._serialized_end=5477
-  _globals['_GAMETYPE']._serialized_start=239
-  _globals['_GAMETYPE']._serialized_end=348
-  _globals['_LISTGAMETYPESREQUEST']._serialized_start=350
-  _globals['_LISTGAMETYPESREQUEST']._serialized_end=372
-  _globals['_LISTGAMETYPESRESPONSE']._serialized_start=374
-  _globals['_LISTGAMETYPESRESPONSE']._serialized_end=438
-  _globals['_GAMEOPTIONS']._serialized_start=441
-  _globals['_GAMEOPTIONS']._serialized_end=752
-  _globals['_GAMESCENARIO']._serialized_start=755
-  _globals['_GAMESCENARIO']._serialized_end=1071
-  _globals['_CREATEGAMEREQUEST']._serialized_start=1074
-  _globals['_CREATEGAMEREQUEST']._serialized_end=1281
-  _globals['_BOTSEAT']._serialized_start=1283
-  _globals['_BOTSEAT']._serialized_end=1319
-  _globals['_CREATEGAMERESPONSE']._serialized_start=1321
-  _globals['_CREATEGAMERESPONSE']._serialized_end=1395
-  _globals['_LEAVEGAMEREQUEST']._serialized_start=1397
-  _globals['_LEAVEGAMEREQUEST']._serialized_end=1446
-  _globals['_LEAVEGAMERESPONSE']._serialized_start=1448
-  _globals['_LEAVEGAMERESPONSE']._serialized_end=1484
-  _globals['_JOINGAMEREQUEST']._serialized_start=1486
-  _globals['_JOINGAMEREQUEST']._serialized_end=1569
-  _globals['_JOINGAMERESPONSE']._serialized_start=1571
-  _globals['_JOINGAMERESPONSE']._serialized_end=1640
-  _globals['_STARTGAMEREQUEST']._serialized_start=1642
-  _globals['_STARTGAMEREQUEST']._serialized_end=1677
-  _globals['_STARTGAMERESPONSE']._serialized_start=1679
-  _globals['_STARTGAMERESPONSE']._serialized_end=1715
-  _globals['_GAMECOMMAND']._serialized_start=1718
-  _globals['_GAMECOMMAND']._serialized_end=2029
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=2032
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=2229
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=2232
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=2403
-  _globals['_SEAT']._serialized_start=2405
-  _globals['_SEAT']._serialized_end=2474
-  _globals['_OUTCOME']._serialized_start=2476
-  _globals['_OUTCOME']._serialized_end=2518
-  _globals['_GAMEVIEW']._serialized_start=2521
-  _globals['_GAMEVIEW']._serialized_end=2817
-  _globals['_GAME']._serialized_start=2820
-  _globals['_GAME']._serialized_end=3152
-  _globals['_GETGAMEREQUEST']._serialized_start=3154
-  _globals['_GETGAMEREQUEST']._serialized_end=3227
-  _globals['_GETGAMERESPONSE']._serialized_start=3229
-  _globals['_GETGAMERESPONSE']._serialized_end=3277
-  _globals['_LEGALACTION']._serialized_start=3279
-  _globals['_LEGALACTION']._serialized_end=3368
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=3370
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=3440
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=3442
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=3526
-  _globals['_GAMECREATED']._serialized_start=3529
-  _globals['_GAMECREATED']._serialized_end=3699
-  _globals['_PLAYERJOINED']._serialized_start=3701
-  _globals['_PLAYERJOINED']._serialized_end=3763
-  _globals['_PLAYERLEFT']._serialized_start=3765
-  _globals['_PLAYERLEFT']._serialized_end=3791
-  _globals['_GAMESTARTED']._serialized_start=3793
-  _globals['_GAMESTARTED']._serialized_end=3806
-  _globals['_GAMEFINISHED']._serialized_start=3808
-  _globals['_GAMEFINISHED']._serialized_end=3859
-  _globals['_GAMEEVENT']._serialized_start=3862
-  _globals['_GAMEEVENT']._serialized_end=4163
-  _globals['_EVENT']._serialized_start=4166
-  _globals['_EVENT']._serialized_end=4582
-  _globals['_WATCHGAMEREQUEST']._serialized_start=4584
-  _globals['_WATCHGAMEREQUEST']._serialized_end=4660
-  _globals['_WATCHGAMERESPONSE']._serialized_start=4662
-  _globals['_WATCHGAMERESPONSE']._serialized_end=4714
-  _globals['_GAMESUMMARY']._serialized_start=4717
-  _globals['_GAMESUMMARY']._serialized_end=4994
-  _globals['_REPLAYGAMEREQUEST']._serialized_start=4996
-  _globals['_REPLAYGAMEREQUEST']._serialized_end=5074
-  _globals['_REPLAYGAMERESPONSE']._serialized_start=5076
-  _globals['_REPLAYGAMERESPONSE']._serialized_end=5160
-  _globals['_LISTGAMESREQUEST']._serialized_start=5162
-  _globals['_LISTGAMESREQUEST']._serialized_end=5277
-  _globals['_LISTGAMESRESPONSE']._serialized_start=5279
-  _globals['_LISTGAMESRESPONSE']._serialized_end=5362
-  _globals['_GAMESERVICE']._serialized_start=5480
-  _globals['_GAMESERVICE']._serialized_end=6331
+  _globals['_GAMESTATUS']._serialized_start=5435
+  _globals['_GAMESTATUS']._serialized_end=5548
+  _globals['_GAMETYPE']._serialized_start=310
+  _globals['_GAMETYPE']._serialized_end=419
+  _globals['_LISTGAMETYPESREQUEST']._serialized_start=421
+  _globals['_LISTGAMETYPESREQUEST']._serialized_end=443
+  _globals['_LISTGAMETYPESRESPONSE']._serialized_start=445
+  _globals['_LISTGAMETYPESRESPONSE']._serialized_end=509
+  _globals['_GAMEOPTIONS']._serialized_start=512
+  _globals['_GAMEOPTIONS']._serialized_end=823
+  _globals['_GAMESCENARIO']._serialized_start=826
+  _globals['_GAMESCENARIO']._serialized_end=1142
+  _globals['_CREATEGAMEREQUEST']._serialized_start=1145
+  _globals['_CREATEGAMEREQUEST']._serialized_end=1352
+  _globals['_BOTSEAT']._serialized_start=1354
+  _globals['_BOTSEAT']._serialized_end=1390
+  _globals['_CREATEGAMERESPONSE']._serialized_start=1392
+  _globals['_CREATEGAMERESPONSE']._serialized_end=1466
+  _globals['_LEAVEGAMEREQUEST']._serialized_start=1468
+  _globals['_LEAVEGAMEREQUEST']._serialized_end=1517
+  _globals['_LEAVEGAMERESPONSE']._serialized_start=1519
+  _globals['_LEAVEGAMERESPONSE']._serialized_end=1555
+  _globals['_JOINGAMEREQUEST']._serialized_start=1557
+  _globals['_JOINGAMEREQUEST']._serialized_end=1640
+  _globals['_JOINGAMERESPONSE']._serialized_start=1642
+  _globals['_JOINGAMERESPONSE']._serialized_end=1711
+  _globals['_STARTGAMEREQUEST']._serialized_start=1713
+  _globals['_STARTGAMEREQUEST']._serialized_end=1748
+  _globals['_STARTGAMERESPONSE']._serialized_start=1750
+  _globals['_STARTGAMERESPONSE']._serialized_end=1786
+  _globals['_GAMECOMMAND']._serialized_start=1789
+  _globals['_GAMECOMMAND']._serialized_end=2100
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=2103
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=2300
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=2303
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=2474
+  _globals['_SEAT']._serialized_start=2476
+  _globals['_SEAT']._serialized_end=2545
+  _globals['_OUTCOME']._serialized_start=2547
+  _globals['_OUTCOME']._serialized_end=2589
+  _globals['_GAMEVIEW']._serialized_start=2592
+  _globals['_GAMEVIEW']._serialized_end=2888
+  _globals['_GAME']._serialized_start=2891
+  _globals['_GAME']._serialized_end=3223
+  _globals['_GETGAMEREQUEST']._serialized_start=3225
+  _globals['_GETGAMEREQUEST']._serialized_end=3298
+  _globals['_GETGAMERESPONSE']._serialized_start=3300
+  _globals['_GETGAMERESPONSE']._serialized_end=3348
+  _globals['_LEGALACTION']._serialized_start=3350
+  _globals['_LEGALACTION']._serialized_end=3439
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=3441
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=3511
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=3513
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=3597
+  _globals['_GAMECREATED']._serialized_start=3600
+  _globals['_GAMECREATED']._serialized_end=3770
+  _globals['_PLAYERJOINED']._serialized_start=3772
+  _globals['_PLAYERJOINED']._serialized_end=3834
+  _globals['_PLAYERLEFT']._serialized_start=3836
+  _globals['_PLAYERLEFT']._serialized_end=3862
+  _globals['_GAMESTARTED']._serialized_start=3864
+  _globals['_GAMESTARTED']._serialized_end=3877
+  _globals['_GAMEFINISHED']._serialized_start=3879
+  _globals['_GAMEFINISHED']._serialized_end=3930
+  _globals['_GAMEEVENT']._serialized_start=3933
+  _globals['_GAMEEVENT']._serialized_end=4234
+  _globals['_EVENT']._serialized_start=4237
+  _globals['_EVENT']._serialized_end=4653
+  _globals['_WATCHGAMEREQUEST']._serialized_start=4655
+  _globals['_WATCHGAMEREQUEST']._serialized_end=4731
+  _globals['_WATCHGAMERESPONSE']._serialized_start=4733
+  _globals['_WATCHGAMERESPONSE']._serialized_end=4785
+  _globals['_GAMESUMMARY']._serialized_start=4788
+  _globals['_GAMESUMMARY']._serialized_end=5065
+  _globals['_REPLAYGAMEREQUEST']._serialized_start=5067
+  _globals['_REPLAYGAMEREQUEST']._serialized_end=5145
+  _globals['_REPLAYGAMERESPONSE']._serialized_start=5147
+  _globals['_REPLAYGAMERESPONSE']._serialized_end=5231
+  _globals['_LISTGAMESREQUEST']._serialized_start=5233
+  _globals['_LISTGAMESREQUEST']._serialized_end=5348
+  _globals['_LISTGAMESRESPONSE']._serialized_start=5350
+  _globals['_LISTGAMESRESPONSE']._serialized_end=5433
+  _globals['_GAMESERVICE']._serialized_start=5551
+  _globals['_GAMESERVICE']._serialized_end=6402
 # @@protoc_insertion_point(module_scope)

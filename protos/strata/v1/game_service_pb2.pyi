@@ -19,10 +19,10 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
-from strata.v1.games import cubosaurs_pb2 as _cubosaurs_pb2
-from strata.v1.games import dinosaurs_extinct_pb2 as _dinosaurs_extinct_pb2
-from strata.v1.games import escaping_extinction_pb2 as _escaping_extinction_pb2
-from strata.v1.games import happy_little_dinosaurs_pb2 as _happy_little_dinosaurs_pb2
+from strata.games.cubosaurs.v1 import cubosaurs_pb2 as _cubosaurs_pb2
+from strata.games.dinosaurs_extinct.v1 import dinosaurs_extinct_pb2 as _dinosaurs_extinct_pb2
+from strata.games.escaping_extinction.v1 import escaping_extinction_pb2 as _escaping_extinction_pb2
+from strata.games.happy_little_dinosaurs.v1 import happy_little_dinosaurs_pb2 as _happy_little_dinosaurs_pb2
 import builtins as _builtins
 import sys
 import typing as _typing

@@ -7,7 +7,7 @@ import ast
 import sys
 from pathlib import Path
 
-from strata.v1.games import cubosaurs_pb2
+from strata.games.cubosaurs.v1 import cubosaurs_pb2
 
 from domain.cubosaurs import RULES
 from domain.cubosaurs.model import CardList, Options, RoundSetup, Scenario

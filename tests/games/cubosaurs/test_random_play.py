@@ -6,7 +6,7 @@ events and map onto the protos)."""
 from __future__ import annotations
 
 import pytest
-from strata.v1.games import cubosaurs_pb2
+from strata.games.cubosaurs.v1 import cubosaurs_pb2
 
 from domain.cubosaurs import RULES
 from domain.cubosaurs.content import CARD_COUNT, CARDS, DNA_TOKENS, TILE_COUNT

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from strata.v1.games import dinosaurs_extinct_pb2 as pb
+from strata.games.dinosaurs_extinct.v1 import dinosaurs_extinct_pb2 as pb
 
 from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.model import (

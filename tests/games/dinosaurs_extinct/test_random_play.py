@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from strata.v1.games import dinosaurs_extinct_pb2
+from strata.games.dinosaurs_extinct.v1 import dinosaurs_extinct_pb2
 
 from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.content import Space

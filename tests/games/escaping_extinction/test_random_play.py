@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from strata.v1.games import escaping_extinction_pb2
+from strata.games.escaping_extinction.v1 import escaping_extinction_pb2
 
 from domain.escaping_extinction import RULES
 from domain.escaping_extinction.model import (

@@ -405,7 +405,7 @@ def test_with_three_players_sharing_long_neck_any_seat_may_move_it() -> None:
 
 
 def test_a_scenario_maps_to_its_protobuf_message_and_back() -> None:
-    from strata.v1.games import escaping_extinction_pb2
+    from strata.games.escaping_extinction.v1 import escaping_extinction_pb2
 
     from domain.escaping_extinction.model import CardOrder
     from service import protomap

@@ -9,7 +9,7 @@ import functools
 from typing import Any
 
 import pytest
-from strata.v1.games import happy_little_dinosaurs_pb2
+from strata.games.happy_little_dinosaurs.v1 import happy_little_dinosaurs_pb2
 
 from domain.chance import Rng
 from domain.errors import DomainError

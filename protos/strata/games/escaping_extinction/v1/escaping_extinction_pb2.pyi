@@ -2403,7 +2403,7 @@ Global___EarthquakeStruck: _TypeAlias = EarthquakeStruck  # noqa: Y015
 
 @_typing.final
 class MeteorDeckRanOut(_message.Message):
-    """A Meteor card was needed and none was left: the game is lost."""
+    """A Meteor card was needed and none was left."""
 
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -1,0 +1,194 @@
+"""The server's commands of `strata`: serve, worker, migrate, projections.
+
+`strata` is one command, built by ``clients/cli.py``. The client may be
+installed without the server, so it never imports this package: it adds the
+commands that the entry point group ``strata.commands`` lists (pyproject.toml
+registers :func:`register` there). Without the server's dependencies (the
+``server`` extra) these commands say in one line what to install.
+
+    python -m service.cli serve       the same commands, without the client
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import importlib.util
+import sys
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+Handler = Callable[[argparse.Namespace], int]
+
+#: Top-level modules of the ``server`` extra (pyproject.toml).
+SERVER_MODULES = (
+    "alembic",
+    "grpc_health",
+    "grpc_reflection",
+    "psycopg",
+    "sqlalchemy",
+    "structlog",
+)
+INSTALL_SERVER = "pip install 'strata[server]'"
+
+
+class AddCommand(Protocol):
+    """Adds a subcommand ``name`` running ``handler`` to the `strata` parser."""
+
+    def __call__(
+        self, name: str, handler: Handler, help: str
+    ) -> argparse.ArgumentParser: ...
+
+
+def register(command: AddCommand) -> None:
+    """Add the server's subcommands (the ``strata.commands`` entry point)."""
+    serve = command("serve", _needs_server(cmd_serve), "Run the service.")
+    serve.add_argument("--port", type=int, help="port (default $STRATA_PORT or 50051)")
+    serve.add_argument("--database-url", help="default $STRATA_DATABASE_URL or SQLite")
+
+    worker = command(
+        "worker",
+        _needs_server(cmd_worker),
+        "Run the background work (the game list projection and the bot seats) "
+        "without serving requests, for replicas that serve with "
+        "STRATA_BACKGROUND=none.",
+    )
+    worker.add_argument("--database-url", help="default $STRATA_DATABASE_URL or SQLite")
+
+    migrate = command(
+        "migrate", _needs_server(cmd_migrate), "Apply database migrations."
+    )
+    migrate.add_argument("--database-url", help="default $STRATA_DATABASE_URL")
+
+    projections = command(
+        "projections",
+        _needs_server(cmd_projections),
+        "Manage the read models (on the database).",
+    )
+    projections.add_argument("action", choices=["rebuild", "status"])
+    projections.add_argument("--database-url", help="default $STRATA_DATABASE_URL")
+    # Accepted as it always was; the read models are on the database.
+    projections.add_argument(
+        "--target", help="unused: projections work on the database"
+    )
+
+
+def missing_server_modules() -> list[str]:
+    """The server's dependencies that are not installed."""
+    return [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
+
+
+def _needs_server(handler: Handler) -> Handler:
+    """``handler``, or one line saying what to install when the server's
+    dependencies are missing (the client installed alone)."""
+
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        missing = missing_server_modules()
+        if missing:
+            name = handler.__name__.removeprefix("cmd_")
+            print(
+                f"strata: `strata {name}` needs the server, which is not installed "
+                f"here (no {', '.join(missing)}): {INSTALL_SERVER}",
+                file=sys.stderr,
+            )
+            return 2
+        return handler(args)
+
+    return run
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from service.config import Config
+    from service.server import serve
+
+    config = Config.from_env()
+    if args.port is not None:
+        config = dataclasses.replace(config, port=args.port)
+    if args.database_url:
+        config = dataclasses.replace(config, database_url=args.database_url)
+    serve(config)
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from service.config import Config
+    from service.server import work
+
+    config = Config.from_env()
+    if args.database_url:
+        config = dataclasses.replace(config, database_url=args.database_url)
+    work(config)
+    return 0
+
+
+def cmd_migrate(args: argparse.Namespace) -> int:
+    from eventstore import migrate
+    from service.config import Config
+
+    url = args.database_url or Config.from_env().database_url
+    migrate.upgrade(url)
+    print(f"strata: {migrate.check(url).message}")
+    return 0
+
+
+def cmd_projections(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from eventstore.factory import open_store
+    from eventstore.sql import SQLAlchemyEventStore
+    from service.config import Config
+    from service.projections import GameListProjection
+
+    url = args.database_url or Config.from_env().database_url
+    store = open_store(url)
+    try:
+        if not isinstance(store, SQLAlchemyEventStore):
+            raise SystemExit("strata: projections live in a SQL store")
+        projection = GameListProjection(store)
+        if args.action == "status":
+            print(
+                f"game_list at position {projection.position} "
+                f"of {store.last_position()}"
+            )
+            return 0
+        with tqdm(
+            total=store.last_position(), desc="rebuilding game_list", unit="event"
+        ) as bar:
+            applied = projection.rebuild(bar.update)
+        print(
+            f"game_list rebuilt from {applied} events "
+            f"({projection.models.count()} games)"
+        )
+    finally:
+        store.close()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The server's commands alone (``python -m service.cli serve``)."""
+    parser = argparse.ArgumentParser(
+        prog="strata", description="Strata's server commands."
+    )
+    commands = parser.add_subparsers(metavar="COMMAND")
+
+    def command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+        sub = commands.add_parser(name, help=help, description=help)
+        sub.set_defaults(handler=handler)
+        return sub
+
+    register(command)
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        result: int = args.handler(args)
+        return result
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""Egg Race: roll a die and add it to your score, or hold; a 1 ends your
+turn; the first to reach the target wins. Each player's nest (1 to 3) is
+drawn at the start and seen by that player only: the heuristic bot rolls
+one more time than its nest in each turn.
+
+The smallest game with every part a real one has: options, a scenario,
+chance recorded in events (through ``Script``), a secret redacted per
+viewer, an enum, a map, optional fields, and a decision (the winner) made
+in ``decide`` and only applied by ``evolve``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+
+from domain.chance import Rng, Script
+from domain.errors import InvalidCommand, RuleViolation
+from domain.rules import GameConfig, GameRules, Outcome, Viewer
+
+
+class Phase(enum.Enum):
+    WAITING = "waiting"
+    RACING = "racing"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class Options:
+    target: int = 12
+
+
+@dataclass(frozen=True)
+class Scenario:
+    rolls: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class RollDie:
+    pass
+
+
+@dataclass(frozen=True)
+class Hold:
+    pass
+
+
+EggRaceCommand = RollDie | Hold
+
+
+@dataclass(frozen=True)
+class NestDrawn:
+    seat: int
+    nest: int | None  # None: another player's secret
+
+
+@dataclass(frozen=True)
+class DieRolled:
+    seat: int
+    value: int
+
+
+@dataclass(frozen=True)
+class TurnPassed:
+    next_seat: int
+
+
+@dataclass(frozen=True)
+class RaceWon:
+    seat: int
+
+
+EggRaceEvent = NestDrawn | DieRolled | TurnPassed | RaceWon
+
+
+@dataclass(frozen=True)
+class EggRaceState:
+    target: int
+    scores: tuple[int, ...]
+    scenario_rolls: tuple[int, ...] = ()
+    rolls_used: int = 0
+    nests: dict[int, int] = dataclasses.field(default_factory=dict)
+    turn: int = 0
+    rolls_this_turn: int = 0
+    phase: Phase = Phase.WAITING
+    winner: int | None = None
+
+
+@dataclass(frozen=True)
+class EggRaceView:
+    target: int
+    scores: tuple[int, ...]
+    nests: dict[int, int]
+    turn: int
+    rolls_this_turn: int
+    phase: Phase
+    winner: int | None = None
+
+
+class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRaceView]):
+    game_type = "egg_race"
+    title = "Egg Race (a toy)"
+    rules_version = "1"
+    min_players = 2
+    max_players = 3
+    options_type = Options
+    scenario_type = Scenario
+    state_type = EggRaceState
+    view_type = EggRaceView
+    command_types = (RollDie, Hold)
+    event_types = (NestDrawn, DieRolled, TurnPassed, RaceWon)
+    character_events = frozenset()
+
+    def validate_config(self, config: GameConfig[EggRaceState]) -> None:
+        if not 5 <= config.options.target <= 30:
+            raise InvalidCommand("BAD_TARGET", "The target is 5 to 30.")
+
+    def initial_state(self, config: GameConfig[EggRaceState]) -> EggRaceState:
+        rolls = config.scenario.rolls if config.scenario else ()
+        return EggRaceState(
+            config.options.target, (0,) * config.players, scenario_rolls=rolls
+        )
+
+    def start(self, state: EggRaceState, rng: Rng) -> list[EggRaceEvent]:
+        return [NestDrawn(seat, 1 + rng.below(3)) for seat in range(len(state.scores))]
+
+    def decide(
+        self, state: EggRaceState, seat: int, command: EggRaceCommand, rng: Rng
+    ) -> list[EggRaceEvent]:
+        if seat != state.turn:
+            raise RuleViolation("NOT_YOUR_TURN", f"It is seat {state.turn}'s turn.")
+        next_seat = TurnPassed((seat + 1) % len(state.scores))
+        match command:
+            case RollDie():
+                value = Script(rng, state.scenario_rolls, state.rolls_used).roll()
+                if state.scores[seat] + value >= state.target:
+                    return [DieRolled(seat, value), RaceWon(seat)]
+                if value == 1:
+                    return [DieRolled(seat, value), next_seat]
+                return [DieRolled(seat, value)]
+            case Hold() if state.rolls_this_turn == 0:
+                raise RuleViolation("ROLL_FIRST", "Roll at least once before holding.")
+            case Hold():
+                return [next_seat]
+            case _:
+                raise InvalidCommand("UNKNOWN_COMMAND", f"Not a command: {command!r}")
+
+    def evolve(self, state: EggRaceState, event: EggRaceEvent) -> EggRaceState:
+        replace = dataclasses.replace
+        match event:
+            case NestDrawn(seat=seat, nest=nest):
+                nests = {**state.nests, seat: nest or 0}
+                return replace(state, nests=nests, phase=Phase.RACING)
+            case DieRolled(seat=seat, value=value):
+                scores = list(state.scores)
+                scores[seat] += value
+                return replace(
+                    state,
+                    scores=tuple(scores),
+                    rolls_used=state.rolls_used + 1,
+                    rolls_this_turn=state.rolls_this_turn + 1,
+                )
+            case TurnPassed(next_seat=next_seat):
+                return replace(state, turn=next_seat, rolls_this_turn=0)
+            case RaceWon(seat=seat):
+                return replace(state, winner=seat, phase=Phase.FINISHED)
+        return state  # pragma: no cover - every event is matched above
+
+    def is_terminal(self, state: EggRaceState) -> bool:
+        return state.phase is Phase.FINISHED
+
+    def outcome(self, state: EggRaceState) -> Outcome:
+        winners = () if state.winner is None else (state.winner,)
+        return Outcome(winners, "reached_the_target")
+
+    def active_seats(self, state: EggRaceState) -> frozenset[int]:
+        if state.phase is not Phase.RACING:
+            return frozenset()
+        return frozenset({state.turn})
+
+    def legal_actions(self, state: EggRaceState, seat: int) -> list[EggRaceCommand]:
+        if seat not in self.active_seats(state):
+            return []
+        return [RollDie(), Hold()] if state.rolls_this_turn else [RollDie()]
+
+    def view(self, state: EggRaceState, viewer: Viewer) -> EggRaceView:
+        return EggRaceView(
+            target=state.target,
+            scores=state.scores,
+            nests={s: n for s, n in state.nests.items() if viewer.plays(s)},
+            turn=state.turn,
+            rolls_this_turn=state.rolls_this_turn,
+            phase=state.phase,
+            winner=state.winner,
+        )
+
+    def redact(self, event: EggRaceEvent, viewer: Viewer) -> EggRaceEvent:
+        if isinstance(event, NestDrawn) and not viewer.plays(event.seat):
+            return NestDrawn(event.seat, None)
+        return event
