@@ -41,7 +41,7 @@ from service.servicer import game_module
 from tests import gamekit
 from tests.adding_a_game import egg_race
 from tests.adding_a_game.egg_race import bots as egg_race_bots
-from tests.adding_a_game.egg_race.rules import (
+from tests.adding_a_game.egg_race.model import (
     DieRolled,
     Hold,
     NestDrawn,
@@ -170,7 +170,8 @@ def added(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Added]:
     with pytest.MonkeyPatch.context() as patch:
         # "Register the game in domain/registry.py".
         registry.game_types()
-        patch.setitem(registry._GAMES, GAME_TYPE, RULES)
+        patch.setitem(registry._CURRENT, GAME_TYPE, RULES)
+        patch.setitem(registry._VERSIONS, (GAME_TYPE, RULES.rules_version), RULES)
         # Its package as if at domain/egg_race/ (where domain.bots looks).
         patch.setitem(sys.modules, f"domain.{GAME_TYPE}", egg_race)
         patch.setitem(sys.modules, f"domain.{GAME_TYPE}.bots", egg_race_bots)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.chance import Rng
-from tests.adding_a_game.egg_race.rules import EggRaceCommand, EggRaceView, Hold
+from tests.adding_a_game.egg_race.model import EggRaceCommand, EggRaceView, Hold
 
 
 def heuristic_bot(

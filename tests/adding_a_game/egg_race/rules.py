@@ -11,91 +11,26 @@ in ``decide`` and only applied by ``evolve``.
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-from dataclasses import dataclass
-
 from domain.chance import Rng, Script
 from domain.errors import InvalidCommand, RuleViolation
+from domain.frozen import replace
 from domain.rules import GameConfig, GameRules, Outcome, Viewer
-
-
-class Phase(enum.Enum):
-    WAITING = "waiting"
-    RACING = "racing"
-    FINISHED = "finished"
-
-
-@dataclass(frozen=True)
-class Options:
-    target: int = 12
-
-
-@dataclass(frozen=True)
-class Scenario:
-    rolls: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class RollDie:
-    pass
-
-
-@dataclass(frozen=True)
-class Hold:
-    pass
-
-
-EggRaceCommand = RollDie | Hold
-
-
-@dataclass(frozen=True)
-class NestDrawn:
-    seat: int
-    nest: int | None  # None: another player's secret
-
-
-@dataclass(frozen=True)
-class DieRolled:
-    seat: int
-    value: int
-
-
-@dataclass(frozen=True)
-class TurnPassed:
-    next_seat: int
-
-
-@dataclass(frozen=True)
-class RaceWon:
-    seat: int
-
-
-EggRaceEvent = NestDrawn | DieRolled | TurnPassed | RaceWon
-
-
-@dataclass(frozen=True)
-class EggRaceState:
-    target: int
-    scores: tuple[int, ...]
-    scenario_rolls: tuple[int, ...] = ()
-    rolls_used: int = 0
-    nests: dict[int, int] = dataclasses.field(default_factory=dict)
-    turn: int = 0
-    rolls_this_turn: int = 0
-    phase: Phase = Phase.WAITING
-    winner: int | None = None
-
-
-@dataclass(frozen=True)
-class EggRaceView:
-    target: int
-    scores: tuple[int, ...]
-    nests: dict[int, int]
-    turn: int
-    rolls_this_turn: int
-    phase: Phase
-    winner: int | None = None
+from tests.adding_a_game.egg_race.bots import heuristic_bot
+from tests.adding_a_game.egg_race.model import (
+    DieRolled,
+    EggRaceCommand,
+    EggRaceEvent,
+    EggRaceState,
+    EggRaceView,
+    Hold,
+    NestDrawn,
+    Options,
+    Phase,
+    RaceWon,
+    RollDie,
+    Scenario,
+    TurnPassed,
+)
 
 
 class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRaceView]):
@@ -111,6 +46,7 @@ class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRace
     command_types = (RollDie, Hold)
     event_types = (NestDrawn, DieRolled, TurnPassed, RaceWon)
     character_events = frozenset()
+    bots = {"heuristic": heuristic_bot}
 
     def validate_config(self, config: GameConfig[EggRaceState]) -> None:
         if not 5 <= config.options.target <= 30:
@@ -147,7 +83,6 @@ class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRace
                 raise InvalidCommand("UNKNOWN_COMMAND", f"Not a command: {command!r}")
 
     def evolve(self, state: EggRaceState, event: EggRaceEvent) -> EggRaceState:
-        replace = dataclasses.replace
         match event:
             case NestDrawn(seat=seat, nest=nest):
                 nests = {**state.nests, seat: nest or 0}

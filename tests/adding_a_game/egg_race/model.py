@@ -1,0 +1,85 @@
+"""Egg Race's shapes: options, scenario, commands, events, state, view."""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from dataclasses import dataclass
+
+
+class Phase(enum.Enum):
+    WAITING = "waiting"
+    RACING = "racing"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class Options:
+    target: int = 12
+
+
+@dataclass(frozen=True)
+class Scenario:
+    rolls: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class RollDie:
+    pass
+
+
+@dataclass(frozen=True)
+class Hold:
+    pass
+
+
+EggRaceCommand = RollDie | Hold
+
+
+@dataclass(frozen=True)
+class NestDrawn:
+    seat: int
+    nest: int | None  # None: another player's secret
+
+
+@dataclass(frozen=True)
+class DieRolled:
+    seat: int
+    value: int
+
+
+@dataclass(frozen=True)
+class TurnPassed:
+    next_seat: int
+
+
+@dataclass(frozen=True)
+class RaceWon:
+    seat: int
+
+
+EggRaceEvent = NestDrawn | DieRolled | TurnPassed | RaceWon
+
+
+@dataclass(frozen=True)
+class EggRaceState:
+    target: int
+    scores: tuple[int, ...]
+    scenario_rolls: tuple[int, ...] = ()
+    rolls_used: int = 0
+    nests: dict[int, int] = dataclasses.field(default_factory=dict)
+    turn: int = 0
+    rolls_this_turn: int = 0
+    phase: Phase = Phase.WAITING
+    winner: int | None = None
+
+
+@dataclass(frozen=True)
+class EggRaceView:
+    target: int
+    scores: tuple[int, ...]
+    nests: dict[int, int]
+    turn: int
+    rolls_this_turn: int
+    phase: Phase
+    winner: int | None = None
