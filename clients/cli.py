@@ -26,12 +26,19 @@ The target service is `--target HOST:PORT`, else `STRATA_TARGET`, else
 
 from __future__ import annotations
 
+import os
+
+# gRPC's core writes its own plain-text lines to stderr (a refused
+# connection, a port in use); `strata` says what went wrong in one line of
+# its own, and `strata serve` logs JSON. Set GRPC_VERBOSITY to see them.
+# (Read when grpc is first imported, so set before any import of it.)
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+
 import argparse
 import hashlib
 import importlib.metadata
 import io
 import json
-import os
 import random
 import sys
 import time
@@ -43,9 +50,17 @@ from google.protobuf import json_format, text_format
 from strata.v1 import admin_service_pb2 as admin_pb
 from strata.v1 import game_service_pb2 as pb
 
-from clients.client import StrataClient, StrataError
+from clients.client import StrataClient, StrataError, Tls
 
 FINISHED = pb.GAME_STATUS_FINISHED
+
+
+def connect(args: argparse.Namespace, token: str = "") -> StrataClient:
+    """A client of the service the command's options name."""
+    tls = None
+    if args.tls or args.ca_file or args.cert_file:
+        tls = Tls(args.ca_file, args.cert_file, args.key_file)
+    return StrataClient(args.target, token=token, tls=tls)
 
 
 def default_target() -> str:
@@ -160,6 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`strata events G | head`): nothing to say,
+        # and nothing more to write (Python would complain at exit).
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())
+        return 1
     finally:
         sys.stdout, sys.stderr = stdout, stderr
 
@@ -179,6 +200,29 @@ def build_parser() -> argparse.ArgumentParser:
         sub = subcommand(name, handler, help)
         sub.add_argument(
             "--target", default=default_target(), help="HOST:PORT of the service"
+        )
+        tls = sub.add_argument_group("TLS")
+        tls.add_argument(
+            "--tls",
+            action="store_true",
+            default=bool(os.environ.get("STRATA_TLS")),
+            help="connect over TLS (default: $STRATA_TLS set)",
+        )
+        tls.add_argument(
+            "--ca-file",
+            default=os.environ.get("STRATA_TLS_CA_FILE", ""),
+            help="PEM of the authority that signed the service's certificate "
+            "(implies --tls; default $STRATA_TLS_CA_FILE, else the system's)",
+        )
+        tls.add_argument(
+            "--cert-file",
+            default=os.environ.get("STRATA_TLS_CLIENT_CERT", ""),
+            help="client certificate, for a service that asks for one",
+        )
+        tls.add_argument(
+            "--key-file",
+            default=os.environ.get("STRATA_TLS_CLIENT_KEY", ""),
+            help="the client certificate's key",
         )
         return sub
 
@@ -396,7 +440,7 @@ def _creator(client: StrataClient, seed: str) -> StrataClient:
 
 def cmd_autoplay(args: argparse.Namespace) -> int:
     seed = args.seed or os.urandom(8).hex()
-    with StrataClient(args.target) as client:
+    with connect(args) as client:
         created = _creator(client, args.seed).create_game(
             args.game,
             args.players,
@@ -459,7 +503,7 @@ def _show_game(game: pb.Game) -> None:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    with StrataClient(args.target) as client:
+    with connect(args) as client:
         if args.game:
             bots = bot_seats(args.bot)
             created = _creator(client, args.seed).create_game(
@@ -522,7 +566,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def cmd_create(args: argparse.Namespace) -> int:
     token = os.environ.get("STRATA_ADMIN_TOKEN", "")
-    with StrataClient(args.target, token=token) as client:
+    with connect(args, token) as client:
         created = client.create_game(
             args.game,
             args.players,
@@ -537,13 +581,13 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_leave(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         print(f"version {client.leave_game(args.game_id, args.seat).version}")
     return 0
 
 
 def cmd_join(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         joined = client.join_game(args.game_id, player_name=args.name, seat=args.seat)
         print(f"seat {joined.seat}", file=sys.stderr)
         print(joined.seat_token)
@@ -551,13 +595,13 @@ def cmd_join(args: argparse.Namespace) -> int:
 
 
 def cmd_start(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         print(f"version {client.start_game(args.game_id).version}")
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         game = client.get_game(args.game_id, args.at_version)
         if args.json:
             print(json_format.MessageToJson(game))
@@ -567,7 +611,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_actions(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         legal = client.list_legal_actions(args.game_id)
         for number, action in enumerate(legal.actions):
             print(f"[{number}] seat {action.seat}: {action.description}")
@@ -577,7 +621,7 @@ def cmd_actions(args: argparse.Namespace) -> int:
 
 
 def cmd_act(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         legal = client.list_legal_actions(args.game_id)
         if not 0 <= args.number < len(legal.actions):
             raise SystemExit(f"strata: no action number {args.number}")
@@ -603,21 +647,21 @@ def _event_line(event: pb.Event) -> str:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         for event in client.watch_game(args.game_id, args.from_version, follow=True):
             print(_event_line(event), flush=True)
     return 0
 
 
 def cmd_events(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         for event in client.watch_game(args.game_id, args.from_version, follow=False):
             print(json.dumps(json_format.MessageToDict(event), sort_keys=True))
     return 0
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         for step in client.replay_game(
             args.game_id, args.from_version, args.to_version
         ):
@@ -632,7 +676,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         raise SystemExit("strata: verify needs the admin token ($STRATA_ADMIN_TOKEN)")
     if bool(args.all) == bool(args.game_id):
         raise SystemExit("strata: give a GAME_ID or --all")
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         ids = (
             [g.game_id for g in client.all_games(args.game)]
             if args.all
@@ -658,7 +702,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         exported = client.export_game(args.game_id)
         path = args.output or exported.file_name
         with open(path, "wb") as out:
@@ -670,7 +714,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     with open(args.file, "rb") as source:
         document = source.read()
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         imported = client.import_game(document, args.game_id)
         verdict = admin_pb.Verdict.Name(imported.verification.verdict)
         print(
@@ -681,7 +725,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         log = client.get_audit_log(args.game_id)
         commands = {c.first_version: c for c in log.commands if c.accepted}
         for event in log.events:
@@ -703,7 +747,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
 
 
 def cmd_follow(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         for item in client.follow_log(
             args.after_position, args.game, args.event, follow=not args.no_follow
         ):
@@ -714,7 +758,7 @@ def cmd_follow(args: argparse.Namespace) -> int:
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    with StrataClient(args.target, token=args.token) as client:
+    with connect(args, args.token) as client:
         response = client.get_statistics(args.game)
         print(json.dumps(json_format.MessageToDict(response), indent=2, sort_keys=True))
     return 0

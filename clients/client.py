@@ -17,9 +17,11 @@ Every method returns the response message of its RPC; errors raise
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import uuid
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -57,6 +59,27 @@ class StrataError(Exception):
         return cls(error.code(), reason, error.details() or "")
 
 
+@dataclasses.dataclass(frozen=True)
+class Tls:
+    """TLS to the service: the authority that signed its certificate (the
+    system's when empty), and a client certificate and key for a service
+    that asks for one (mutual TLS). Paths of PEM files."""
+
+    ca_file: str = ""
+    cert_file: str = ""
+    key_file: str = ""
+
+    def _read(self, path: str) -> bytes | None:
+        return Path(path).read_bytes() if path else None
+
+    def grpc_credentials(self) -> grpc.ChannelCredentials:
+        return grpc.ssl_channel_credentials(
+            root_certificates=self._read(self.ca_file),
+            private_key=self._read(self.key_file),
+            certificate_chain=self._read(self.cert_file),
+        )
+
+
 class StrataClient:
     """A connection to a Strata service, optionally with a bearer token."""
 
@@ -67,15 +90,18 @@ class StrataClient:
         timeout: float = 30.0,
         channel: grpc.Channel | None = None,
         transport: str = "grpc",
+        tls: Tls | None = None,
     ) -> None:
         """``transport``: ``grpc`` (``target`` is ``host:port``), or, to the
-        service's HTTP listener (``target`` is ``http://host:8080``),
-        ``connect`` (Connect, JSON), ``connect-proto`` (Connect, binary) or
-        ``grpc-web`` (:mod:`clients.connect`)."""
+        service's HTTP listener (``target`` is ``http://host:8080``, or
+        ``https://…``), ``connect`` (Connect, JSON), ``connect-proto``
+        (Connect, binary) or ``grpc-web`` (:mod:`clients.connect`).
+        ``tls``: connect over TLS (see :class:`Tls`)."""
         self.target = target
         self.token = token
         self.timeout = timeout
         self.transport = transport
+        self.tls = tls
         self._owns_channel = channel is None
         self._shared: StrataClient | None = None
         #: The gRPC channel (None over the other transports).
@@ -84,10 +110,15 @@ class StrataClient:
             from clients.connect import stubs
 
             self.stub, self.admin_stub, self.integration_stub, self._http = stubs(
-                target, transport
+                target, transport, tls
             )
             return
-        self.channel = channel or grpc.insecure_channel(target)
+        if self.channel is None:
+            self.channel = (
+                grpc.secure_channel(target, tls.grpc_credentials())
+                if tls is not None
+                else grpc.insecure_channel(target)
+            )
         self.stub = pb_grpc.GameServiceStub(self.channel)
         self.admin_stub = admin_grpc.AdminServiceStub(self.channel)
         self.integration_stub = integration_grpc.IntegrationServiceStub(self.channel)
@@ -96,7 +127,7 @@ class StrataClient:
         """A client on the same connection acting with ``token``."""
         if self.transport == "grpc":
             return StrataClient(
-                self.target, token, self.timeout, self.channel, self.transport
+                self.target, token, self.timeout, self.channel, self.transport, self.tls
             )
         other = copy.copy(self)
         other.token = token

@@ -141,7 +141,7 @@ class ConnectStub:
         return invoke
 
 
-def stubs(address: str, transport: str) -> tuple[Any, Any, Any, Any]:
+def stubs(address: str, transport: str, tls: Any = None) -> tuple[Any, Any, Any, Any]:
     """(game, admin, integration) stubs speaking ``transport`` to the HTTP
     listener at ``address`` (``http://host:8080``), and the HTTP client
     they share (to close)."""
@@ -150,7 +150,7 @@ def stubs(address: str, transport: str) -> tuple[Any, Any, Any, Any]:
         google_protobuf_json_codec,
     )
     from connectrpc.protocol import ProtocolType
-    from pyqwest import SyncClient
+    from pyqwest import SyncClient, SyncHTTPTransport
     from strata.v1 import (
         admin_service_connect,
         admin_service_pb2,
@@ -170,7 +170,18 @@ def stubs(address: str, transport: str) -> tuple[Any, Any, Any, Any]:
         if transport == "connect"
         else google_protobuf_binary_codec()
     )
-    http = SyncClient()
+    if tls is not None:
+        address = address.replace("http://", "https://", 1)
+        http = SyncClient(
+            SyncHTTPTransport(
+                tls_ca_cert=tls._read(tls.ca_file),
+                tls_include_system_certs=not tls.ca_file,
+                tls_cert=tls._read(tls.cert_file),
+                tls_key=tls._read(tls.key_file),
+            )
+        )
+    else:
+        http = SyncClient()
     options: dict[str, Any] = {
         "codec": codec,
         "protocol": protocol,

@@ -249,6 +249,16 @@ class EventStore(abc.ABC):
     def last_position(self) -> int:
         """The highest global position committed (0 for an empty store)."""
 
+    def connections_in_use(self) -> int | None:
+        """Database connections checked out now (None: not a pooled store)."""
+        return None
+
+    def check_health(self) -> None:
+        """Raise :class:`StoreUnavailable` unless the store answers now (a
+        health check's probe: quick, and it must notice a database that
+        went away)."""
+        self.last_position()
+
     @abc.abstractmethod
     def list_streams(self, after_game_id: str = "", limit: int = 100) -> list[str]:
         """Game ids in id order, after ``after_game_id``."""

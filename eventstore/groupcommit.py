@@ -44,6 +44,7 @@ from datetime import datetime
 from typing import Any
 
 import psycopg
+from opentelemetry import metrics
 
 from eventstore import tables
 from eventstore.loops import resolve_on_their_loops
@@ -166,6 +167,14 @@ class Append:
         return f'{json.dumps(values)[:-1]},"events":{self.events}{payload}}}'
 
 
+#: The size of each batch committed (OpenTelemetry API: the service's meter
+#: provider reads it, a process without one records nothing).
+_BATCH_SIZES = metrics.get_meter("strata.eventstore").create_histogram(
+    "strata.store.batch.size",
+    description="Appends committed together in one group commit",
+)
+
+
 class GroupCommitter:
     """Commits queued appends in batches on one connection of its own."""
 
@@ -250,6 +259,7 @@ class GroupCommitter:
                 batch = self._queue[: self._max_batch]
                 del self._queue[: self._max_batch]
                 last = len(batch)
+            _BATCH_SIZES.record(last)
             try:
                 self._commit(batch)
             except BaseException as error:  # answer every caller, whatever happens

@@ -383,6 +383,11 @@ class SQLAlchemyEventStore(EventStore):
         with translate_errors(), self._begin_read() as connection:
             return [_command_record(row) for row in connection.execute(query)]
 
+    def connections_in_use(self) -> int | None:
+        """Connections checked out of the engine's pool now."""
+        checkedout = getattr(self._engine.pool, "checkedout", None)
+        return None if checkedout is None else int(checkedout())
+
     def count_refusals(self, game_id: str) -> int:
         """How many refused commands a game's command log holds."""
         query = (

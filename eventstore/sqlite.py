@@ -38,7 +38,7 @@ from sqlalchemy.pool import ConnectionPoolEntry, StaticPool
 from sqlalchemy.sql.dml import Insert
 
 from eventstore import tables
-from eventstore.base import StoreError
+from eventstore.base import StoreError, StoreUnavailable
 from eventstore.migrate import upgrade_connection
 from eventstore.sql import SQLAlchemyEventStore, dumps_json
 from eventstore.urls import database_url, is_sqlite_memory
@@ -96,6 +96,28 @@ class SQLiteEventStore(SQLAlchemyEventStore):
             # Nobody else can migrate a private database: it starts migrated.
             with self._begin_write() as connection:
                 upgrade_connection(connection)
+
+    def check_health(self) -> None:
+        """Open the file afresh and take its write lock for a moment: a file
+        gone unreadable, or locked by another writer for over a second, is
+        unavailable (a pooled connection would go on reading it)."""
+        if self._memory:
+            return
+        path = self._engine.url.database or ""
+        try:
+            probe = sqlite3.connect(
+                f"file:{path}?mode=rw", uri=True, timeout=1.0, isolation_level=None
+            )
+            try:
+                probe.execute("BEGIN IMMEDIATE")
+                probe.execute("SELECT 1 FROM events LIMIT 1").fetchall()
+                probe.execute("ROLLBACK")
+            finally:
+                probe.close()
+        except sqlite3.Error as error:
+            raise StoreUnavailable(
+                f"the SQLite file {path} is unusable: {error}"
+            ) from None
 
     def _on_connect(
         self, connection: sqlite3.Connection, _record: ConnectionPoolEntry

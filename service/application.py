@@ -9,6 +9,7 @@ optimistic concurrency and logs commands for idempotency.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import functools
 import hashlib
@@ -19,7 +20,7 @@ import threading
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -48,7 +49,7 @@ from eventstore.base import (
     RecordedEvent,
     Snapshot,
 )
-from service import inputs
+from service import inputs, telemetry
 from service.errors import (
     Aborted,
     AlreadyExists,
@@ -267,6 +268,8 @@ class GameApp:
         self.max_refusals = max_refusals
         #: One reader a watched game, however many watch it.
         self.feeds = GameFeeds(store)
+        self.tracer = telemetry.tracer()
+        self.metrics = CommandMetrics()
         #: The seats of unstarted games each caller holds.
         self.lobby = Lobby(self, max_open_seats)
         self._admin_hash = hash_token(admin_token) if admin_token else ""
@@ -291,6 +294,10 @@ class GameApp:
 
     def load(self, game_id: str, refresh: bool = True) -> Loaded:
         """The game's latest state (cached, caught up with the store)."""
+        with self.tracer.start_as_current_span("load"):
+            return self._load(game_id, refresh)
+
+    def _load(self, game_id: str, refresh: bool) -> Loaded:
         with self._cache_lock:
             loaded = self._cache.get(game_id)
             if loaded is not None:
@@ -609,6 +616,21 @@ class GameApp:
     ) -> Submitted:
         """Decide and append one game command, idempotently by ``command_id``
         (for its actor: see :meth:`_replayed`)."""
+        with self.metrics.command(game_id, self) as counted:
+            counted.submitted = self._submit(
+                caller, game_id, seat, command_id, command, expected_version
+            )
+            return counted.submitted
+
+    def _submit(
+        self,
+        caller: Caller,
+        game_id: str,
+        seat: int,
+        command_id: str,
+        command: Any,
+        expected_version: int | None = None,
+    ) -> Submitted:
         self._check_command(caller, command_id)
         # Decide on the cached state without asking the store whether it is
         # current: the append checks the version anyway, and a stale state
@@ -618,9 +640,10 @@ class GameApp:
         loaded, fresh = self._load_for_command(game_id)
         for _ in range(MAX_RETRIES):
             try:
-                attempt = self._attempt(
-                    caller, loaded, seat, command_id, command, expected_version
-                )
+                with self.tracer.start_as_current_span("decide"):
+                    attempt = self._attempt(
+                        caller, loaded, seat, command_id, command, expected_version
+                    )
             except (PermissionDenied, Aborted):
                 if not fresh:
                     loaded, fresh = self.load(game_id), True
@@ -664,9 +687,10 @@ class GameApp:
                     return self._replayed(caller, game_id, record, actor)
                 raise
             try:
-                result = self.store.append(
-                    game_id, attempt.version, attempt.new_events, attempt.command
-                )
+                with self.tracer.start_as_current_span("append"), self.metrics.timed():
+                    result = self.store.append(
+                        game_id, attempt.version, attempt.new_events, attempt.command
+                    )
             except DuplicateCommand as duplicate:
                 return self._replayed(
                     caller, game_id, duplicate.record, attempt.command.actor
@@ -713,10 +737,25 @@ class GameApp:
         starts over in :meth:`submit` on a worker thread, whose answer is
         the answer: the same one :meth:`submit` would have given.
         """
+        with self.metrics.command(game_id, self) as counted:
+            counted.submitted = await self._submit_async(
+                caller, game_id, seat, command_id, command, expected_version
+            )
+            return counted.submitted
+
+    async def _submit_async(
+        self,
+        caller: Caller,
+        game_id: str,
+        seat: int,
+        command_id: str,
+        command: Any,
+        expected_version: int | None = None,
+    ) -> Submitted:
         self._check_command(caller, command_id)
 
         def slowly() -> Submitted:
-            return self.submit(
+            return self._submit(
                 caller, game_id, seat, command_id, command, expected_version
             )
 
@@ -724,15 +763,17 @@ class GameApp:
         if loaded is None:
             return await asyncio.to_thread(slowly)
         try:
-            attempt = self._attempt(
-                caller, loaded, seat, command_id, command, expected_version
-            )
+            with self.tracer.start_as_current_span("decide"):
+                attempt = self._attempt(
+                    caller, loaded, seat, command_id, command, expected_version
+                )
         except (PermissionDenied, Aborted, DomainError):
             return await asyncio.to_thread(slowly)
         try:
-            result = await self.store.append_async(
-                game_id, attempt.version, attempt.new_events, attempt.command
-            )
+            with self.tracer.start_as_current_span("append"), self.metrics.timed():
+                result = await self.store.append_async(
+                    game_id, attempt.version, attempt.new_events, attempt.command
+                )
         except (ConcurrencyError, DuplicateCommand):
             return await asyncio.to_thread(slowly)
         submitted, snapshot = self._accepted(caller, game_id, loaded, attempt, result)
@@ -1132,6 +1173,50 @@ class GameApp:
                 if len(out) == page_size:
                     break
         return out, after if len(out) == page_size else ""
+
+
+class CommandMetrics:
+    """Commands by game type and outcome, and the time their appends take."""
+
+    def __init__(self) -> None:
+        meter = telemetry.meter()
+        self.commands = meter.create_counter(
+            "strata.commands",
+            description="Game commands decided, by game type and outcome "
+            "(accepted, duplicate, refused, failed)",
+        )
+        self.append_ms = meter.create_histogram(
+            "strata.store.append.duration",
+            unit="ms",
+            description="Time a command's append took, to its durable commit",
+        )
+
+    @contextlib.contextmanager
+    def command(self, game_id: str, app: GameApp) -> Iterator[_Counted]:
+        counted = _Counted()
+        outcome = "failed"
+        try:
+            yield counted
+            outcome = "duplicate" if counted.submitted.duplicate else "accepted"
+        except DomainError:
+            outcome = "refused"
+            raise
+        finally:
+            loaded = app.cached(game_id)
+            game_type = loaded.state.game_type if loaded is not None else "unknown"
+            self.commands.add(1, {"game_type": game_type, "outcome": outcome})
+
+    @contextlib.contextmanager
+    def timed(self) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.append_ms.record((time.perf_counter() - started) * 1000)
+
+
+class _Counted:
+    submitted: Submitted
 
 
 class Lobby:

@@ -11,10 +11,19 @@ registers :func:`register` there). Without the server's dependencies (the
 
 from __future__ import annotations
 
+import os
+
+# gRPC's core writes its own plain-text lines to stderr (a port in use, …):
+# every failure reaches Strata's JSON log or its one-line error too, so they
+# are off unless GRPC_VERBOSITY asks for them (read when grpc is imported).
+os.environ.setdefault("GRPC_VERBOSITY", "NONE")
+
 import argparse
 import dataclasses
+import errno
 import functools
 import importlib.util
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Protocol
@@ -94,9 +103,52 @@ def _needs_server(handler: Handler) -> Handler:
                 file=sys.stderr,
             )
             return 2
-        return handler(args)
+        return _one_line_errors(handler, args)
 
     return run
+
+
+def _one_line_errors(handler: Handler, args: argparse.Namespace) -> int:
+    """Run ``handler``; any failure a user can cause or fix is one line
+    ``strata: …`` on stderr: exit 2 for configuration, 1 at run time."""
+    from eventstore.base import StoreError
+    from service.config import ConfigError
+
+    try:
+        return handler(args)
+    except ConfigError as error:
+        print(f"strata: the configuration is wrong: {error}", file=sys.stderr)
+        return 2
+    except StoreError as error:
+        print(f"strata: {_store_problem(error)}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"strata: {_os_problem(error)}", file=sys.stderr)
+        return 1
+
+
+def _store_problem(error: Exception) -> str:
+    """A store error in a sentence, saying what to do about the usual ones."""
+    text = " ".join(str(error).split())
+    missing = re.search(r'database "([^"]+)" does not exist', text)
+    if missing:
+        name = missing.group(1)
+        return (
+            f'the database "{name}" does not exist; create it first (`createdb '
+            f'{name}`, or `CREATE DATABASE "{name}";` in psql) and run '
+            "`strata migrate` again"
+        )
+    return text
+
+
+def _os_problem(error: OSError) -> str:
+    if error.errno == errno.EADDRINUSE:
+        return (
+            f"cannot listen: {error.strerror or error} ({error.filename or ''}); "
+            "another process has the port: stop it, or choose another with "
+            "STRATA_PORT / STRATA_HTTP_PORT (--port)"
+        ).replace(" ()", "")
+    return " ".join(str(error).split())
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 from service.limits import LimitSettings
+from service.tls import TlsFiles
 
 DEFAULT_PORT = 50051
 DEFAULT_HTTP_PORT = 8080
@@ -78,27 +79,136 @@ class Config:
     #: origin only).
     cors_origins: tuple[str, ...] = ()
 
+    #: ``STRATA_ACCESS_LOG``: a log line per call (``all``), per call that
+    #: did not end OK (``errors``), or none (``off``).
+    access_log: str = "all"
+    #: ``STRATA_SHUTDOWN_GRACE``: seconds a graceful shutdown lets running
+    #: calls and streams finish.
+    shutdown_grace: float = 10.0
+    #: ``STRATA_TLS_CERT`` / ``STRATA_TLS_KEY`` / ``STRATA_TLS_CLIENT_CA``:
+    #: TLS on every listener (None: plain).
+    tls: TlsFiles | None = None
+
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Config:
+        """The configuration the environment gives; :class:`ConfigError`
+        listing every variable that is wrong."""
         env = dict(os.environ if environ is None else environ)
-        return cls(
+        read = _Reader(env)
+        config = cls(
             database_url=env.get("STRATA_DATABASE_URL") or default_database_url(),
-            port=int(env.get("STRATA_PORT") or DEFAULT_PORT),
+            port=read.port("STRATA_PORT", DEFAULT_PORT),
             host=env.get("STRATA_HOST") or "[::]",
             admin_token=env.get("STRATA_ADMIN_TOKEN", ""),
-            workers=int(env.get("STRATA_WORKERS") or 32),
-            log_level=(env.get("STRATA_LOG_LEVEL") or "info").lower(),
-            integration_tokens=tuple(
-                t.strip()
-                for t in env.get("STRATA_INTEGRATION_TOKENS", "").split(",")
-                if t.strip()
+            workers=read.integer("STRATA_WORKERS", 32, least=1),
+            log_level=read.choice(
+                "STRATA_LOG_LEVEL", "info", ("debug", "info", "warning", "error")
             ),
-            limits=LimitSettings.from_env(env),
-            background=parse_background(env.get("STRATA_BACKGROUND")),
-            http_port=int(env.get("STRATA_HTTP_PORT") or DEFAULT_HTTP_PORT),
-            cors_origins=tuple(
-                o.strip()
-                for o in env.get("STRATA_CORS_ORIGINS", "").split(",")
-                if o.strip()
+            integration_tokens=read.listed("STRATA_INTEGRATION_TOKENS"),
+            limits=read.limits(),
+            background=read.background(),
+            http_port=read.port("STRATA_HTTP_PORT", DEFAULT_HTTP_PORT, off=True),
+            cors_origins=read.listed("STRATA_CORS_ORIGINS"),
+            access_log=read.choice(
+                "STRATA_ACCESS_LOG", "all", ("all", "errors", "off")
             ),
+            shutdown_grace=read.number("STRATA_SHUTDOWN_GRACE", 10.0, least=0),
+            tls=read.tls(),
         )
+        if read.problems:
+            raise ConfigError(read.problems)
+        return config
+
+
+class ConfigError(ValueError):
+    """Variables of the environment that are wrong (all of them)."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class _Reader:
+    """Reads variables, collecting what is wrong instead of stopping at it."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.problems: list[str] = []
+
+    def _raw(self, name: str) -> str:
+        return self.env.get(name, "").strip()
+
+    def integer(self, name: str, default: int, least: int = 0) -> int:
+        raw = self._raw(name)
+        if not raw:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            value = least - 1
+        if value < least:
+            self.problems.append(f"{name}={raw!r} is not a whole number >= {least}")
+            return default
+        return value
+
+    def number(self, name: str, default: float, least: float = 0) -> float:
+        raw = self._raw(name)
+        if not raw:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            value = least - 1
+        if not value >= least:
+            self.problems.append(f"{name}={raw!r} is not a number >= {least:g}")
+            return default
+        return value
+
+    def port(self, name: str, default: int, off: bool = False) -> int:
+        raw = self._raw(name)
+        if not raw:
+            return default
+        value = int(raw) if raw.isdigit() else -1
+        if not (0 if off else 1) <= value <= 65535:
+            what = "0 (off) to 65535" if off else "1 to 65535"
+            self.problems.append(f"{name}={raw!r} is not a port ({what})")
+            return default
+        return value
+
+    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
+        raw = self._raw(name).lower()
+        if not raw:
+            return default
+        if raw not in choices:
+            self.problems.append(f"{name}={raw!r} is not one of {', '.join(choices)}")
+            return default
+        return raw
+
+    def listed(self, name: str) -> tuple[str, ...]:
+        return tuple(t.strip() for t in self.env.get(name, "").split(",") if t.strip())
+
+    def limits(self) -> LimitSettings:
+        try:
+            return LimitSettings.from_env(self.env, self.problems)
+        except ValueError as error:  # pragma: no cover - from_env collects
+            self.problems.append(str(error))
+            return LimitSettings()
+
+    def tls(self) -> TlsFiles | None:
+        files = TlsFiles(
+            self._raw("STRATA_TLS_CERT"),
+            self._raw("STRATA_TLS_KEY"),
+            self._raw("STRATA_TLS_CLIENT_CA"),
+        )
+        if not (files.cert or files.key or files.client_ca):
+            return None
+        problems = files.problems()
+        self.problems.extend(problems)
+        return None if problems else files
+
+    def background(self) -> tuple[str, ...]:
+        try:
+            return parse_background(self.env.get("STRATA_BACKGROUND"))
+        except ValueError as error:
+            self.problems.append(str(error))
+            return BACKGROUND_WORK

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import dataclasses
+import hashlib
 import inspect
 import itertools
 import threading
@@ -36,7 +38,10 @@ from concurrent.futures import Executor
 from typing import Any, TypeAlias
 
 import structlog
+from opentelemetry import context as context_api
+from opentelemetry import propagate, trace
 
+from service import telemetry
 from service.errors import INTERNAL, Code, Refusal, Unauthenticated, classify
 from service.limits import Limits, StreamSlot
 
@@ -93,9 +98,12 @@ class Call:
 class Door:
     """Makes, once per method, the handler every transport calls."""
 
-    def __init__(self, limits: Limits, pool: Executor) -> None:
+    def __init__(self, limits: Limits, pool: Executor, access_log: str = "all") -> None:
+        """``access_log``: ``all`` (a line per call), ``errors`` (a line per
+        call that did not end OK) or ``off``."""
         self.limits = limits
         self.pool = pool
+        self.observer = Observer(access_log)
 
     def unary(self, method: str, handler: Handler) -> Unary:
         """The door's handler of a unary method: ``(request, call) ->
@@ -103,8 +111,10 @@ class Door:
         run = self._runner(handler)
         limits = self.limits
 
+        observer = self.observer
+
         async def unary(request: Any, call: Call) -> Any:
-            with _logged(request, call, method) as outcome:
+            with observer.call(request, call, method, current=True) as outcome:
                 try:
                     with limits.admit(request, call):
                         response = await run(request, call)
@@ -120,8 +130,10 @@ class Door:
         iterate = self._iterator(handler)
         limits = self.limits
 
+        observer = self.observer
+
         async def stream(request: Any, call: Call) -> AsyncIterator[Any]:
-            with _logged(request, call, method) as outcome:
+            with observer.call(request, call, method, current=False) as outcome:
                 try:
                     with limits.admit(request, call, stream=True) as slot:
                         responses = iterate(request, call)
@@ -137,6 +149,7 @@ class Door:
                         finally:
                             await responses.aclose()  # type: ignore[attr-defined]
                 except (asyncio.CancelledError, GeneratorExit):
+                    outcome.code = Code.CANCELLED
                     raise
                 except BaseException as error:
                     raise outcome.refused(error) from None
@@ -153,7 +166,9 @@ class Door:
 
         async def in_thread(request: Any, call: Call) -> Any:
             loop = asyncio.get_running_loop()
-            return await loop.run_in_executor(pool, handler, request, call)
+            # The call's context (its log fields, its span) goes with it.
+            context = contextvars.copy_context()
+            return await loop.run_in_executor(pool, context.run, handler, request, call)
 
         return in_thread
 
@@ -167,9 +182,12 @@ class Door:
         async def in_threads(request: Any, call: Call) -> AsyncIterator[Any]:
             responses = _Responses(lambda: handler(request, call))
             loop = asyncio.get_running_loop()
+            context = contextvars.copy_context()
             try:
                 while True:
-                    response = await loop.run_in_executor(pool, responses.next)
+                    response = await loop.run_in_executor(
+                        pool, context.run, responses.next
+                    )
                     if response is _END:
                         return
                     yield response
@@ -232,56 +250,131 @@ class _Responses:
                 close()
 
 
-# -- logs ---------------------------------------------------------------------------
+# -- what is seen of a call: a log line, a span, the RPC metrics ------------------
 
 
-class _logged:
-    """Binds request id, method and game id to the log context of a call
-    (context variables: each call's task has its own), and classifies the
-    error that ends it."""
+class Observer:
+    """The access log, the span and the RPC metrics of every call."""
 
-    def __init__(self, request: Any, call: Call, method: str) -> None:
+    def __init__(self, access_log: str = "all") -> None:
+        if access_log not in ("all", "errors", "off"):
+            raise ValueError(f"access log {access_log!r}: use all, errors or off")
+        self.access_log = access_log
+        self.tracer = telemetry.tracer()
+        meter = telemetry.meter()
+        self.duration = meter.create_histogram(
+            "rpc.server.duration",
+            unit="ms",
+            description="Duration of RPCs served, by service, method and status "
+            "(OpenTelemetry RPC conventions), every transport",
+        )
+
+    def call(self, request: Any, call: Call, method: str, current: bool) -> _Observed:
+        return _Observed(self, request, call, method, current)
+
+
+class _Observed:
+    """One call's observation: binds request id, method, game id (and trace
+    id) to the log context of the call (context variables: each call's task
+    has its own), opens its span (the current span while a unary handler
+    runs), and at the end records its duration and writes its access line;
+    also classifies the error that ends it."""
+
+    def __init__(
+        self, observer: Observer, request: Any, call: Call, method: str, current: bool
+    ) -> None:
         # Bounded before the request is checked (service.inputs): a log line
         # never holds more than a short prefix of what a caller sent.
         call.request_id = call.headers.get("x-request-id", "")[:128] or _next_id()
         call.response_headers["x-request-id"] = call.request_id
+        self.observer = observer
+        self.call = call
         self.method = method
-        self.transport = call.transport
         self.game_id = str(getattr(request, "game_id", "") or "")[:64]
-        self.request_id = call.request_id
+        self.current = current
+        self.code = Code.OK
+        self.reason = ""
         self.sent = 0
+        self._token: Any = None
 
-    def __enter__(self) -> _logged:
+    def __enter__(self) -> _Observed:
+        call = self.call
+        service, _, name = self.method.strip("/").partition("/")
+        self.attributes = {
+            "rpc.system": "grpc" if call.transport == "grpc" else "connect_rpc",
+            "rpc.service": service,
+            "rpc.method": name,
+        }
+        parent = (
+            propagate.extract(call.headers) if "traceparent" in call.headers else None
+        )
+        self.span = self.observer.tracer.start_span(
+            self.method,
+            context=parent,
+            kind=trace.SpanKind.SERVER,
+            attributes={**self.attributes, "strata.transport": call.transport},
+        )
+        span_context = self.span.get_span_context()
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(
-            request_id=self.request_id, method=self.method, game_id=self.game_id
+            request_id=call.request_id,
+            method=self.method,
+            game_id=self.game_id,
+            trace_id=format(span_context.trace_id, "032x"),
         )
+        if self.current:
+            self._token = context_api.attach(trace.set_span_in_context(self.span))
         self.started = time.perf_counter()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
+        ms = (time.perf_counter() - self.started) * 1000
+        if self._token is not None:
+            context_api.detach(self._token)
+        status = self.code.value
+        self.observer.duration.record(
+            ms, {**self.attributes, "rpc.grpc.status_code": status}
+        )
+        if self.code is not Code.OK:
+            self.span.set_status(trace.StatusCode.ERROR, self.reason)
+            self.span.set_attribute("strata.reason", self.reason)
+        self.span.set_attribute("rpc.grpc.status_code", status)
+        self.span.end()
+        mode = self.observer.access_log
+        if mode == "all" or (mode == "errors" and self.code is not Code.OK):
+            call = self.call
+            log.info(
+                "rpc",
+                code=self.code.name,
+                reason=self.reason,
+                ms=round(ms, 2),
+                transport=call.transport,
+                peer=_peer_hash(call.peer),
+                **({"sent": self.sent} if self.sent else {}),
+            )
         structlog.contextvars.clear_contextvars()
 
     def refused(self, error: BaseException) -> Refusal:
-        """The refusal ``error`` is answered with (logged)."""
+        """The refusal ``error`` is answered with (an unclassified error is
+        logged with its traceback: a bug)."""
         refusal = classify(error)
         if refusal is None:
             log.error(
                 "rpc.internal_error",
                 method=self.method,
-                transport=self.transport,
+                transport=self.call.transport,
                 exc_info=error,
             )
-            return INTERNAL
-        log.info(
-            "rpc.refused",
-            method=self.method,
-            code=refusal.code.name,
-            reason=refusal.reason,
-            transport=self.transport,
-            ms=_ms(self.started),
-        )
+            self.span.record_exception(error)
+            refusal = INTERNAL
+        self.code = refusal.code
+        self.reason = refusal.reason
         return refusal
+
+
+def _peer_hash(peer: str) -> str:
+    """A caller's address in a log line: a short hash, not the address."""
+    return hashlib.sha256(peer.encode()).hexdigest()[:12] if peer else ""
 
 
 #: Request ids made here: this process's random prefix and a counter (unique
@@ -292,10 +385,6 @@ _REQUEST_ID_PREFIX = uuid.uuid4().hex[:12]
 
 def _next_id() -> str:
     return f"{_REQUEST_ID_PREFIX}-{next(_REQUEST_IDS):x}"
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 2)
 
 
 __all__ = ["Call", "Code", "Door", "Refusal"]

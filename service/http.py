@@ -9,7 +9,10 @@ One ASGI application (served by uvicorn) routes:
 - ``GET /`` and ``GET /game/<id>``: the web table (static files shipped in
   the package, ``service/web/``: no build step, no CDN);
 - ``GET /healthz``: ``{"status": "SERVING"}`` (or 503 with
-  ``NOT_SERVING``), for load balancers that speak plain HTTP;
+  ``NOT_SERVING``), for load balancers that speak plain HTTP, the same
+  truth as ``grpc.health.v1`` (:mod:`service.health`);
+- ``GET /metrics``: the OpenTelemetry metrics in Prometheus' text format
+  (:mod:`service.telemetry`);
 - with ``STRATA_CORS_ORIGINS`` set, cross-origin requests from those
   origins (preflights answered, ``Authorization`` allowed, the Connect and
   gRPC-Web response headers exposed); unset, the same origin only.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -36,6 +40,8 @@ from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
+
+from service import telemetry
 
 ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
 
@@ -97,6 +103,12 @@ def application(
     async def index(request: Request) -> Response:
         return FileResponse(WEB / "index.html")
 
+    async def metrics(request: Request) -> Response:
+        return Response(
+            await asyncio.to_thread(telemetry.prometheus_text),
+            media_type="text/plain; version=0.0.4; charset=utf-8",
+        )
+
     async def healthz(request: Request) -> Response:
         ok = serving()
         return JSONResponse(
@@ -109,6 +121,7 @@ def application(
             Route("/", index),
             Route("/game/{game_id}", index),
             Route("/healthz", healthz),
+            Route("/metrics", metrics),
             *extra_routes,
             Mount("/static", StaticFiles(directory=WEB), name="static"),
         ]
@@ -139,9 +152,9 @@ def bind(host: str, port: int) -> socket.socket:
         sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     try:
         sock.bind((host.strip("[]"), port))
-    except OSError:
+    except OSError as error:
         sock.close()
-        raise
+        raise OSError(error.errno, error.strerror, f"{host}:{port} (HTTP)") from None
     sock.listen(1024)
     sock.setblocking(False)
     return sock
@@ -150,7 +163,9 @@ def bind(host: str, port: int) -> socket.socket:
 class HttpListener:
     """uvicorn serving ``app`` on a bound socket, on the running loop."""
 
-    def __init__(self, app: ASGIApp, sock: socket.socket) -> None:
+    def __init__(
+        self, app: ASGIApp, sock: socket.socket, tls: ssl.SSLContext | None = None
+    ) -> None:
         self.sock = sock
         self.port: int = sock.getsockname()[1]
         config = uvicorn.Config(
@@ -162,6 +177,9 @@ class HttpListener:
             ws="none",
             timeout_graceful_shutdown=5,
         )
+        config.load()
+        # The service's own TLS context (service.tls), mutual when asked.
+        config.ssl = tls
         self.server = uvicorn.Server(config)
         self._task: asyncio.Task[None] | None = None
 

@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import DecodeError
 
+from service import telemetry
 from service.errors import (
     DeadlineExceeded,
     InvalidArgument,
@@ -159,20 +160,33 @@ class LimitSettings:
     open_game_hours: float = DEFAULT_OPEN_GAME_HOURS
 
     @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None) -> LimitSettings:
+    def from_env(
+        cls, environ: Mapping[str, str] | None = None, problems: list[str] | None = None
+    ) -> LimitSettings:
+        """The limits the environment gives. A value that is not a number
+        >= 0 is a problem: added to ``problems`` when given (the default is
+        kept), else raised as ValueError."""
         env = os.environ if environ is None else environ
         values: dict[str, Any] = {}
+        found: list[str] = []
         for field in dataclasses.fields(cls):
-            raw = env.get(_ENVIRONMENT[field.name], "").strip()
+            name = _ENVIRONMENT[field.name]
+            raw = env.get(name, "").strip()
             if not raw:
                 continue
             kind = int if field.type in ("int", int) else float
             try:
-                values[field.name] = kind(raw)
+                value = kind(raw)
             except ValueError:
-                raise ValueError(
-                    f"{_ENVIRONMENT[field.name]}={raw!r} is not a number"
-                ) from None
+                value = -1
+            if not value >= 0:
+                found.append(f"{name}={raw!r} is not a number >= 0")
+                continue
+            values[field.name] = value
+        if found and problems is None:
+            raise ValueError("; ".join(found))
+        if problems is not None:
+            problems.extend(found)
         return cls(**values)
 
     @staticmethod
@@ -258,6 +272,7 @@ class StreamSlot:
 
     rank: int
     keys: tuple[str, ...]
+    method: str
     #: Resolved when the stream is shed (the door's stream waits on it
     #: beside the next response).
     stopper: asyncio.Future[None] | None
@@ -290,6 +305,11 @@ class StreamSlots:
     def count(self, key: str) -> int:
         with self._lock:
             return len(self._by_key.get(key, ()))
+
+    def by_method(self) -> Counter[str]:
+        """Open streams by method."""
+        with self._lock:
+            return Counter(s.method for s in self._by_key.get("all", {}).values())
 
     def open(self, slot: StreamSlot, bounds: Mapping[str, int]) -> None:
         """Count ``slot`` in its bounds (``bounds``: key -> bound, 0 for
@@ -372,7 +392,13 @@ class Limits:
             settings.creations_per_minute / 60, settings.creations_per_minute
         )
         self.streams = StreamSlots()
+        self.refusals = telemetry.meter().create_counter(
+            "strata.door.refused",
+            description="Calls refused at the door for a limit, by reason "
+            "(RATE_LIMITED, TOO_MANY_CALLS, TOO_MANY_STREAMS, …)",
+        )
         self._in_flight: Counter[str] = Counter()
+        self._running = 0
         self._lock = threading.Lock()
 
     def in_flight(self, connection: str | None = None) -> int:
@@ -391,17 +417,29 @@ class Limits:
         self._check(request, call)
         token = call.token
         admin = bool(token) and self.is_admin(token)
-        if not admin:
-            self._take_rates(request, call, token)
+        try:
+            if not admin:
+                self._take_rates(request, call, token)
+            if stream:
+                slot = self._open_stream(request, call, token, admin)
+        except ResourceExhausted as refused:
+            self.refusals.add(1, {"reason": refused.reason})
+            raise
         if stream:
-            slot = self._open_stream(request, call, token, admin)
             try:
                 yield slot
             finally:
                 self.streams.close(slot)
             return
-        with self._unary(call.connection):
+        try:
+            self._start_unary(call.connection)
+        except ResourceExhausted as refused:
+            self.refusals.add(1, {"reason": refused.reason})
+            raise
+        try:
             yield None
+        finally:
+            self._end_unary(call.connection)
 
     def _check(self, request: Any, call: Call) -> None:
         if call.expired() or call.done():
@@ -450,8 +488,9 @@ class Limits:
                     f"each bot seat {BOT_SEAT_COST} more); try again later.",
                 )
 
-    @contextlib.contextmanager
-    def _unary(self, connection: str) -> Iterator[None]:
+    def _start_unary(self, connection: str) -> None:
+        """Count a unary call as running on ``connection`` (TOO_MANY_CALLS
+        when it may not)."""
         settings = self.settings
         with self._lock:
             running = self._in_flight[connection]
@@ -461,18 +500,19 @@ class Limits:
                     f"This connection already has {running} calls running "
                     f"(the limit is {settings.max_calls_per_peer}).",
                 )
-            if 0 < settings.max_calls <= sum(self._in_flight.values()):
+            if 0 < settings.max_calls <= self._running:
                 raise ResourceExhausted(
                     "TOO_MANY_CALLS", "The service is busy; retry in a moment."
                 )
             self._in_flight[connection] = running + 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._in_flight[connection] -= 1
-                if self._in_flight[connection] <= 0:
-                    del self._in_flight[connection]
+            self._running += 1
+
+    def _end_unary(self, connection: str) -> None:
+        with self._lock:
+            self._running -= 1
+            self._in_flight[connection] -= 1
+            if self._in_flight[connection] <= 0:
+                del self._in_flight[connection]
 
     def _open_stream(
         self, request: Any, call: Call, token: str, admin: bool
@@ -489,7 +529,9 @@ class Limits:
         game_id = getattr(request, "game_id", "")
         if game_id:
             keys.append("game:" + game_id)
-        slot = StreamSlot(2 if admin else 1 if token else 0, tuple(keys), stopper)
+        slot = StreamSlot(
+            2 if admin else 1 if token else 0, tuple(keys), call.method, stopper
+        )
         settings = self.settings
         bounds = {
             "all": settings.max_streams,

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import logging
 import signal
-import sys
 import threading
 from collections.abc import Collection, Sequence
 from concurrent import futures
@@ -21,8 +21,9 @@ from typing import Any
 
 import grpc
 import structlog
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_health.v1 import health, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from opentelemetry.metrics import Observation
 from strata.v1 import admin_service_pb2 as admin_pb
 from strata.v1 import game_service_pb2 as pb
 from strata.v1 import integration_service_pb2 as integration_pb
@@ -30,17 +31,19 @@ from strata.v1 import integration_service_pb2 as integration_pb
 from domain import registry
 from eventstore.base import EventStore
 from eventstore.sql import SQLAlchemyEventStore
-from service import connect_transport, grpc_transport, http
+from service import connect_transport, grpc_transport, http, telemetry
 from service.admin import AdminServicer, IntegrationServicer
 from service.application import GameApp
 from service.bots import BotRunner
 from service.config import BACKGROUND_WORK, Config
 from service.door import Door
+from service.health import HealthWatch
 from service.housekeeping import Housekeeper
 from service.http import HttpListener
 from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
 from service.servicer import GameServicer
+from service.tls import TlsFiles
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameService"].full_name
 ADMIN_SERVICE_NAME = admin_pb.DESCRIPTOR.services_by_name["AdminService"].full_name
@@ -51,21 +54,8 @@ MAX_MESSAGE_BYTES = 1 << 20
 
 
 def configure_logging(level: str = "info") -> None:
-    """structlog as JSON lines on stderr."""
-    numeric = getattr(logging, level.upper(), logging.INFO)
-    logging.basicConfig(format="%(message)s", stream=sys.stderr, level=numeric)
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            structlog.processors.JSONRenderer(),
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
-    )
+    """Every log line JSON on stderr (see :mod:`service.telemetry`)."""
+    telemetry.configure_logging(level)
 
 
 @dataclass
@@ -79,7 +69,7 @@ class Running:
     server: grpc.aio.Server
     port: int
     app: GameApp
-    health: health.aio.HealthServicer
+    health: HealthWatch
     loop: asyncio.AbstractEventLoop
     loop_thread: threading.Thread
     pool: futures.ThreadPoolExecutor
@@ -88,6 +78,7 @@ class Running:
     #: The HTTP listener (Connect, gRPC-Web, the web table), if any.
     http: HttpListener | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
+    gauges: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
     @property
@@ -100,17 +91,28 @@ class Running:
         self.stopping.set()
 
         async def stop() -> None:
-            await self.health.enter_graceful_shutdown()
+            # NOT_SERVING first: load balancers stop sending new calls while
+            # the ones running finish (within ``grace``).
+            await self.health.stop()
             if self.http is not None:
                 self.http.server.config.timeout_graceful_shutdown = int(grace) or 1
                 await self.http.stop()
             await self.server.stop(grace)
+            # What is still running past the grace (a stream's reader, say)
+            # ends here, not when the loop is torn down under it.
+            left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in left:
+                task.cancel()
+            if left:
+                await asyncio.wait(left, timeout=5)
 
         asyncio.run_coroutine_threadsafe(stop(), self.loop).result(grace + 30)
         _end_loop(self.loop, self.loop_thread)
         self.pool.shutdown(wait=False, cancel_futures=True)
         for thread in self.background:
             thread.join(timeout=5)
+        for name, source in self.gauges:
+            telemetry.GAUGES.forget(name, source)
 
 
 def create_server(
@@ -124,6 +126,8 @@ def create_server(
     background: Collection[str] = BACKGROUND_WORK,
     http_port: int | None = None,
     cors_origins: Sequence[str] = (),
+    access_log: str = "all",
+    tls: TlsFiles | None = None,
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one), running the
     ``background`` work too (see :data:`service.config.BACKGROUND_WORK`)."""
@@ -150,8 +154,9 @@ def create_server(
     )
     loop_thread.start()
 
+    telemetry.setup()
     door_limits = Limits(limits, is_admin=lambda token: app.caller(token).admin)
-    door = Door(door_limits, pool)
+    door = Door(door_limits, pool, access_log)
     services = (
         (pb.DESCRIPTOR.services_by_name["GameService"], GameServicer(app, projection)),
         (admin_pb.DESCRIPTOR.services_by_name["AdminService"], AdminServicer(app)),
@@ -162,14 +167,15 @@ def create_server(
     )
 
     stopping = threading.Event()
+    watch: list[HealthWatch] = []
     http_app = http.application(
         connect_transport.applications(door, services, MAX_MESSAGE_BYTES),
-        serving=lambda: not stopping.is_set(),
+        serving=lambda: bool(watch) and watch[0].serving,
         cors_origins=cors_origins,
     )
     listener: list[HttpListener] = []
 
-    async def start() -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+    async def start() -> tuple[grpc.aio.Server, int, HealthWatch]:
         server = grpc.aio.server(
             options=[
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
@@ -194,19 +200,35 @@ def create_server(
             server,
         )
         try:
-            bound = server.add_insecure_port(f"{host}:{port}")
+            if tls is not None:
+                bound = server.add_secure_port(f"{host}:{port}", tls.grpc_credentials())
+            else:
+                bound = server.add_insecure_port(f"{host}:{port}")
         except RuntimeError:
             bound = 0
         if bound == 0:
-            raise OSError(f"cannot bind {host}:{port}")
+            # gRPC says no more; a port in use is by far the likeliest.
+            raise OSError(errno.EADDRINUSE, "address in use", f"{host}:{port} (gRPC)")
         if http_port is not None:
-            listener.append(HttpListener(http_app, http.bind(host, http_port)))
+            listener.append(
+                HttpListener(
+                    http_app,
+                    http.bind(host, http_port),
+                    tls.ssl_context() if tls is not None else None,
+                )
+            )
         await server.start()
         if listener:
             await listener[0].start()
-        for name in ("", SERVICE_NAME):
-            await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-        return server, bound, health_servicer
+        watch.append(
+            HealthWatch(
+                store,
+                health_servicer,
+                (SERVICE_NAME, ADMIN_SERVICE_NAME, INTEGRATION_SERVICE_NAME),
+            )
+        )
+        await watch[0].start()
+        return server, bound, watch[0]
 
     try:
         server, bound, health_servicer = asyncio.run_coroutine_threadsafe(
@@ -229,6 +251,7 @@ def create_server(
         listener[0] if listener else None,
         stopping=stopping,
     )
+    running.gauges.extend(_gauges(running))
     running.background.extend(
         _start_background(
             app,
@@ -240,6 +263,42 @@ def create_server(
         )
     )
     return running
+
+
+def _gauges(running: Running) -> list[tuple[str, Any]]:
+    """The figures of ``running`` a scrape reads: open streams by method,
+    the game list projection's lag, database connections in use."""
+    store = running.app.store
+    limits = running.limits
+    projection = running.projection
+
+    def streams() -> list[Observation]:
+        counts = limits.streams.by_method() if limits is not None else {}
+        return [Observation(n, {"rpc.method": m}) for m, n in counts.items()]
+
+    def projection_lag() -> list[Observation]:
+        if not isinstance(projection, GameListProjection):
+            return []
+        return [Observation(max(store.last_position() - projection.position, 0))]
+
+    def connections() -> list[Observation]:
+        used = store.connections_in_use()
+        return [] if used is None else [Observation(used)]
+
+    gauges: list[tuple[str, Any]] = [
+        ("strata.streams.open", streams),
+        ("strata.projection.lag", projection_lag),
+        ("strata.store.connections.in_use", connections),
+    ]
+    descriptions = {
+        "strata.streams.open": "Streams open now (WatchGame, ReplayGame, FollowLog)",
+        "strata.projection.lag": "Positions of the log the game list projection "
+        "has not applied yet",
+        "strata.store.connections.in_use": "Database connections checked out now",
+    }
+    for name, source in gauges:
+        telemetry.GAUGES.watch(name, descriptions[name], source)
+    return gauges
 
 
 def _start_background(
@@ -265,6 +324,16 @@ def _start_background(
         )
     if bots:
         runner = BotRunner(app, moves_per_creator=limits.bot_moves_per_second)
+        store = app.store
+
+        def bots_lag() -> list[Observation]:
+            return [Observation(max(store.last_position() - runner.position, 0))]
+
+        telemetry.GAUGES.watch(
+            "strata.bots.lag",
+            "Positions of the log the bot runner has not read yet",
+            bots_lag,
+        )
         housekeeper = Housekeeper(app, game_list or projection, limits.open_game_hours)
         threads.append(
             threading.Thread(
@@ -310,6 +379,8 @@ def serve(config: Config) -> None:
         background=config.background,
         http_port=config.http_port or None,
         cors_origins=config.cors_origins,
+        access_log=config.access_log,
+        tls=config.tls,
     )
     log.info(
         "strata.serving",
@@ -320,7 +391,7 @@ def serve(config: Config) -> None:
         background=",".join(config.background) or "none",
     )
     _until_signal(log)
-    running.stop()
+    running.stop(config.shutdown_grace)
     store.close()
     log.info("strata.stopped")
 

@@ -8,11 +8,16 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
+from strata.v1 import game_service_pb2 as pb
 
+from clients.client import StrataClient
 from eventstore import migrate
+from eventstore.factory import open_store
+from service.server import create_server
 from tests.eventstore import raw_sql
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -93,3 +98,108 @@ def test_serve_on_a_sqlite_file_from_a_newer_strata_explains_and_exits(tmp_path)
         connection.execute("UPDATE alembic_version SET version_num = '9999_new'")
     result = serve(f"sqlite:///{path}")
     assert_refused_in_one_line(result, "ahead", "9999_new")
+
+
+def strata(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 60
+) -> subprocess.CompletedProcess[str]:
+    """`strata …` as a process, with ``env`` over the environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "clients.cli", *args],
+        cwd=ROOT,
+        env={
+            **os.environ,
+            "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}",
+            "STRATA_HTTP_PORT": "0",
+            "STRATA_HOST": "127.0.0.1",
+            **(env or {}),
+        },
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def test_every_bad_variable_is_listed_in_one_line_with_exit_2(tmp_path: Path):
+    result = strata(
+        "serve",
+        env={
+            "STRATA_DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}",
+            "STRATA_PORT": "abc",
+            "STRATA_HTTP_PORT": "99999",
+            "STRATA_WORKERS": "0",
+            "STRATA_RATE_PER_PEER": "-3",
+            "STRATA_ACCESS_LOG": "loud",
+            "STRATA_TLS_CERT": str(tmp_path / "missing.pem"),
+        },
+    )
+    assert result.returncode == 2
+    assert_refused_in_one_line(
+        result,
+        "STRATA_PORT='abc'",
+        "STRATA_HTTP_PORT='99999'",
+        "STRATA_WORKERS='0'",
+        "STRATA_RATE_PER_PEER='-3'",
+        "STRATA_ACCESS_LOG='loud'",
+        "STRATA_TLS_CERT",
+    )
+
+
+def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = strata(
+            "serve",
+            env={
+                "STRATA_DATABASE_URL": f"sqlite:///{tmp_path / 'x.sqlite3'}",
+                "STRATA_PORT": str(port),
+            },
+        )
+    assert result.returncode == 1
+    assert_refused_in_one_line(result, "address in use", str(port))
+
+
+@pytest.mark.postgres
+def test_migrate_on_a_missing_database_says_how_to_create_it(postgres_server):
+    url = postgres_server.url.set(database="strata_no_such_db").render_as_string(
+        hide_password=False
+    )
+    result = strata("migrate", "--database-url", url)
+    assert result.returncode == 1
+    assert_refused_in_one_line(result, "does not exist", "CREATE DATABASE")
+
+
+def test_a_closed_pipe_ends_the_output_quietly(tmp_path: Path) -> None:
+
+    url = f"sqlite:///{tmp_path / 'pipe.sqlite3'}"
+    migrate.upgrade(url)
+    store = open_store(url)
+    running = create_server(store, admin_token="a")
+    try:
+        target = f"127.0.0.1:{running.port}"
+        with StrataClient(target, token="a") as admin:
+            game_id = admin.create_game(
+                "happy_little_dinosaurs", 4, bots={s: "random" for s in range(4)}
+            ).game_id
+            deadline = time.monotonic() + 60
+            while admin.get_game(game_id).status != pb.GAME_STATUS_FINISHED:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}"}
+        pipeline = subprocess.run(
+            f"{sys.executable} -m clients.cli events {game_id} --target {target}"
+            " | head -n 1",
+            shell=True,
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert pipeline.stdout.count("\n") == 1
+        assert pipeline.stderr == "", pipeline.stderr
+    finally:
+        running.stop(grace=0.5)
+        store.close()

@@ -42,7 +42,7 @@ def test_a_command_on_the_cached_state_is_appended_and_logged(
     def slow_path(*args: object) -> Submitted:
         raise AssertionError("the common case left the event loop")
 
-    monkeypatch.setattr(app, "submit", slow_path)
+    monkeypatch.setattr(app, "_submit", slow_path)
 
     submitted = _submit(app, tokens[seat], game_id, seat, "c-1", command)
 
@@ -167,14 +167,14 @@ def test_another_tokens_command_id_is_refused_on_the_fast_and_the_slow_path(
             tried.append(type(error).__name__)
             raise
 
-    slow_submit = here.submit
+    slow_submit = here._submit
 
     def submit(*args: Any, **kwargs: Any) -> Submitted:
         tried.append("submit")
         return slow_submit(*args, **kwargs)
 
     monkeypatch.setattr(store, "append_async", append_async)
-    monkeypatch.setattr(here, "submit", submit)
+    monkeypatch.setattr(here, "_submit", submit)
     version = store.stream_version(game_id)
     log = store.read_commands(game_id)
 

@@ -1,0 +1,244 @@
+"""Metrics, traces and logs: what an operator sees of a running Strata.
+
+**Metrics** are OpenTelemetry instruments (``opentelemetry-sdk``), read by
+the Prometheus exporter into this process's own registry, which
+``GET /metrics`` on the HTTP listener renders. The RPC figures follow the
+OpenTelemetry RPC semantic conventions (``rpc.server.duration`` in ms, by
+``rpc.system``, ``rpc.service``, ``rpc.method`` and
+``rpc.grpc.status_code``), measured once in the door for every transport:
+gRPC's own OpenTelemetry plugin and the gRPC and Connect instrumentations
+each see one transport, with different attributes; the door sees all three
+the same way, with the stable reason of a refusal. The other figures are
+Strata's own: commands by game type and outcome, the store's append
+latency and group-commit batch sizes, the projection's and the bot runner's
+lag behind the log, open streams, refusals at the door, and database
+connections in use.
+
+**Traces**: a span per RPC (a W3C ``traceparent`` from the caller is
+honoured) with child spans for loading, deciding and appending; exported
+over OTLP when the standard ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, nowhere
+otherwise. The trace id is in every log line of a call.
+
+**Logs**: every line JSON on stderr, the standard library's and grpc's
+own included (:func:`configure_logging`), with the call's request id,
+method, game id and trace id when there is one.
+
+The providers are the process's global ones (set up once,
+:func:`setup`): one service per process, whose library code (the store,
+the application) reaches them through the OpenTelemetry API.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import structlog
+from opentelemetry import metrics, trace
+from opentelemetry.exporter.prometheus import PrometheusMetricReader
+from opentelemetry.metrics import CallbackOptions, Observation
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
+from opentelemetry.sdk.trace.sampling import (
+    ALWAYS_ON,
+    Decision,
+    ParentBased,
+    Sampler,
+    SamplingResult,
+)
+from prometheus_client import CollectorRegistry, generate_latest
+
+SERVICE = "strata"
+
+#: Buckets of the latency histograms, in ms.
+_LATENCY_MS = (0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000)
+_BATCH = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+_lock = threading.Lock()
+_state: dict[str, Any] = {}
+
+
+def setup() -> None:
+    """Install the process's meter and tracer providers (once)."""
+    with _lock:
+        if _state:
+            return
+        resource = Resource.create({"service.name": SERVICE})
+        registry = CollectorRegistry()
+        reader = PrometheusMetricReader(registry=registry)
+        views = [
+            View(
+                instrument_name=name,
+                aggregation=ExplicitBucketHistogramAggregation(buckets),
+            )
+            for name, buckets in (
+                ("rpc.server.duration", _LATENCY_MS),
+                ("strata.store.append.duration", _LATENCY_MS),
+                ("strata.store.batch.size", _BATCH),
+            )
+        ]
+        metrics.set_meter_provider(
+            MeterProvider(resource=resource, metric_readers=[reader], views=views)
+        )
+        sampler = _Switch()
+        tracer_provider = TracerProvider(resource=resource, sampler=sampler)
+        if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get(
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+        ):
+            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+                OTLPSpanExporter,
+            )
+
+            tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+            sampler.on = True
+        trace.set_tracer_provider(tracer_provider)
+        _state.update(
+            registry=registry, tracer_provider=tracer_provider, sampler=sampler
+        )
+
+
+def add_span_processor(processor: SpanProcessor) -> None:
+    """Also hand every finished span to ``processor`` (tests: an in-memory
+    exporter)."""
+    setup()
+    _state["tracer_provider"].add_span_processor(processor)
+    _state["sampler"].on = True
+
+
+class _Switch(Sampler):
+    """Records spans once something takes them (an OTLP exporter, a test's
+    processor), and none before: a span nobody exports costs a call for
+    nothing. Unrecorded spans still have ids (the log lines' trace ids), and
+    a caller's sampled ``traceparent`` is followed."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self._recording = ParentBased(ALWAYS_ON)
+
+    def should_sample(self, *args: Any, **kwargs: Any) -> SamplingResult:
+        if self.on:
+            return self._recording.should_sample(*args, **kwargs)
+        return SamplingResult(Decision.DROP)
+
+    def get_description(self) -> str:
+        return "strata: on once spans are exported"
+
+
+def prometheus_text() -> bytes:
+    """The metrics in Prometheus' text format."""
+    setup()
+    return bytes(generate_latest(_state["registry"]))
+
+
+def meter() -> metrics.Meter:
+    setup()
+    return metrics.get_meter("strata")
+
+
+def tracer() -> trace.Tracer:
+    setup()
+    return trace.get_tracer("strata")
+
+
+class Gauges:
+    """Observable gauges whose callbacks read the running service (the
+    projection's lag, open streams, …); registered once, fed by the
+    sources :meth:`watch` adds."""
+
+    def __init__(self) -> None:
+        self._sources: dict[str, list[Callable[[], Iterable[Observation]]]] = {}
+        self._made: set[str] = set()
+
+    def watch(
+        self,
+        name: str,
+        description: str,
+        source: Callable[[], Iterable[Observation]],
+        unit: str = "1",
+    ) -> None:
+        self._sources.setdefault(name, []).append(source)
+        if name in self._made:
+            return
+        self._made.add(name)
+
+        def observe(options: CallbackOptions) -> Iterable[Observation]:
+            out: list[Observation] = []
+            for read in self._sources.get(name, []):
+                try:
+                    out.extend(read())
+                except Exception:
+                    continue
+            return out
+
+        meter().create_observable_gauge(
+            name, callbacks=[observe], unit=unit, description=description
+        )
+
+    def forget(self, name: str, source: Callable[[], Iterable[Observation]]) -> None:
+        sources = self._sources.get(name, [])
+        if source in sources:
+            sources.remove(source)
+
+
+GAUGES = Gauges()
+
+
+# -- logs ---------------------------------------------------------------------------
+
+
+def _add_trace(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+    """The current span's trace and span ids, on a line logged within one."""
+    context = trace.get_current_span().get_span_context()
+    if context.is_valid:
+        event.setdefault("trace_id", format(context.trace_id, "032x"))
+        event.setdefault("span_id", format(context.span_id, "016x"))
+    return event
+
+
+def configure_logging(level: str = "info") -> None:
+    """Every log line JSON on stderr: structlog's, and the standard
+    library's (grpc, uvicorn, alembic, the store's listener), with the
+    call's context and trace ids."""
+    numeric = getattr(logging, level.upper(), logging.INFO)
+    shared: list[Any] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        _add_trace,
+    ]
+    structlog.configure(
+        processors=[
+            *shared,
+            structlog.processors.format_exc_info,
+            structlog.processors.JSONRenderer(),
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(numeric),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[*shared, structlog.stdlib.add_logger_name],
+            processors=[
+                structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                structlog.processors.format_exc_info,
+                structlog.processors.JSONRenderer(),
+            ],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(numeric)
+    # uvicorn's own handlers would print plain text: hand its lines to ours.
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = []
+        logger.propagate = True
