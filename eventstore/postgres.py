@@ -324,9 +324,11 @@ class PostgresEventStore(SQLAlchemyEventStore):
             except psycopg.Error as error:
                 if stop.is_set():
                     return
-                log.warning(
-                    "event store listener: %s; reconnecting in %.1fs", error, backoff
-                )
+                if backoff == 0.1:  # the first failure of an outage: one line
+                    log.warning(
+                        "event store listener lost the database (%s); reconnecting",
+                        " ".join(str(error).split()),
+                    )
                 stop.wait(backoff)
                 backoff = min(backoff * 2, _MAX_BACKOFF)
 

@@ -33,6 +33,7 @@ from eventstore.base import RecordedEvent, StoreError
 from service.application import BOT_COMMAND_PREFIX, IN_PROCESS, Caller, GameApp
 from service.errors import Aborted, AppError
 from service.limits import DEFAULT_BOT_MOVES_PER_SECOND, TokenBuckets
+from service.outages import OutageLog
 
 log = structlog.get_logger("strata.bots")
 
@@ -73,6 +74,7 @@ class BotRunner:
         self._budget = TokenBuckets(moves_per_creator, max(moves_per_creator, 1) * 2)
         self._creators: dict[str, str] = {}
         self.throttled = 0
+        self._outage = OutageLog(log, "bots")
 
     def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
         """Run until ``stop`` is set (errors are logged, then retried).
@@ -86,6 +88,7 @@ class BotRunner:
         while not stop.is_set():
             try:
                 done = self.run_once()
+                self._outage.ok()
                 if done >= self.batch or (done and self._games):
                     continue  # more of the log to read, or moves to follow
                 # Games held back by their creator's budget: back soon.
@@ -93,8 +96,8 @@ class BotRunner:
                 woken = self.app.store.wait_for_append(self.position, wait)
                 if woken and not self._games:
                     stop.wait(self.linger)
-            except Exception:
-                log.exception("bots.failed", position=self.position)
+            except Exception as error:
+                self._outage.failed(error)
                 stop.wait(idle)
 
     def run_once(self) -> int:

@@ -19,6 +19,7 @@ import structlog
 
 from domain.session import Status
 from service.application import GameApp
+from service.outages import OutageLog
 from service.projections import GameList
 
 log = structlog.get_logger("strata.housekeeping")
@@ -84,8 +85,10 @@ class Housekeeper:
 
     def run_forever(self, stop: threading.Event) -> None:
         """Sweep every ``every`` seconds until ``stop``."""
+        outage = OutageLog(log, "housekeeping")
         while not stop.wait(self.every):
             try:
                 self.sweep()
-            except Exception:
-                log.exception("housekeeping.failed")
+                outage.ok()
+            except Exception as error:
+                outage.failed(error)

@@ -23,9 +23,10 @@ import structlog
 
 from domain import registry
 from domain.session import LIFECYCLE_EVENTS, GameCreated, Session, SessionState
-from eventstore.base import RecordedEvent, StoreError
+from eventstore.base import RecordedEvent
 from eventstore.readmodels import GameRow, ReadModels
 from eventstore.sql import SQLAlchemyEventStore
+from service.outages import OutageLog
 
 log = structlog.get_logger("strata.projections")
 
@@ -144,18 +145,17 @@ class GameListProjection:
 
     def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
         """Follow the log until ``stop``; survives database outages."""
+        outage = OutageLog(log, "projection")
         while not stop.is_set():
             try:
                 applied = self.run_once()
+                outage.ok()
                 if applied >= self.batch:
                     continue  # more of the log is there to read now
                 if applied or self.store.wait_for_append(self.position, idle):
                     self._linger(stop)
-            except StoreError as error:
-                log.warning("projection.store_error", error=str(error))
-                stop.wait(idle)
-            except Exception:
-                log.exception("projection.failed")
+            except Exception as error:
+                outage.failed(error)
                 stop.wait(idle)
 
     def rebuild(self, progress: Callable[[int], None] | None = None) -> int:

@@ -11,12 +11,15 @@ import ssl
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
+import structlog.testing
 import trustme
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from opentelemetry import trace
@@ -461,3 +464,41 @@ def test_every_listener_speaks_tls(
 def test_tls_files_that_do_not_go_together_are_refused(tmp_path: Path) -> None:
     assert TlsFiles(str(tmp_path / "none.pem"), "").problems()
     assert any("go together" in p for p in TlsFiles(str(tmp_path / "x"), "").problems())
+
+
+# -- outages in the logs ------------------------------------------------------------
+
+
+def test_an_outage_is_one_line_when_it_starts_and_one_when_it_ends(
+    tmp_path: Path,
+) -> None:
+    """The bot runner's loop against a database that is gone for a while:
+    a line when it goes, a line when it is back, no traceback a second."""
+    from eventstore.base import StoreUnavailable
+    from eventstore.memory import InMemoryEventStore
+    from service.application import GameApp
+    from service.bots import BotRunner
+
+    store = InMemoryEventStore()
+    down = {"value": True}
+    read = store.read_all_matching
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        if down["value"]:
+            raise StoreUnavailable("connection refused")
+        return read(*args, **kwargs)
+
+    store.read_all_matching = flaky  # type: ignore[method-assign]
+    runner = BotRunner(GameApp(store))
+    stop = threading.Event()
+    with structlog.testing.capture_logs() as logs:
+        thread = threading.Thread(target=runner.run_forever, args=(stop, 0.02))
+        thread.start()
+        time.sleep(0.5)  # about 25 failed passes
+        down["value"] = False
+        time.sleep(0.3)
+        stop.set()
+        thread.join()
+    events = [e["event"] for e in logs if e["event"].startswith("bots.")]
+    assert events == ["bots.store_unavailable", "bots.store_back"]
+    assert all("exc_info" not in e for e in logs)
