@@ -285,7 +285,7 @@ def long_game(store: PostgresEventStore, events: int, snapshot: bool) -> str:
     if snapshot:
         # What GameApp keeps for a game it played: a snapshot every
         # SNAPSHOT_EVERY versions, here the last one.
-        from service.application import SNAPSHOT_EVERY
+        from service.games import SNAPSHOT_EVERY, snapshot_schema
 
         at = version - version % SNAPSHOT_EVERY
         loaded = app.load(game_id)
@@ -299,7 +299,7 @@ def long_game(store: PostgresEventStore, events: int, snapshot: bool) -> str:
             Snapshot(
                 game_id,
                 at,
-                GameApp._snapshot_schema(loaded.session),
+                snapshot_schema(loaded.session),
                 loaded.session.encode_state(state),
             )
         )

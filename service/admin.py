@@ -21,7 +21,8 @@ from domain.rules import Viewer
 from domain.session import GameCreated
 from eventstore.base import ConcurrencyError, MatchingEvents
 from service import paging, portable, protomap
-from service.application import GameApp, hash_token
+from service.application import GameApp
+from service.callers import hash_token
 from service.door import Call
 from service.errors import InvalidArgument, PermissionDenied, Unauthenticated
 from service.projections import GameList

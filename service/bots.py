@@ -30,7 +30,9 @@ from domain import bots as domain_bots
 from domain.errors import DomainError
 from domain.session import GameFinished, PlayerJoined, Status
 from eventstore.base import RecordedEvent, StoreError
-from service.application import BOT_COMMAND_PREFIX, IN_PROCESS, Caller, GameApp
+from service.application import GameApp
+from service.callers import Caller
+from service.commands import BOT_COMMAND_PREFIX, IN_PROCESS
 from service.errors import Aborted, AppError
 from service.limits import DEFAULT_BOT_MOVES_PER_SECOND, TokenBuckets
 from service.outages import OutageLog

@@ -31,9 +31,11 @@ from domain.session import (
 )
 from eventstore.base import RecordedEvent
 from service import protomap
-from service.application import Caller, GameApp, Loaded
+from service.application import GameApp
+from service.callers import Caller
 from service.door import Call
 from service.errors import InvalidArgument
+from service.games import Loaded
 from service.inputs import quote
 from service.projections import GameList
 

@@ -30,7 +30,7 @@ from domain.session import (
     event_schema_version,
 )
 from eventstore.base import CommandRecord, EventStore, RecordedEvent
-from service.application import EXPIRE_TYPE, JOIN, LEAVE_TYPE, START
+from service.commands import EXPIRE_TYPE, JOIN, LEAVE_TYPE, START
 
 
 class Verdict(enum.Enum):

@@ -532,8 +532,12 @@ def test_more_connections_from_one_address_buy_no_more_requests(start_limited):
     running = start_limited(rate_per_address=5, burst_seconds=1)
     target = f"127.0.0.1:{running.port}"
     clients = [StrataClient(target, channel=_connection(target)) for _ in range(4)]
+    started = time.monotonic()
     codes = _codes(clients[n % 4].list_game_types for n in range(24))
-    assert codes["OK"] <= 7 and codes["RATE_LIMITED"] >= 17, codes
+    # The bucket's 5, and 5 a second while the calls took (a busy machine
+    # makes them slow).
+    allowed = 5 + 5 * (time.monotonic() - started) + 1
+    assert codes["OK"] <= allowed and codes["RATE_LIMITED"] >= 24 - allowed, codes
     for c in clients:
         c.channel.close()
 
@@ -545,8 +549,10 @@ def test_more_connections_with_one_token_buy_no_more_requests(start_limited):
         StrataClient(target, token="st_one", channel=_connection(target))
         for _ in range(4)
     ]
+    started = time.monotonic()
     codes = _codes(tokens[n % 4].list_game_types for n in range(24))
-    assert codes["OK"] <= 7 and codes["RATE_LIMITED"] >= 17, codes
+    allowed = 5 + 5 * (time.monotonic() - started) + 1
+    assert codes["OK"] <= allowed and codes["RATE_LIMITED"] >= 24 - allowed, codes
     other = StrataClient(target, token="st_other", channel=_connection(target))
     assert other.list_game_types().game_types
     for c in (*tokens, other):

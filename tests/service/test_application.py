@@ -10,8 +10,9 @@ import pytest
 from domain.errors import RuleViolation
 from eventstore.base import Snapshot
 from eventstore.memory import InMemoryEventStore
-from service import application
-from service.application import Caller, GameApp
+from service import callers, games, lobby
+from service.application import GameApp
+from service.callers import Caller
 from service.errors import PermissionDenied
 
 GAME = "dinosaurs_extinct"
@@ -39,7 +40,7 @@ def play(app: GameApp, game_id: str, tokens: list[str], commands: int) -> None:
 
 
 def test_a_cold_load_starts_from_the_snapshot(monkeypatch):
-    monkeypatch.setattr(application, "SNAPSHOT_EVERY", 10)
+    monkeypatch.setattr(games, "SNAPSHOT_EVERY", 10)
     store = InMemoryEventStore()
     app = GameApp(store)
     game_id, tokens = seated(app)
@@ -221,12 +222,12 @@ def test_seat_tokens_begin_with_the_st_prefix_and_never_with_a_dash():
         for seat in range(2):
             tokens.append(app.join_game(app.caller(""), game_id, seat, "p")[1])
     # 320 tokens: without the prefix about five would begin with "-".
-    assert all(t.startswith(application.SEAT_TOKEN_PREFIX) for t in tokens)
+    assert all(t.startswith(callers.SEAT_TOKEN_PREFIX) for t in tokens)
     assert len(set(tokens)) == len(tokens)
 
 
 def test_a_seat_token_issued_before_the_prefix_still_acts(monkeypatch):
-    monkeypatch.setattr(application, "new_seat_token", lambda: "-legacy-token")
+    monkeypatch.setattr(lobby, "new_seat_token", lambda: "-legacy-token")
     app = GameApp(InMemoryEventStore())
     game_id, tokens = seated(app)
     assert tokens[0] == "-legacy-token" == tokens[1]  # hot-seat: one token

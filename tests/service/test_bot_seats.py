@@ -17,8 +17,9 @@ from clients import simulate
 from clients.client import StrataClient, StrataError
 from domain.session import Status
 from eventstore.base import EventStore, MatchingEvents, RecordedEvent, StoreUnavailable
-from service.application import Caller, GameApp
+from service.application import GameApp
 from service.bots import BotRunner
+from service.callers import Caller
 from service.server import Running
 from tests.service.conftest import ADMIN_TOKEN
 from tests.service.test_replays import random_game
@@ -288,7 +289,7 @@ def test_a_restarted_runner_goes_on_with_unfinished_games_only(store: EventStore
         loads.append(game_id)
         return load(game_id, refresh)
 
-    restarted.app.load = counted  # type: ignore[method-assign]
+    restarted.app.load = counted
 
     for turn in range(200):  # the person plays seat 0 when it may; the bot seat 1
         _run_until_idle(restarted)
@@ -320,7 +321,7 @@ def test_a_move_the_store_failed_is_made_on_the_next_pass(store: EventStore):
             raise failures.pop()
         return submit(*args, **kwargs)
 
-    runner.app.submit = flaky  # type: ignore[method-assign]
+    runner.app.submit = flaky
     version = store.stream_version(game_id)
 
     with pytest.raises(StoreUnavailable):

@@ -18,7 +18,8 @@ from eventstore.base import (
     NewEvent,
 )
 from eventstore.memory import InMemoryEventStore
-from service.application import Caller, GameApp
+from service.application import GameApp
+from service.callers import Caller
 from service.errors import InvalidArgument
 
 GAME = "dinosaurs_extinct"

@@ -22,7 +22,8 @@ from eventstore import migrate
 from eventstore.factory import open_store
 from eventstore.readmodels import ReadModels
 from eventstore.sql import SQLAlchemyEventStore
-from service.application import Caller, GameApp
+from service.application import GameApp
+from service.callers import Caller
 from service.projections import GAME_LIST, GameListProjection
 from service.server import create_server
 from tests.service.conftest import NO_RATE_LIMITS

@@ -21,7 +21,8 @@ from eventstore import migrate
 from eventstore.factory import open_store
 from eventstore.memory import InMemoryEventStore
 from eventstore.sql import SQLAlchemyEventStore
-from service.application import Caller, GameApp
+from service.application import GameApp
+from service.callers import Caller
 from service.server import create_server
 from service.verification import Verdict, verify_game
 from tests.service.conftest import ADMIN_TOKEN

@@ -10,7 +10,8 @@ import pytest
 
 from domain.errors import DomainError
 from eventstore.base import EventStore
-from service.application import GameApp, Submitted
+from service.application import GameApp
+from service.commands import Submitted
 from service.errors import Aborted, AlreadyExists, PermissionDenied
 from tests.service.test_application import _next_move, seated
 
@@ -42,7 +43,7 @@ def test_a_command_on_the_cached_state_is_appended_and_logged(
     def slow_path(*args: object) -> Submitted:
         raise AssertionError("the common case left the event loop")
 
-    monkeypatch.setattr(app, "_submit", slow_path)
+    monkeypatch.setattr(app.commands, "_submit", slow_path)
 
     submitted = _submit(app, tokens[seat], game_id, seat, "c-1", command)
 
@@ -167,14 +168,14 @@ def test_another_tokens_command_id_is_refused_on_the_fast_and_the_slow_path(
             tried.append(type(error).__name__)
             raise
 
-    slow_submit = here._submit
+    slow_submit = here.commands._submit
 
     def submit(*args: Any, **kwargs: Any) -> Submitted:
         tried.append("submit")
         return slow_submit(*args, **kwargs)
 
     monkeypatch.setattr(store, "append_async", append_async)
-    monkeypatch.setattr(here, "_submit", submit)
+    monkeypatch.setattr(here.commands, "_submit", submit)
     version = store.stream_version(game_id)
     log = store.read_commands(game_id)
 

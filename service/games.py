@@ -1,0 +1,222 @@
+"""Loading games: the cache, snapshots, the state at a version.
+
+A game is loaded from the in-process cache (checked against the store's
+version when asked), else from its latest snapshot and the events after it,
+under the rules version it was created with (:func:`session_of`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import threading
+from collections import OrderedDict
+from datetime import datetime
+from typing import Any
+
+from domain import codec, registry
+from domain.rules import GameRules
+from domain.session import Session, SessionState, event_schema_version
+from eventstore.base import AppendResult, EventStore, NewEvent, RecordedEvent, Snapshot
+from service import telemetry
+from service.errors import FailedPrecondition, InvalidArgument, NotFound
+from service.inputs import quote
+
+SNAPSHOT_EVERY = 200
+CACHE_SIZE = 4096
+
+
+@dataclasses.dataclass(frozen=True)
+class Loaded:
+    """A game's state with the rules that fold it."""
+
+    game_id: str
+    session: Session[Any]
+    state: SessionState[Any]
+    created_at: datetime | None
+
+    @property
+    def rules(self) -> GameRules[Any, Any, Any, Any]:
+        return self.session.rules
+
+
+def session_of(game_id: str, created: RecordedEvent) -> Session[Any]:
+    """The rules a stored game is played by: its game type's, at the rules
+    version it was created under (``created`` is its GameCreated event)."""
+    game_type = created.data.get("game_type", "")
+    rules_version = created.data.get("rules_version", "")
+    if game_type not in registry.game_types():
+        raise NotFound(
+            "GAME_TYPE_NOT_SUPPORTED",
+            f"Game {game_id!r} is of type {quote(game_type)}, which this service "
+            "does not run.",
+        )
+    try:
+        return registry.session_for(game_type, rules_version)
+    except KeyError:
+        shipped = ", ".join(registry.rules_versions(game_type))
+        raise FailedPrecondition(
+            "RULES_VERSION_UNAVAILABLE",
+            f"Game {game_id!r} was created under rules version "
+            f"{quote(rules_version)} of {game_type}, which this service no longer "
+            f"runs (it runs {shipped}).",
+        ) from None
+
+
+def decode_recorded(session: Session[Any], event: RecordedEvent) -> Any:
+    """A stored event decoded (upcast) for ``session``."""
+    return session.decode_event(event.type, event.data, event.schema_version)
+
+
+def snapshot_schema(session: Session[Any]) -> int:
+    digest = hashlib.sha256(
+        f"{session.rules.game_type}/{session.rules.rules_version}".encode()
+    ).digest()
+    return int.from_bytes(digest[:3], "big")
+
+
+def new_event(event: Any) -> NewEvent:
+    return NewEvent(
+        type=type(event).__name__,
+        data=codec.encode(event),
+        schema_version=event_schema_version(type(event)),
+    )
+
+
+class Games:
+    """Games loaded from one store, with a cache of the recent ones."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+        self.tracer = telemetry.tracer()
+        self._cache: OrderedDict[str, Loaded] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    def load(self, game_id: str, refresh: bool = True) -> Loaded:
+        """The game's latest state (cached, caught up with the store)."""
+        with self.tracer.start_as_current_span("load"):
+            return self._load(game_id, refresh)
+
+    def _load(self, game_id: str, refresh: bool) -> Loaded:
+        with self._cache_lock:
+            loaded = self._cache.get(game_id)
+            if loaded is not None:
+                self._cache.move_to_end(game_id)
+        if loaded is None:
+            loaded = self._load_cold(game_id)
+        elif refresh:
+            newer = self.store.read_stream(game_id, loaded.state.version + 1)
+            if newer:
+                state = loaded.session.fold(
+                    (decode_recorded(loaded.session, e) for e in newer), loaded.state
+                )
+                loaded = dataclasses.replace(loaded, state=state)
+        self._remember(game_id, loaded)
+        return loaded
+
+    def _remember(self, game_id: str, loaded: Loaded) -> None:
+        with self._cache_lock:
+            current = self._cache.get(game_id)
+            if current is None or current.state.version <= loaded.state.version:
+                self._cache[game_id] = loaded
+                self._cache.move_to_end(game_id)
+            while len(self._cache) > CACHE_SIZE:
+                self._cache.popitem(last=False)
+
+    def _load_cold(self, game_id: str) -> Loaded:
+        first = self.store.read_stream(game_id, 1, 1)
+        if not first:
+            raise NotFound("GAME_NOT_FOUND", f"No game {game_id!r}.")
+        created = first[0]
+        session = session_of(game_id, created)
+        state: SessionState[Any] | None = None
+        snapshot = self.store.load_snapshot(game_id)
+        if snapshot is not None and snapshot.schema_version == snapshot_schema(session):
+            try:
+                state = session.decode_state(snapshot.state)
+            except (codec.CodecError, TypeError, ValueError, KeyError):
+                state = None  # unreadable: rebuild from the events
+        from_version = 1 if state is None else state.version + 1
+        events = self.store.read_stream(game_id, from_version)
+        state = session.fold((decode_recorded(session, e) for e in events), state)
+        return Loaded(game_id, session, state, created.recorded_at)
+
+    def state_at(self, game_id: str, version: int) -> Loaded:
+        """The game as it was after ``version`` events."""
+        loaded = self.load(game_id)
+        if version < 1 or version > loaded.state.version:
+            raise InvalidArgument(
+                "VERSION_OUT_OF_RANGE",
+                f"Version {version} is not between 1 and {loaded.state.version}.",
+                "at_version",
+            )
+        if version == loaded.state.version:
+            return loaded
+        events = self.store.read_stream(game_id, 1, version)
+        state = loaded.session.fold(decode_recorded(loaded.session, e) for e in events)
+        return dataclasses.replace(loaded, state=state)
+
+    def cached(self, game_id: str) -> Loaded | None:
+        """The game's cached state, if any (not checked against the store)."""
+        with self._cache_lock:
+            return self._cache.get(game_id)
+
+    def for_command(self, game_id: str) -> tuple[Loaded, bool]:
+        """The cached state (not checked against the store), else a fresh
+        load; and whether it is fresh."""
+        loaded = self.cached(game_id)
+        if loaded is not None:
+            return loaded, False
+        return self.load(game_id), True
+
+    def recorded(
+        self, game_id: str, events: list[NewEvent], result: AppendResult
+    ) -> list[RecordedEvent]:
+        """The events of an append as stored, without reading them back."""
+        if result.recorded_at is None:
+            return self.store.read_stream(
+                game_id, result.first_version, result.last_version
+            )
+        first_position = result.last_position - len(events) + 1
+        return [
+            RecordedEvent(
+                game_id=game_id,
+                version=result.first_version + offset,
+                position=first_position + offset,
+                type=event.type,
+                schema_version=event.schema_version,
+                data=event.data,
+                recorded_at=result.recorded_at,
+            )
+            for offset, event in enumerate(events)
+        ]
+
+    def after_append(
+        self, game_id: str, loaded: Loaded, events: list[Any], version: int
+    ) -> SessionState[Any]:
+        """Cache the new state; snapshot it every SNAPSHOT_EVERY versions."""
+        state, snapshot = self.advance(
+            game_id, loaded, loaded.session.fold(events, loaded.state), version
+        )
+        if snapshot is not None:
+            self.store.save_snapshot(snapshot)
+        return state
+
+    def advance(
+        self, game_id: str, loaded: Loaded, state: SessionState[Any], version: int
+    ) -> tuple[SessionState[Any], Snapshot | None]:
+        """Cache ``state``, ``loaded``'s state after an append that stored
+        ``version``; the state, and the snapshot to save when it crossed a
+        multiple of SNAPSHOT_EVERY."""
+        if state.version != version:
+            raise RuntimeError(f"folded to {state.version}, stored {version}")
+        self._remember(game_id, dataclasses.replace(loaded, state=state))
+        snapshot = None
+        if version // SNAPSHOT_EVERY > loaded.state.version // SNAPSHOT_EVERY:
+            snapshot = Snapshot(
+                game_id,
+                version,
+                snapshot_schema(loaded.session),
+                loaded.session.encode_state(state),
+            )
+        return state, snapshot

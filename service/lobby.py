@@ -1,0 +1,463 @@
+"""The lobby: creating games, taking and freeing seats, starting, expiring.
+
+Every change to a game outside its rules is logged as a command of its own
+(``create``, ``join-seat-…``, ``leave-seat-…``, ``start``, ``expire``), so
+that a verified replay decides it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import threading
+import time
+import uuid
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from domain import bots as domain_bots
+from domain import codec, registry
+from domain.chance import Rng
+from domain.session import GameCreated, Status
+from eventstore.base import (
+    CommandOutcome,
+    ConcurrencyError,
+    DuplicateCommand,
+    NewCommand,
+)
+from service import inputs
+from service.callers import Caller, actor_of, acts_for, hash_token, new_seat_token
+from service.commands import (
+    CREATE,
+    CREATE_TYPE,
+    EXPIRE,
+    EXPIRE_TYPE,
+    IN_PROCESS,
+    JOIN,
+    LEAVE_PREFIX,
+    LEAVE_TYPE,
+    MAX_RETRIES,
+    START,
+    START_ID,
+)
+from service.errors import (
+    Aborted,
+    AlreadyExists,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+    ResourceExhausted,
+)
+from service.games import Games, Loaded, new_event
+from service.inputs import quote
+
+
+class Created(NamedTuple):
+    """A created game: its id, its version, and the token that proves its
+    holder created it (empty for a retried creation)."""
+
+    game_id: str
+    version: int
+    host_token: str
+
+
+class OpenSeats:
+    """The seats of games not yet started that each caller holds, so that
+    no caller squats the lobby: at most ``max_open_seats`` per address and
+    per token (the admin, the bot runner and callers in process are not
+    counted).
+
+    Kept in this process: a bound per replica, forgotten at a restart (the
+    seats themselves are freed by their games' expiry, and by their hosts).
+    """
+
+    def __init__(self, games: Games, max_open_seats: int) -> None:
+        self.games = games
+        self.max_open_seats = max_open_seats
+        self._held: dict[str, dict[tuple[str, int], str]] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _keys(caller: Caller) -> list[str]:
+        if caller.admin or caller.bot or not caller.peer:
+            return []
+        keys = ["address:" + caller.peer]
+        if caller.token:
+            keys.append("token:" + caller.token_hash)
+        return keys
+
+    def check(self, caller: Caller) -> None:
+        """RESOURCE_EXHAUSTED ``OPEN_SEATS_LIMIT`` when ``caller`` holds as
+        many seats of unstarted games as it may."""
+        if self.max_open_seats <= 0:
+            return
+        for key in self._keys(caller):
+            with self._lock:
+                held = dict(self._held.get(key, {}))
+            if len(held) < self.max_open_seats:
+                continue
+            # Forget the seats of games that started or ended, and seats
+            # given up (read afresh: another replica may have seen it).
+            for (game_id, seat), token_hash in held.items():
+                try:
+                    state = self.games.load(game_id).state
+                except NotFound:
+                    state = None
+                if (
+                    state is None
+                    or state.status is not Status.OPEN
+                    or (info := state.seats[seat]) is None
+                    or info.token_hash != token_hash
+                ):
+                    with self._lock:
+                        self._held.get(key, {}).pop((game_id, seat), None)
+            with self._lock:
+                count = len(self._held.get(key, {}))
+            if count >= self.max_open_seats:
+                raise ResourceExhausted(
+                    "OPEN_SEATS_LIMIT",
+                    f"You hold {count} seats of games not yet started (the limit "
+                    f"is {self.max_open_seats}); start or leave some first.",
+                )
+
+    def hold(self, caller: Caller, game_id: str, seat: int, token_hash: str) -> None:
+        for key in self._keys(caller):
+            with self._lock:
+                self._held.setdefault(key, {})[(game_id, seat)] = token_hash
+
+
+class Lobby:
+    """Creating games, taking and freeing seats, starting and expiring."""
+
+    def __init__(self, games: Games, open_seats: OpenSeats) -> None:
+        self.games = games
+        self.store = games.store
+        #: The seats of unstarted games each caller holds.
+        self.open_seats = open_seats
+
+    def create_game(
+        self,
+        caller: Caller,
+        game_type: str,
+        players: int,
+        options: Any = None,
+        scenario: Any = None,
+        seed: str = "",
+        request_id: str = "",
+        bots: Sequence[tuple[int, str]] = (),
+    ) -> Created:
+        """Create a game. ``bots`` (seat, kind) are seated at once; a game of
+        bots only is started too."""
+        try:
+            session = registry.session_for(game_type)
+        except KeyError:
+            raise InvalidArgument(
+                "UNKNOWN_GAME_TYPE",
+                f"No game type {quote(game_type)}; see ListGameTypes.",
+                "game_type",
+            ) from None
+        if scenario is not None and not caller.admin:
+            raise PermissionDenied(
+                "SCENARIO_NEEDS_ADMIN", "Only the admin token may set a scenario."
+            )
+        if seed and not caller.admin:
+            # A seed foretells every draw: its chooser could compute the
+            # hands and deck orders offline, and pick a seed that wins.
+            raise PermissionDenied(
+                "SEED_NEEDS_ADMIN",
+                "Only the admin token may choose a game's seed; leave it empty "
+                "and the service draws one.",
+            )
+        created = session.create(
+            players, seed or secrets.token_hex(16), options, scenario
+        )
+        self._check_bots(game_type, players, bots)
+        # The creation is logged (as the command ``create``): who created
+        # the game (whose quotas its bot seats' moves count against), the
+        # hash of the host token that may free its seats before the start,
+        # and with a request_id, the request's digest (a retry is told apart
+        # from a different request under the same key).
+        host_token = caller.token or new_seat_token()
+        body: dict[str, Any] = {"host": hash_token(host_token)}
+        if request_id:
+            # The key is its caller's: nobody else can claim it first.
+            game_id = uuid.uuid5(
+                uuid.NAMESPACE_URL, f"strata:{caller.identity}:{request_id}"
+            ).hex
+            body["request_id"] = request_id
+            body["digest"] = _request_digest(created, seed, bots)
+        else:
+            game_id = _time_ordered_id()
+        command = NewCommand(
+            command_id=CREATE,
+            actor=self._creator(caller),
+            payload={"seat": -1, "type": CREATE_TYPE, "command": body},
+            outcome=CommandOutcome(first_version=1, last_version=1),
+            decided_at_version=0,
+        )
+        try:
+            self.store.append(game_id, 0, [new_event(created)], command)
+        except (ConcurrencyError, DuplicateCommand):
+            if not request_id:
+                raise
+            first = self.store.find_command(game_id, CREATE)
+            if (
+                first is None
+                or first.payload["command"].get("digest") != body["digest"]
+            ):
+                raise AlreadyExists(
+                    "REQUEST_ID_REUSED",
+                    "This request_id already created a different game; send a "
+                    "new request_id for a new game.",
+                    "request_id",
+                ) from None
+            host_token = ""  # a retry: the first answer had it
+        if bots:
+            return Created(game_id, self._seat_bots(game_id, bots), host_token)
+        if request_id:
+            return Created(game_id, self.games.load(game_id).state.version, host_token)
+        return Created(game_id, 1, host_token)
+
+    @staticmethod
+    def _creator(caller: Caller) -> str:
+        """Who created a game, as its command log names it (what the bot
+        runner charges its bot seats' moves to)."""
+        if caller.admin:
+            return "admin"
+        if caller.token:
+            return caller.token_hash[:16]
+        if not caller.peer:
+            return IN_PROCESS
+        return "address:" + hashlib.sha256(caller.peer.encode()).hexdigest()[:16]
+
+    def host_of(self, game_id: str) -> tuple[str, str]:
+        """(creator, host token hash) of a game, from its logged creation
+        (empty strings for a game created before creations were logged)."""
+        record = self.store.find_command(game_id, CREATE)
+        if record is None:
+            return "", ""
+        return record.actor, str(record.payload.get("command", {}).get("host", ""))
+
+    def join_game(
+        self, caller: Caller, game_id: str, seat: int | None, name: str
+    ) -> tuple[int, str, int]:
+        """Take a seat; returns (seat, token, version)."""
+        name = inputs.player_name(name)
+        self.open_seats.check(caller)
+        for _ in range(MAX_RETRIES):
+            loaded = self.games.load(game_id)
+            state = loaded.state
+            token = (
+                caller.token
+                if caller.token and state.seats_of(caller.token_hash)
+                else ""
+            )
+            token = token or new_seat_token()
+            token_hash = hash_token(token)
+            taken, version = self._append_join(
+                game_id, loaded, seat, name, token_hash, actor=token_hash[:16]
+            )
+            if version:
+                self.open_seats.hold(caller, game_id, taken, token_hash)
+                return taken, token, version
+            # someone else joined meanwhile: decide again
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def leave_game(self, caller: Caller, game_id: str, seat: int) -> int:
+        """Free ``seat`` of a game not yet started (its own token, the
+        game's host token or the admin); returns the version."""
+        for _ in range(MAX_RETRIES):
+            loaded = self.games.load(game_id)
+            state = loaded.state
+            events = loaded.session.leave(state, seat)  # the seat exists, taken
+            info = state.seats[seat]
+            assert info is not None
+            allowed = caller.admin or (
+                bool(caller.token)
+                and caller.token_hash in (info.token_hash, self.host_of(game_id)[1])
+            )
+            if not allowed:
+                raise PermissionDenied(
+                    "NOT_YOUR_SEAT",
+                    f"Only seat {seat}'s player, the game's host or the admin may "
+                    "free it.",
+                )
+            command = NewCommand(
+                command_id=f"{LEAVE_PREFIX}{seat}-at-{state.version}",
+                actor=actor_of(caller, state, seat),
+                payload={"seat": seat, "type": LEAVE_TYPE, "command": {}},
+                decided_at_version=state.version,
+            )
+            try:
+                result = self.store.append(
+                    game_id,
+                    state.version,
+                    [new_event(e) for e in events],
+                    command,
+                )
+            except (ConcurrencyError, DuplicateCommand):
+                continue  # the game changed meanwhile: decide again
+            self.games.after_append(game_id, loaded, events, result.last_version)
+            return result.last_version
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def expire_game(self, game_id: str, at: datetime) -> bool:
+        """End a game never started, as the service's own command (id
+        ``expire``, pinned to the version: on several replicas one expires
+        it); ``at`` is the instant the service decided it. False when the
+        game started (or changed) meanwhile, or expired already."""
+        loaded = self.games.load(game_id)
+        state = loaded.state
+        if state.status is not Status.OPEN:
+            return False
+        events = loaded.session.expire(state)
+        command = NewCommand(
+            command_id=EXPIRE,
+            actor="service",
+            payload={
+                "seat": -1,
+                "type": EXPIRE_TYPE,
+                "command": {"at": at.isoformat()},
+            },
+            decided_at_version=state.version,
+        )
+        try:
+            result = self.store.append(
+                game_id, state.version, [new_event(e) for e in events], command
+            )
+        except (ConcurrencyError, DuplicateCommand):
+            return False
+        self.games.after_append(game_id, loaded, events, result.last_version)
+        return True
+
+    def start_game(self, caller: Caller, game_id: str) -> int:
+        """Start a game whose seats are all taken; returns the version."""
+        for _ in range(MAX_RETRIES):
+            loaded = self.games.load(game_id)
+            state = loaded.state
+            if not caller.admin and not (
+                (caller.token or caller.bot) and acts_for(caller, state)
+            ):
+                raise PermissionDenied(
+                    "NOT_SEATED", "Only a seated player or the admin may start a game."
+                )
+            events = loaded.session.start(state, Rng(state.config.seed, state.version))
+            command = NewCommand(
+                command_id=START_ID,
+                actor="admin"
+                if caller.admin
+                else "bot"
+                if caller.bot
+                else caller.token_hash[:16],
+                payload={"seat": -1, "type": START, "command": {}},
+                decided_at_version=state.version,
+            )
+            try:
+                result = self.store.append(
+                    game_id,
+                    state.version,
+                    [new_event(e) for e in events],
+                    command,
+                )
+            except DuplicateCommand as duplicate:
+                return duplicate.record.outcome.last_version  # started meanwhile
+            except ConcurrencyError:
+                continue
+            self.games.after_append(game_id, loaded, events, result.last_version)
+            return result.last_version
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    @staticmethod
+    def _check_bots(
+        game_type: str, players: int, bots: Sequence[tuple[int, str]]
+    ) -> None:
+        seen: set[int] = set()
+        for seat, kind in bots:
+            if not 0 <= seat < players or seat in seen:
+                raise InvalidArgument(
+                    "BOT_SEAT_INVALID",
+                    f"Bot seat {seat} is out of range (0 to {players - 1}) "
+                    "or listed twice.",
+                    "bots",
+                )
+            seen.add(seat)
+            if kind not in domain_bots.bot_kinds(game_type):
+                raise InvalidArgument(
+                    "UNKNOWN_BOT",
+                    f"No bot {quote(kind)} for {game_type}; there are "
+                    f"{', '.join(domain_bots.bot_kinds(game_type))}.",
+                    "bots",
+                )
+
+    def _append_join(
+        self,
+        game_id: str,
+        loaded: Loaded,
+        seat: int | None,
+        name: str,
+        token_hash: str,
+        actor: str,
+        bot: str = "",
+    ) -> tuple[int, int]:
+        """Take a seat, logged as a JoinGame command (so verification decides
+        it again). Returns (seat, version), version 0 when someone else
+        changed the game meanwhile and the caller should decide again."""
+        state = loaded.state
+        events = loaded.session.join(state, name, token_hash, seat, bot=bot)
+        taken = events[0].seat
+        body = {"player_name": name, "token_hash": token_hash}
+        if bot:
+            body["bot"] = bot
+        command = NewCommand(
+            command_id=f"join-seat-{taken}-at-{state.version}",
+            actor=actor,
+            payload={"seat": taken, "type": JOIN, "command": body},
+            decided_at_version=state.version,
+        )
+        try:
+            result = self.store.append(
+                game_id, state.version, [new_event(e) for e in events], command
+            )
+        except (ConcurrencyError, DuplicateCommand):
+            return taken, 0
+        self.games.after_append(game_id, loaded, events, result.last_version)
+        return taken, result.last_version
+
+    def _seat_bots(self, game_id: str, bots: Sequence[tuple[int, str]]) -> int:
+        """Seat each bot (logged as a join, idempotently); start the game when
+        bots fill every seat. Returns the version."""
+        for seat, kind in sorted(bots):
+            while True:
+                loaded = self.games.load(game_id)
+                state = loaded.state
+                if state.seats[seat] is not None:
+                    break  # seated already (a retried creation)
+                _, version = self._append_join(
+                    game_id, loaded, seat, f"{kind} bot", "", f"bot:{kind}", kind
+                )
+                if version:
+                    break
+        state = self.games.load(game_id).state
+        if state.status is Status.OPEN and all(
+            s is not None and s.bot for s in state.seats
+        ):
+            return self.start_game(Caller(bot=True), game_id)
+        return state.version
+
+
+def _request_digest(
+    created: GameCreated, seed: str, bots: Sequence[tuple[int, str]]
+) -> str:
+    """A digest of what a CreateGame request asked for."""
+    asked = codec.encode(created)
+    asked["seed"] = seed  # as asked: empty when the service drew it
+    asked["bots"] = sorted([seat, kind] for seat, kind in bots)
+    canonical = json.dumps(asked, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _time_ordered_id() -> str:
+    """A 32-hex-digit id whose first 12 digits are the millisecond time."""
+    return f"{int(time.time() * 1000):012x}{secrets.token_hex(10)}"
