@@ -483,7 +483,9 @@ def run_in_process(
     store = open_store(database_url)
     try:
         assert isinstance(store, SQLAlchemyEventStore)
-        servicer = GameServicer(GameApp(store), GameListReader(store))
+        app = GameApp(store)
+        app.queries.game_list = GameListReader(store)
+        servicer = GameServicer(app)
         clock = _Now(warmup, duration)
 
         async def run() -> Tally:

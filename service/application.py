@@ -19,6 +19,7 @@ runner and the housekeeping call.
 from __future__ import annotations
 
 from eventstore.base import EventStore
+from service.administration import Administration
 from service.callers import Callers
 from service.commands import Commands
 from service.games import Games
@@ -41,6 +42,7 @@ class GameApp:
         self.commands = Commands(self.games, max_refusals)
         self.lobby = Lobby(self.games, OpenSeats(self.games, max_open_seats))
         self.queries = Queries(self.games)
+        self.administration = Administration(self.games)
         self.callers = Callers(admin_token)
         # Each use case by name.
         self.caller = self.callers.caller

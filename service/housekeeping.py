@@ -20,7 +20,6 @@ import structlog
 from domain.session import Status
 from service.application import GameApp
 from service.outages import OutageLog
-from service.projections import GameList
 
 log = structlog.get_logger("strata.housekeeping")
 
@@ -35,13 +34,11 @@ class Housekeeper:
     def __init__(
         self,
         app: GameApp,
-        projection: GameList | None,
         open_game_hours: float,
         clock: Callable[[], datetime] = _now,
         every: float = 60.0,
     ) -> None:
         self.app = app
-        self.projection = projection
         self.ttl = timedelta(hours=open_game_hours)
         self.clock = clock
         self.every = every
@@ -52,9 +49,6 @@ class Housekeeper:
         if self.ttl <= timedelta(0):
             return 0
         now = self.clock()
-        if self.projection is not None:
-            # The game list as of now (it follows the log a moment behind).
-            self.projection.wait_for(self.app.store.last_position(), timeout=2.0)
         count = 0
         for game_id in list(self._open_since(now - self.ttl)):
             if self.app.expire_game(game_id, now):
@@ -64,24 +58,16 @@ class Housekeeper:
         return count
 
     def _open_since(self, cutoff: datetime) -> Iterator[str]:
-        """Games open and created before ``cutoff``."""
+        """Games open and created before ``cutoff`` (from the game list
+        as of now, when the service keeps one)."""
         after = ""
         while True:
-            if self.projection is not None:
-                rows = self.projection.models.list_games("", "open", after, 500)
-                if not rows:
-                    return
-                for row in rows:
-                    if row.created_at < cutoff:
-                        yield row.game_id
-                after = rows[-1].game_id
-            else:
-                games, after = self.app.list_games("", Status.OPEN, 500, after)
-                for loaded in games:
-                    if loaded.created_at is not None and loaded.created_at < cutoff:
-                        yield loaded.game_id
-                if not after:
-                    return
+            rows, after = self.app.list_games("", Status.OPEN, 500, after)
+            for row in rows:
+                if row.created_at is not None and row.created_at < cutoff:
+                    yield row.game_id
+            if not after:
+                return
 
     def run_forever(self, stop: threading.Event) -> None:
         """Sweep every ``every`` seconds until ``stop``."""

@@ -7,15 +7,34 @@ reader of the store (:mod:`service.fanout`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import dataclasses
+from collections.abc import AsyncIterator, Iterator
+from datetime import datetime
 from typing import Any
 
 from domain.session import GameFinished, Status
 from eventstore.base import RecordedEvent
 from service.callers import Caller
-from service.errors import NotFound, PermissionDenied
+from service.errors import InvalidArgument, NotFound, PermissionDenied
 from service.fanout import GameFeeds
 from service.games import Games, Loaded, decode_recorded
+from service.projections import GameList
+
+
+@dataclasses.dataclass(frozen=True)
+class Listing:
+    """One game as the game list shows it."""
+
+    game_id: str
+    game_type: str
+    status: Status
+    players: int
+    seats_taken: int
+    version: int
+    winners: tuple[int, ...]
+    result: str
+    created_at: datetime | None
+    finished_at: datetime | None
 
 
 class Queries:
@@ -26,6 +45,8 @@ class Queries:
         self.store = games.store
         #: One reader a watched game, however many watch it.
         self.feeds = GameFeeds(games.store)
+        #: The game list read model, when the service keeps one.
+        self.game_list: GameList | None = None
 
     def legal_actions(
         self, caller: Caller, game_id: str, seat: int | None, refresh: bool = True
@@ -88,12 +109,69 @@ class Queries:
             if isinstance(event, GameFinished):
                 return
 
+    def replay(
+        self, caller: Caller, game_id: str, from_version: int, to_version: int
+    ) -> Iterator[tuple[RecordedEvent, Any, Loaded, Any]]:
+        """The game step by step from ``from_version`` to ``to_version``
+        (0: the first and the latest): each event with the game as it was
+        after it, both redacted as the caller sees the game now, and that
+        current state. Yields ``(recorded, redacted event, step, current
+        state)``."""
+        current = self.games.load(game_id)
+        last = to_version or current.state.version
+        first = from_version or 1
+        if not 1 <= first <= last <= current.state.version:
+            raise InvalidArgument(
+                "VERSION_OUT_OF_RANGE",
+                f"Versions must satisfy 1 <= from <= to <= {current.state.version}.",
+                "from_version",
+            )
+        session = current.session
+        viewer = caller.viewer(current.state)
+        state = None
+        for recorded in self.store.read_stream(game_id, 1, last):
+            event = decode_recorded(session, recorded)
+            state = session.evolve(state, event)
+            if recorded.version < first:
+                continue
+            step = dataclasses.replace(current, state=state)
+            yield recorded, session.redact(event, viewer), step, current.state
+
     def list_games(
         self, game_type: str, status: Status | None, page_size: int, page_token: str
-    ) -> tuple[list[Loaded], str]:
-        """Games in id (creation) order with paging."""
+    ) -> tuple[list[Listing], str]:
+        """Games in id (creation) order, filtered, a page at a time: from the
+        game list read model when the service keeps one (read your writes:
+        it first catches up with the log), else by folding each game."""
         page_size = 50 if page_size <= 0 else min(page_size, 500)
-        out: list[Loaded] = []
+        if self.game_list is None:
+            return self._list_games_by_folding(game_type, status, page_size, page_token)
+        self.game_list.wait_for(self.store.last_position(), timeout=2.0)
+        rows = self.game_list.models.list_games(
+            game_type, "" if status is None else status.value, page_token, page_size + 1
+        )
+        more = len(rows) > page_size
+        listed = [
+            Listing(
+                game_id=row.game_id,
+                game_type=row.game_type,
+                status=Status(row.status),
+                players=row.players,
+                seats_taken=row.seats_taken,
+                version=row.version,
+                winners=row.winners,
+                result=row.result,
+                created_at=row.created_at,
+                finished_at=row.finished_at,
+            )
+            for row in rows[:page_size]
+        ]
+        return listed, listed[-1].game_id if more else ""
+
+    def _list_games_by_folding(
+        self, game_type: str, status: Status | None, page_size: int, page_token: str
+    ) -> tuple[list[Listing], str]:
+        out: list[Listing] = []
         after = page_token
         while len(out) < page_size:
             ids = self.store.list_streams(after, 200)
@@ -106,11 +184,26 @@ class Queries:
                     loaded = self.games.load(game_id)
                 except NotFound:
                     continue
-                if game_type and loaded.state.game_type != game_type:
+                state = loaded.state
+                if game_type and state.game_type != game_type:
                     continue
-                if status is not None and loaded.state.status is not status:
+                if status is not None and state.status is not status:
                     continue
-                out.append(loaded)
+                outcome = state.outcome
+                out.append(
+                    Listing(
+                        game_id=game_id,
+                        game_type=state.game_type,
+                        status=state.status,
+                        players=len(state.seats),
+                        seats_taken=sum(1 for s in state.seats if s is not None),
+                        version=state.version,
+                        winners=() if outcome is None else tuple(outcome.winners),
+                        result="" if outcome is None else outcome.result,
+                        created_at=loaded.created_at,
+                        finished_at=None,
+                    )
+                )
                 if len(out) == page_size:
                     break
         return out, after if len(out) == page_size else ""

@@ -33,6 +33,7 @@ from eventstore.base import EventStore
 from eventstore.sql import SQLAlchemyEventStore
 from service import connect_transport, grpc_transport, http, telemetry
 from service.admin import AdminServicer, IntegrationServicer
+from service.administration import Integration
 from service.application import GameApp
 from service.bots import BotRunner
 from service.config import BACKGROUND_WORK, Config
@@ -146,6 +147,7 @@ def create_server(
             if "projections" in background
             else GameListReader(store)
         )
+        app.queries.game_list = projection
     pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc")
     loop = asyncio.new_event_loop()
     loop.set_default_executor(pool)
@@ -158,11 +160,13 @@ def create_server(
     door_limits = Limits(limits, is_admin=lambda token: app.caller(token).admin)
     door = Door(door_limits, pool, access_log)
     services = (
-        (pb.DESCRIPTOR.services_by_name["GameService"], GameServicer(app, projection)),
+        (pb.DESCRIPTOR.services_by_name["GameService"], GameServicer(app)),
         (admin_pb.DESCRIPTOR.services_by_name["AdminService"], AdminServicer(app)),
         (
             integration_pb.DESCRIPTOR.services_by_name["IntegrationService"],
-            IntegrationServicer(app, projection, integration_tokens),
+            IntegrationServicer(
+                app, Integration(app.games, projection, integration_tokens)
+            ),
         ),
     )
 
@@ -259,7 +263,6 @@ def create_server(
             "bots" in background,
             running.stopping,
             limits,
-            projection,
         )
     )
     return running
@@ -307,7 +310,6 @@ def _start_background(
     bots: bool,
     stopping: threading.Event,
     limits: LimitSettings,
-    game_list: GameList | None = None,
 ) -> list[threading.Thread]:
     """Threads that keep ``projection`` and make the service's own moves
     (``bots``: the bot seats' moves, the expiry of games never started)
@@ -334,7 +336,7 @@ def _start_background(
             "Positions of the log the bot runner has not read yet",
             bots_lag,
         )
-        housekeeper = Housekeeper(app, game_list or projection, limits.open_game_hours)
+        housekeeper = Housekeeper(app, limits.open_game_hours)
         threads.append(
             threading.Thread(
                 target=runner.run_forever,
@@ -412,6 +414,7 @@ def work(config: Config) -> None:
     projection = (
         GameListProjection(store) if isinstance(store, SQLAlchemyEventStore) else None
     )
+    app.queries.game_list = projection
     stopping = threading.Event()
     threads = _start_background(app, projection, True, stopping, config.limits)
     log.info("strata.working", database=_safe_url(config.database_url))

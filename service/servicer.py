@@ -7,7 +7,6 @@ metadata; everything else is :class:`service.application.GameApp`'s.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import importlib
 from collections.abc import AsyncIterator, Iterator
@@ -37,7 +36,6 @@ from service.door import Call
 from service.errors import InvalidArgument
 from service.games import Loaded
 from service.inputs import quote
-from service.projections import GameList
 
 _STATUS_TO_PROTO = {
     Status.OPEN: pb.GAME_STATUS_OPEN,
@@ -71,9 +69,8 @@ def _typed(wrapper: Message, game_type: str, what: str, field: str) -> Message |
 class GameServicer:
     """strata.v1.GameService."""
 
-    def __init__(self, app: GameApp, projection: GameList | None = None) -> None:
+    def __init__(self, app: GameApp) -> None:
         self.app = app
-        self.projection = projection
 
     def _caller(self, call: Call) -> Caller:
         return self.app.caller(call.token, call.peer)
@@ -243,29 +240,12 @@ class GameServicer:
         self, request: pb.ReplayGameRequest, call: Call
     ) -> Iterator[pb.ReplayGameResponse]:
         caller = self._caller(call)
-        current = self.app.load(request.game_id)
-        last = request.to_version or current.state.version
-        first = request.from_version or 1
-        if not 1 <= first <= last <= current.state.version:
-            raise InvalidArgument(
-                "VERSION_OUT_OF_RANGE",
-                f"Versions must satisfy 1 <= from <= to <= {current.state.version}.",
-                "from_version",
-            )
-        session = current.session
-        state = None
-        for recorded in self.app.store.read_stream(request.game_id, 1, last):
-            event = session.decode_event(
-                recorded.type, recorded.data, recorded.schema_version
-            )
-            state = session.evolve(state, event)
-            if recorded.version < first:
-                continue
-            step = dataclasses.replace(current, state=state)
-            viewer = caller.viewer(current.state)
+        for recorded, event, step, current in self.app.queries.replay(
+            caller, request.game_id, request.from_version, request.to_version
+        ):
             yield pb.ReplayGameResponse(
-                event=event_to_proto(session, recorded, session.redact(event, viewer)),
-                game=game_to_proto(request.game_id, step, caller, current.state),
+                event=event_to_proto(step.session, recorded, event),
+                game=game_to_proto(request.game_id, step, caller, current),
             )
 
     def ListGames(
@@ -280,68 +260,27 @@ class GameServicer:
             if request.status not in _STATUS_FROM_PROTO:
                 raise InvalidArgument("ENUM_VALUE_INVALID", "Unknown status.", "status")
             status = _STATUS_FROM_PROTO[request.status]
-        page_size = 50 if request.page_size == 0 else min(request.page_size, 500)
-        if self.projection is None:
-            return self._list_games_by_folding(request, status, page_size)
-        # Read your writes: let the projection reach the end of the log first.
-        self.projection.wait_for(self.app.store.last_position(), timeout=2.0)
-        rows = self.projection.models.list_games(
-            request.game_type,
-            "" if status is None else status.value,
-            request.page_token,
-            page_size + 1,
+        rows, token = self.app.queries.list_games(
+            request.game_type, status, request.page_size, request.page_token
         )
-        more = len(rows) > page_size
-        rows = rows[:page_size]
         summaries = []
         for row in rows:
             summary = pb.GameSummary(
                 game_id=row.game_id,
                 game_type=row.game_type,
-                status=_STATUS_TO_PROTO[Status(row.status)],
+                status=_STATUS_TO_PROTO[row.status],
                 version=row.version,
                 players=row.players,
                 seats_taken=row.seats_taken,
             )
-            if row.result:
+            if row.result or row.winners:
                 summary.outcome.CopyFrom(
                     pb.Outcome(winners=list(row.winners), result=row.result)
                 )
-            summary.created_at.FromDatetime(row.created_at)
+            if row.created_at is not None:
+                summary.created_at.FromDatetime(row.created_at)
             if row.finished_at is not None:
                 summary.finished_at.FromDatetime(row.finished_at)
-            summaries.append(summary)
-        return pb.ListGamesResponse(
-            games=summaries, next_page_token=rows[-1].game_id if more else ""
-        )
-
-    def _list_games_by_folding(
-        self, request: pb.ListGamesRequest, status: Status | None, page_size: int
-    ) -> pb.ListGamesResponse:
-        """ListGames without a projection (the in-memory store)."""
-        games, token = self.app.list_games(
-            request.game_type, status, page_size, request.page_token
-        )
-        summaries = []
-        for loaded in games:
-            state = loaded.state
-            summary = pb.GameSummary(
-                game_id=loaded.game_id,
-                game_type=state.game_type,
-                status=_STATUS_TO_PROTO[state.status],
-                version=state.version,
-                players=len(state.seats),
-                seats_taken=sum(1 for s in state.seats if s is not None),
-            )
-            if state.outcome is not None:
-                summary.outcome.CopyFrom(
-                    pb.Outcome(
-                        winners=list(state.outcome.winners),
-                        result=state.outcome.result,
-                    )
-                )
-            if loaded.created_at is not None:
-                summary.created_at.FromDatetime(loaded.created_at)
             summaries.append(summary)
         return pb.ListGamesResponse(games=summaries, next_page_token=token)
 

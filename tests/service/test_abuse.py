@@ -681,9 +681,7 @@ def test_a_game_nobody_starts_expires(server: Running, admin: StrataClient) -> N
         admin.join_game(started, f"p{seat}", seat=seat)
     admin.start_game(started)
     later = datetime.now(UTC) + timedelta(hours=25)
-    keeper = Housekeeper(
-        server.app, server.projection, open_game_hours=24, clock=lambda: later
-    )
+    keeper = Housekeeper(server.app, open_game_hours=24, clock=lambda: later)
     assert keeper.sweep() == 1
     assert keeper.sweep() == 0  # once
     game = admin.get_game(open_game)

@@ -1,0 +1,285 @@
+"""Administration and integration: the audit log, verified replay, export
+and import (the admin's), the global log's feed and the statistics (the
+integrations').
+
+Each use case checks its caller first: the admin token, or an integration
+token (or the admin's) for the feed and the statistics.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hmac
+from collections.abc import AsyncIterator, Iterable
+from typing import Any
+
+from domain import codec, registry
+from domain.rules import Viewer
+from domain.session import GameCreated, Session
+from eventstore.base import (
+    CommandRecord,
+    ConcurrencyError,
+    MatchingEvents,
+    RecordedEvent,
+)
+from service import paging, portable
+from service.callers import Caller, hash_token
+from service.errors import (
+    InvalidArgument,
+    PermissionDenied,
+    Unauthenticated,
+)
+from service.games import Games
+from service.projections import GameList
+from service.verification import Verification, verify_game
+
+#: Events and commands a page of the audit log holds by default, and at most.
+AUDIT_PAGE = 500
+AUDIT_PAGE_MOST = 1000
+#: Events read from the log at a time by a feed.
+FEED_BATCH = 500
+#: A feed that passes over this many positions without an event to send
+#: answers with its position alone, so that its client can resume from there
+#: (as it does at the end of the log).
+FEED_HEARTBEAT = 200
+_GAME_CREATED = GameCreated.__name__
+
+
+def require_admin(caller: Caller) -> None:
+    if not caller.token:
+        raise Unauthenticated("TOKEN_REQUIRED", "The admin token is required.")
+    if not caller.admin:
+        raise PermissionDenied("ADMIN_ONLY", "Only the admin token may do this.")
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditPage:
+    """A page of a game's audit log: its events (decoded, unredacted), its
+    commands (with the game command each carried, when it is one), and
+    where the next page starts ("" after the last)."""
+
+    session: Session[Any]
+    events: list[tuple[RecordedEvent, Any]]
+    commands: list[tuple[CommandRecord, Any]]
+    next_page_token: str
+
+
+class Administration:
+    """The admin's use cases."""
+
+    def __init__(self, games: Games) -> None:
+        self.games = games
+        self.store = games.store
+
+    def audit_page(
+        self, caller: Caller, game_id: str, page_size: int, page_token: str
+    ) -> AuditPage:
+        require_admin(caller)
+        size = paging.page_size(page_size, AUDIT_PAGE, AUDIT_PAGE_MOST)
+        from_version, after_sequence = paging.decode(page_token, 2, (1, 0))
+        session = self.games.load(game_id).session
+        recorded = self.store.read_stream(
+            game_id, from_version, from_version + size - 1
+        )
+        records = self.store.read_commands(game_id, after_sequence, size)
+        more = len(recorded) == size or len(records) == size
+        return AuditPage(
+            session,
+            [
+                (r, session.decode_event(r.type, r.data, r.schema_version))
+                for r in recorded
+            ],
+            [(record, _game_command(session, record)) for record in records],
+            paging.encode(
+                recorded[-1].version + 1 if recorded else from_version,
+                records[-1].sequence if records else after_sequence,
+            )
+            if more
+            else "",
+        )
+
+    def verify(self, caller: Caller, game_id: str) -> Verification:
+        require_admin(caller)
+        self.games.load(game_id)  # NOT_FOUND for an unknown game
+        return verify_game(self.store, game_id)
+
+    def export(
+        self, caller: Caller, game_id: str, page_size: int, page_token: str
+    ) -> tuple[bytes, str]:
+        require_admin(caller)
+        return portable.export_game(self.store, game_id, page_size, page_token)
+
+    def import_game(
+        self, caller: Caller, document: bytes, game_id: str
+    ) -> tuple[str, int, Verification]:
+        """Import an export document; (game id, version, its verification)."""
+        require_admin(caller)
+        game_id, events, commands = portable.parse_export(document, game_id)
+        try:
+            self.store.import_game(game_id, events, commands)
+        except ConcurrencyError:
+            raise InvalidArgument(
+                "GAME_EXISTS",
+                f"A game {game_id!r} exists here; import under another game_id.",
+                "game_id",
+            ) from None
+        loaded = self.games.load(game_id)
+        return game_id, loaded.state.version, verify_game(self.store, game_id)
+
+
+def _game_command(session: Session[Any], record: CommandRecord) -> Any:
+    """The game command a logged command carried (None for the lifecycle's,
+    one kept as a digest, or one this version cannot read)."""
+    try:
+        return codec.decode(
+            session.command_type(record.payload["type"]), record.payload["command"]
+        )
+    except (codec.CodecError, KeyError):
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class FeedItem:
+    """One answer of the feed: an event (redacted as for a spectator) with
+    its position, or the position alone (progress)."""
+
+    position: int
+    recorded: RecordedEvent | None = None
+    event: Any = None
+    session: Session[Any] | None = None
+
+
+class Integration:
+    """The integrations' use cases: the global log and the statistics."""
+
+    def __init__(
+        self,
+        games: Games,
+        game_list: GameList | None,
+        integration_tokens: Iterable[str] = (),
+    ) -> None:
+        self.games = games
+        self.store = games.store
+        self.game_list = game_list
+        self._token_hashes = tuple(hash_token(t) for t in integration_tokens if t)
+
+    def require(self, caller: Caller) -> None:
+        if not caller.token:
+            raise Unauthenticated("TOKEN_REQUIRED", "An integration token is required.")
+        if caller.admin:
+            return
+        digest = caller.token_hash
+        if not any(hmac.compare_digest(digest, h) for h in self._token_hashes):
+            raise PermissionDenied(
+                "INTEGRATION_ONLY", "This feed needs an integration token."
+            )
+
+    async def follow(
+        self,
+        caller: Caller,
+        after_position: int,
+        game_types: set[str],
+        event_types: set[str],
+        follow: bool,
+    ) -> AsyncIterator[FeedItem]:
+        """The global log after ``after_position``, in commit order, as a
+        spectator sees it, filtered; live when ``follow``. Reads run in
+        worker threads; no thread waits for the next event."""
+        self.require(caller)
+        if after_position < 0:
+            raise InvalidArgument(
+                "POSITION_NEGATIVE",
+                "after_position cannot be negative.",
+                "after_position",
+            )
+        unknown = game_types - set(registry.game_types())
+        if unknown:
+            raise InvalidArgument(
+                "UNKNOWN_GAME_TYPE", f"No game types {sorted(unknown)}.", "game_types"
+            )
+        store = self.store
+        spectator = Viewer.spectator()
+        sessions: dict[str, Session[Any] | None] = {}
+        position = after_position
+        answered = position  # the position of the last answer
+        while True:
+            if event_types:
+                # Only the wanted types (and the creations, which name each
+                # game's type) leave the database; the rest only move on.
+                read = await asyncio.to_thread(
+                    store.read_all_matching,
+                    position,
+                    FEED_BATCH,
+                    event_types | {_GAME_CREATED},
+                    (),
+                )
+            else:
+                events = await asyncio.to_thread(store.read_all, position, FEED_BATCH)
+                through = events[-1].position if events else position
+                read = MatchingEvents(events, through, len(events))
+            for recorded in read.events:
+                position = recorded.position
+                session = await self._session(sessions, recorded)
+                wanted = (
+                    session is not None
+                    and (not game_types or session.rules.game_type in game_types)
+                    and (not event_types or recorded.type in event_types)
+                )
+                if session is None or not wanted:
+                    if position - answered >= FEED_HEARTBEAT:
+                        answered = position
+                        yield FeedItem(position)
+                    continue
+                answered = position
+                event = session.decode_event(
+                    recorded.type, recorded.data, recorded.schema_version
+                )
+                yield FeedItem(
+                    position, recorded, session.redact(event, spectator), session
+                )
+            position = read.through
+            if position - answered >= FEED_HEARTBEAT or (
+                read.scanned < FEED_BATCH and position > answered
+            ):
+                answered = position
+                yield FeedItem(position)
+            if read.scanned < FEED_BATCH:
+                if not follow:
+                    return
+                await store.wait_for_append_async(position, 1.0)
+
+    async def _session(
+        self, sessions: dict[str, Session[Any] | None], recorded: RecordedEvent
+    ) -> Session[Any] | None:
+        """The rules of ``recorded``'s game (None: a type this service does
+        not run), from its creation."""
+        if recorded.game_id in sessions:
+            return sessions[recorded.game_id]
+        if recorded.type == _GAME_CREATED:
+            created = recorded
+        else:  # created before this feed's start
+            first = await asyncio.to_thread(
+                self.store.read_stream, recorded.game_id, 1, 1
+            )
+            created = first[0]
+        game_type = created.data.get("game_type", "")
+        session = (
+            registry.session_for(game_type)
+            if game_type in registry.game_types()
+            else None
+        )
+        sessions[recorded.game_id] = session
+        return session
+
+    def statistics(
+        self, caller: Caller, game_type: str
+    ) -> tuple[list[dict[str, Any]], int]:
+        """Per game type statistics, and the position they are as of."""
+        self.require(caller)
+        if self.game_list is None:
+            raise InvalidArgument(
+                "NO_PROJECTIONS", "Statistics need a SQL store.", "game_type"
+            )
+        self.game_list.wait_for(self.store.last_position(), timeout=2.0)
+        return self.game_list.models.statistics(game_type), self.game_list.position
