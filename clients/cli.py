@@ -502,31 +502,39 @@ def _show_game(game: pb.Game) -> None:
         print(f"finished: {game.outcome.result}, winners {list(game.outcome.winners)}")
 
 
+def _hot_seat(
+    client: StrataClient, args: argparse.Namespace
+) -> tuple[str, StrataClient]:
+    """A new game whose every seat but the bots' is taken by one token."""
+    bots = bot_seats(args.bot)
+    created = _creator(client, args.seed).create_game(
+        args.game,
+        args.players,
+        seed=args.seed,
+        options=game_options(args.game, args.option, args.advanced),
+        bots=bots,
+    )
+    game_id = created.game_id
+    token = ""
+    for seat in range(args.players):
+        if seat in bots:
+            continue
+        joined = client.with_token(token).join_game(
+            game_id, player_name=f"player{seat + 1}", seat=seat
+        )
+        token = joined.seat_token
+    if not token:
+        raise SystemExit("strata: leave a seat for a person (or use simulate)")
+    me = client.with_token(token)
+    me.start_game(game_id)
+    print(f"hot-seat game {game_id}; every seat's token: {token}")
+    return game_id, me
+
+
 def cmd_play(args: argparse.Namespace) -> int:
     with connect(args) as client:
         if args.game:
-            bots = bot_seats(args.bot)
-            created = _creator(client, args.seed).create_game(
-                args.game,
-                args.players,
-                seed=args.seed,
-                options=game_options(args.game, args.option, args.advanced),
-                bots=bots,
-            )
-            game_id = created.game_id
-            token = ""
-            for seat in range(args.players):
-                if seat in bots:
-                    continue
-                joined = client.with_token(token).join_game(
-                    game_id, player_name=f"player{seat + 1}", seat=seat
-                )
-                token = joined.seat_token
-            if not token:
-                raise SystemExit("strata: leave a seat for a person (or use simulate)")
-            me = client.with_token(token)
-            me.start_game(game_id)
-            print(f"hot-seat game {game_id}; every seat's token: {token}")
+            game_id, me = _hot_seat(client, args)
         elif args.game_id:
             game_id = args.game_id
             me = client.with_token(args.token)

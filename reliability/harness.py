@@ -729,7 +729,74 @@ def check(
     found = Findings()
     figures = found.figures
     answers = [a for s in ledger.sent.values() for a in s.answers]
-    codes = Counter(a.code for a in answers)
+    codes = _tally(ledger, answers, seconds, figures)
+
+    # Answers: never INTERNAL, never past the deadline, duplicates agree.
+    for code in FORBIDDEN:
+        if codes[code.name]:
+            found.fail(f"{codes[code.name]} answers were {code.name}")
+    for what in ledger.client_errors:
+        found.fail(what)
+    for method, seconds_taken in ledger.slow_calls:
+        found.fail(f"{method} took {seconds_taken:.1f}s, past its deadline")
+    store = open_store(database_url)
+    acknowledged = 0
+    try:
+        for command_id, sent in ledger.sent.items():
+            acknowledged += _check_command(store, command_id, sent, found)
+        figures["acknowledged commands"] = acknowledged
+        _check_store(store, database_url, targets, ledger, found)
+    finally:
+        store.close()
+    figures["lost acknowledged commands"] = sum(
+        1 for v in found.violations if "not in the log" in v
+    )
+    figures["violations"] = len(found.violations)
+    return found
+
+
+def _check_command(store: Any, command_id: str, sent: Any, found: Findings) -> int:
+    """Check one command's answers against the log: 1 if it was
+    acknowledged, else 0."""
+    finals = sent.finals
+    if not finals:
+        found.fail(f"command {command_id} never got a final answer")
+        return 0
+    outcomes = {a.outcome for a in finals}
+    if len(outcomes) > 1:
+        found.fail(f"command {command_id} got different answers: {outcomes}")
+    fresh = [a for a in finals if a.code == "OK" and not a.duplicate]
+    if len(fresh) > 1:
+        found.fail(f"command {command_id} was applied {len(fresh)} times")
+    if sent.wrong_seat and finals[0].code != "PERMISSION_DENIED":
+        found.fail(f"wrong-seat command {command_id} got {finals[0].code}")
+    first = finals[0]
+    if first.code != "OK":
+        return 0
+    record = store.find_command(sent.game_id, command_id)
+    if record is None or not record.outcome.accepted:
+        found.fail(f"acknowledged command {command_id} is not in the log")
+        return 1
+    if record.outcome.last_version != first.version:
+        found.fail(
+            f"command {command_id}: acknowledged version {first.version}, "
+            f"logged {record.outcome.last_version}"
+        )
+    stored = store.read_stream(
+        sent.game_id, record.outcome.first_version, record.outcome.last_version
+    )
+    if tuple((e.version, e.type) for e in stored) != first.events:
+        found.fail(f"command {command_id}: stored events differ from answer")
+    return 1
+
+
+def _tally(
+    ledger: Ledger, answers: list[Any], seconds: float, figures: dict[str, Any]
+) -> Counter[str]:
+    """The run's figures from what the clients were told; the answers'
+    status codes counted."""
+    answers = [a for s in ledger.sent.values() for a in s.answers]
+    codes: Counter[str] = Counter(a.code for a in answers)
     final_codes = Counter(
         (s.finals[0].code if s.finals else "NO FINAL ANSWER")
         for s in ledger.sent.values()
@@ -777,58 +844,7 @@ def check(
     for what, count in sorted(ledger.other_calls.items()):
         if not what.endswith(" OK"):
             figures[f"other calls {what}"] = count
-
-    # Answers: never INTERNAL, never past the deadline, duplicates agree.
-    for code in FORBIDDEN:
-        if codes[code.name]:
-            found.fail(f"{codes[code.name]} answers were {code.name}")
-    for what in ledger.client_errors:
-        found.fail(what)
-    for method, seconds_taken in ledger.slow_calls:
-        found.fail(f"{method} took {seconds_taken:.1f}s, past its deadline")
-    store = open_store(database_url)
-    acknowledged = 0
-    try:
-        for command_id, sent in ledger.sent.items():
-            finals = sent.finals
-            if not finals:
-                found.fail(f"command {command_id} never got a final answer")
-                continue
-            outcomes = {a.outcome for a in finals}
-            if len(outcomes) > 1:
-                found.fail(f"command {command_id} got different answers: {outcomes}")
-            fresh = [a for a in finals if a.code == "OK" and not a.duplicate]
-            if len(fresh) > 1:
-                found.fail(f"command {command_id} was applied {len(fresh)} times")
-            if sent.wrong_seat and finals[0].code != "PERMISSION_DENIED":
-                found.fail(f"wrong-seat command {command_id} got {finals[0].code}")
-            first = finals[0]
-            if first.code != "OK":
-                continue
-            acknowledged += 1
-            record = store.find_command(sent.game_id, command_id)
-            if record is None or not record.outcome.accepted:
-                found.fail(f"acknowledged command {command_id} is not in the log")
-                continue
-            if record.outcome.last_version != first.version:
-                found.fail(
-                    f"command {command_id}: acknowledged version {first.version}, "
-                    f"logged {record.outcome.last_version}"
-                )
-            stored = store.read_stream(
-                sent.game_id, record.outcome.first_version, record.outcome.last_version
-            )
-            if tuple((e.version, e.type) for e in stored) != first.events:
-                found.fail(f"command {command_id}: stored events differ from answer")
-        figures["acknowledged commands"] = acknowledged
-        _check_store(store, database_url, targets, ledger, found)
-    finally:
-        store.close()
-    figures["lost acknowledged commands"] = sum(
-        1 for v in found.violations if "not in the log" in v
-    )
-    figures["violations"] = len(found.violations)
-    return found
+    return codes
 
 
 def _check_store(

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from functools import cache
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from google.protobuf.message import Message
 from strata.v1 import game_service_pb2 as pb
@@ -28,7 +28,6 @@ from domain.session import (
     Session,
     Status,
 )
-from eventstore.base import RecordedEvent
 from service import protomap
 from service.application import GameApp
 from service.callers import Caller
@@ -366,9 +365,23 @@ def game_to_proto(
     return game
 
 
-def event_to_proto(
-    session: Session[Any], recorded: RecordedEvent, event: Any
-) -> pb.Event:
+class Recorded(Protocol):
+    """What the public Event message says of a stored event (the store's
+    ``RecordedEvent``; transports do not name the store)."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def position(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def recorded_at(self) -> datetime: ...
+
+
+def event_to_proto(session: Session[Any], recorded: Recorded, event: Any) -> pb.Event:
     """One stored event, already redacted, as the public Event message."""
     rules = session.rules
     out = pb.Event(
