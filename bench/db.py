@@ -106,6 +106,8 @@ class Service:
     process: subprocess.Popen[bytes]
     target: str
     worker: subprocess.Popen[bytes] | None = None
+    #: The HTTP listener (Connect, gRPC-Web): ``http://127.0.0.1:port``.
+    http_target: str = ""
 
     def stop(self) -> None:
         for process in (self.process, self.worker):
@@ -128,12 +130,12 @@ def start_service(
     """``strata serve`` on the database, on 127.0.0.1, ready to answer;
     with ``separate_worker``, it serves with ``STRATA_BACKGROUND=none`` and
     a ``strata worker`` process runs the projection and the bot seats."""
-    port = free_port()
+    port, http_port = free_port(), free_port()
     env = code_env()
     env.update(
         STRATA_DATABASE_URL=database.url,
         STRATA_PORT=str(port),
-        STRATA_HTTP_PORT="0",
+        STRATA_HTTP_PORT=str(http_port),
         STRATA_HOST="127.0.0.1",
         STRATA_WORKERS=str(workers),
         STRATA_LOG_LEVEL="warning",
@@ -175,7 +177,7 @@ def start_service(
                     worker.kill()
                 raise RuntimeError("the service did not start within 30 s")
             time.sleep(0.1)
-    return Service(process, target, worker)
+    return Service(process, target, worker, f"http://127.0.0.1:{http_port}")
 
 
 def _strata(command: str) -> list[str]:

@@ -1,8 +1,10 @@
 """Client processes that load the service: no-op calls, bots, watchers.
 
 Each driver process runs ``clients`` concurrent callers on one grpc.aio
-channel (asyncio tasks are the cheapest callers Python has, so the clients
-steal as little CPU from the server as they can on a shared machine). Calls
+channel, or for the Connect phases on one async Connect client over HTTP/1.1
+with the JSON codec, as a browser speaks (asyncio tasks are the cheapest
+callers Python has, so the clients steal as little CPU from the server as
+they can on a shared machine). Calls
 that start inside the measurement window are counted; the parent sums the
 processes.
 """
@@ -26,6 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from strata.v1 import game_service_pb2 as pb
 from strata.v1 import game_service_pb2_grpc as pb_grpc
 
+from clients.connect import snake_case
 from eventstore.sql import SQLAlchemyEventStore
 
 
@@ -220,11 +223,52 @@ async def _play(
         actions = response.legal_actions
 
 
+# -- Connect --------------------------------------------------------------------
+
+
+class _ConnectStub:
+    """The generated async Connect client of GameService with the calling
+    convention of a grpc.aio stub: ``await stub.CreateGame(request,
+    metadata=…)``; a stream is an async iterator."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+
+    def __getattr__(self, name: str) -> Any:
+        call = getattr(self._client, snake_case(name))
+
+        def invoke(request: Any, metadata: Any = None) -> Any:
+            return call(request, headers=dict(metadata or ()))
+
+        return invoke
+
+
+def connect_client(address: str) -> Any:
+    """An async Connect client (JSON) of GameService at ``address``
+    (``http://host:port``)."""
+    from connectrpc.compat import google_protobuf_json_codec
+    from connectrpc.protocol import ProtocolType
+    from strata.v1 import game_service_connect
+
+    return game_service_connect.GameServiceClient(
+        address,
+        codec=google_protobuf_json_codec(),
+        protocol=ProtocolType.CONNECT,
+        send_compression=None,
+    )
+
+
+def _connect_errors() -> tuple[type[BaseException], ...]:
+    from connectrpc.errors import ConnectError
+
+    return (ConnectError,)
+
+
 # -- watchers -----------------------------------------------------------------
 
 
 async def _watchers(
-    channel: grpc.aio.Channel,
+    stub: Any,
     game_id: str,
     watchers: int,
     ready: Any,
@@ -233,7 +277,6 @@ async def _watchers(
     """Follow one game from ``watchers`` streams; the delays (s) from each
     event's recording to its arrival, for events recorded after all
     streams delivered their first event."""
-    stub = pb_grpc.GameServiceStub(channel)
     delays: list[float] = []
     live = asyncio.Event()
     opened = 0
@@ -261,7 +304,10 @@ async def _watchers(
                 if time.time() > until:
                     break
         finally:
-            call.cancel()
+            if hasattr(call, "cancel"):
+                call.cancel()
+            else:
+                await call.aclose()
 
     tasks = [asyncio.ensure_future(watcher()) for _ in range(watchers)]
     _, pending = await asyncio.wait(tasks, timeout=max(until - time.time(), 1))
@@ -294,9 +340,22 @@ def drive(
     go_at: Any,
     results: multiprocessing.Queue[Tally],
 ) -> None:
-    """A driver process: ``kind`` is ``noop`` or ``bots``."""
+    """A driver process: ``kind`` is ``noop``, ``bots`` or ``connect`` (the
+    bots over the Connect protocol, JSON, to ``target``, an HTTP address)."""
 
     async def run() -> Tally:
+        if kind == "connect":
+            async with connect_client(target) as client:
+                ready.set()
+                clock = _Clock(go, go_at, warmup, duration)
+                measured, tally = await asyncio.gather(
+                    _own_cpu(clock),
+                    _bots(
+                        _ConnectStub(client), clients, clock, seed, _connect_errors()
+                    ),
+                )
+                tally.client_cpu = measured
+                return tally
         async with grpc.aio.insecure_channel(target) as channel:
             await channel.channel_ready()
             ready.set()
@@ -321,11 +380,19 @@ def watch(
     until: float,
     results: multiprocessing.Queue[list[float]],
 ) -> None:
-    """A watcher process."""
+    """A watcher process: over gRPC, or over the Connect protocol (JSON)
+    when ``target`` is an HTTP address."""
 
     async def run() -> list[float]:
+        if target.startswith("http"):
+            async with connect_client(target) as client:
+                return await _watchers(
+                    _ConnectStub(client), game_id, watchers, ready, until
+                )
         async with grpc.aio.insecure_channel(target) as channel:
-            return await _watchers(channel, game_id, watchers, ready, until)
+            return await _watchers(
+                pb_grpc.GameServiceStub(channel), game_id, watchers, ready, until
+            )
 
     results.put(asyncio.run(run()))
 

@@ -206,6 +206,7 @@ def end_to_end(
         "workers": workers,
         "background": "strata worker process" if separate_worker else "in process",
     }
+    at = 16 if 16 in mode.concurrency else mode.concurrency[-1]
     try:
         for clients in mode.concurrency:
             print(f"bench: e2e at {clients} clients", file=sys.stderr)
@@ -213,7 +214,7 @@ def end_to_end(
             def measure(kind: str, clients: int = clients) -> load.Tally:
                 return load.run_drivers(
                     kind,
-                    service.target,
+                    service.http_target if kind == "connect" else service.target,
                     clients,
                     mode.warmup,
                     mode.duration,
@@ -233,11 +234,28 @@ def end_to_end(
                 "noop": _rate(noop, mode.duration),
                 "commands": _rate(game, mode.duration),
             }
+            if clients == at:
+                # The same bots over the Connect protocol (JSON, HTTP/1.1),
+                # as a browser speaks, on the same server in the same run.
+                print(f"bench: e2e over Connect at {clients} clients", file=sys.stderr)
+                figures[str(clients)]["connect_commands"] = _rate(
+                    measure("connect"), mode.duration
+                )
     finally:
         service.stop()
     report.figures["end_to_end"] = figures
-    at = "16" if "16" in figures else str(mode.concurrency[-1])
-    noop_fig, game_fig = figures[at]["noop"], figures[at]["commands"]
+    noop_fig, game_fig = figures[str(at)]["noop"], figures[str(at)]["commands"]
+    connect_fig = figures[str(at)]["connect_commands"]
+    figures["connect_over_grpc"] = round(
+        connect_fig["per_second"] / game_fig["per_second"], 3
+    )
+    report.target(
+        f"commands/s over Connect (JSON) / over gRPC at {at} clients",
+        connect_fig["per_second"] / game_fig["per_second"],
+        0.7,
+        True,
+        "the same bots, the same server, one run",
+    )
     # The same bots at the same concurrency driving the servicer in one
     # process, with no gRPC between them: what a command costs the
     # application and the store alone; the rest of the service's CPU per
@@ -306,60 +324,78 @@ def _py_spy(service: Service, mode: Mode, output: str) -> subprocess.Popen[bytes
 
 
 def watchers(report: Report, database: Database, mode: Mode) -> None:
-    """Delay from append to delivery for many watchers of one game."""
-    count = mode.watchers
+    """Delay from append to delivery for many watchers of one game: over
+    gRPC, then over the Connect protocol (JSON), on the same server."""
     # WatchGame holds no thread while it waits: the default pool will do.
     service = start_service(database, 32)
     try:
         with StrataClient(service.target, token="bench-admin") as admin:
-            game_type, players = (
-                ("dinosaurs_extinct", 2)
-                if mode.name == "tiny"
-                else ("happy_little_dinosaurs", 4)
-            )
-            game_id = admin.create_game(game_type, players).game_id
-            for seat in range(players):
-                admin.join_game(game_id, f"p{seat}", seat)
-            admin.start_game(game_id)
-            context = multiprocessing.get_context("spawn")
-            results: multiprocessing.Queue[list[float]] = context.Queue()
-            readies = []
-            processes = []
-            until = time.time() + 120
-            share = [count // 2 + count % 2, count // 2] if count > 1 else [1]
-            for part in share:
-                ready = context.Value("i", 0)
-                process = context.Process(
-                    target=load.watch,
-                    args=(service.target, game_id, part, ready, until, results),
-                    daemon=True,
-                )
-                process.start()
-                readies.append(ready)
-                processes.append(process)
-            deadline = time.time() + 60
-            while not all(r.value for r in readies):
-                if time.time() > deadline:
-                    raise RuntimeError("the watchers did not all connect")
-                time.sleep(0.05)
-            time.sleep(0.2)
-            commands = 0
-            while True:
-                listed = admin.list_legal_actions(game_id)
-                if not listed.actions:
-                    break
-                action = listed.actions[commands % len(listed.actions)]
-                admin.submit_command(game_id, action.seat, action.command)
-                commands += 1
-                time.sleep(0.01 if mode.name != "tiny" else 0)
-            delays: list[float] = []
-            for _ in processes:
-                delays.extend(results.get(timeout=150))
-            for process in processes:
-                process.join(timeout=10)
+            grpc_fig = _watch_once(admin, service.target, mode)
+            print("bench: watchers over Connect", file=sys.stderr)
+            connect_fig = _watch_once(admin, service.http_target, mode)
     finally:
         service.stop()
-    report.figures["watch"] = {
+    report.figures["watch"] = grpc_fig
+    report.figures["watch_connect"] = connect_fig
+    report.target(
+        "watch delay p50 over Connect (JSON) / over gRPC",
+        connect_fig["p50_ms"] / grpc_fig["p50_ms"],
+        2.0,
+        False,
+        f"{mode.watchers} watchers of one game each, one run",
+    )
+
+
+def _watch_once(admin: StrataClient, target: str, mode: Mode) -> dict[str, Any]:
+    """``mode.watchers`` streams on one new game over ``target`` (gRPC, or
+    Connect when an HTTP address) while the admin plays it through."""
+    count = mode.watchers
+    game_type, players = (
+        ("dinosaurs_extinct", 2)
+        if mode.name == "tiny"
+        else ("happy_little_dinosaurs", 4)
+    )
+    game_id = admin.create_game(game_type, players).game_id
+    for seat in range(players):
+        admin.join_game(game_id, f"p{seat}", seat)
+    admin.start_game(game_id)
+    context = multiprocessing.get_context("spawn")
+    results: multiprocessing.Queue[list[float]] = context.Queue()
+    readies = []
+    processes = []
+    until = time.time() + 120
+    share = [count // 2 + count % 2, count // 2] if count > 1 else [1]
+    for part in share:
+        ready = context.Value("i", 0)
+        process = context.Process(
+            target=load.watch,
+            args=(target, game_id, part, ready, until, results),
+            daemon=True,
+        )
+        process.start()
+        readies.append(ready)
+        processes.append(process)
+    deadline = time.time() + 60
+    while not all(r.value for r in readies):
+        if time.time() > deadline:
+            raise RuntimeError("the watchers did not all connect")
+        time.sleep(0.05)
+    time.sleep(0.2)
+    commands = 0
+    while True:
+        listed = admin.list_legal_actions(game_id)
+        if not listed.actions:
+            break
+        action = listed.actions[commands % len(listed.actions)]
+        admin.submit_command(game_id, action.seat, action.command)
+        commands += 1
+        time.sleep(0.01 if mode.name != "tiny" else 0)
+    delays: list[float] = []
+    for _ in processes:
+        delays.extend(results.get(timeout=150))
+    for process in processes:
+        process.join(timeout=10)
+    return {
         "watchers": count,
         "commands": commands,
         "deliveries": len(delays),
@@ -508,8 +544,18 @@ def print_report(report: Report) -> None:
                 f"(so serving it, gRPC and the interceptors, took "
                 f"{e2e['grpc_cpu_ms_per_command']} ms)"
             )
+        for key, value in e2e.items():
+            connect = value.get("connect_commands") if isinstance(value, dict) else None
+            if connect:
+                lines.append(
+                    f"over Connect (JSON), {key} clients: {connect['per_second']} "
+                    f"commands/s, p50 {connect['p50_ms']} ms, p99 "
+                    f"{connect['p99_ms']} ms, {connect['server_cpu_ms_per_call']} "
+                    f"ms service CPU per command ({e2e['connect_over_grpc']} of "
+                    f"gRPC's rate) {connect['errors'] or ''}"
+                )
         lines.append("")
-    for section in ("watch", "appends", "loads", "projection_rebuild"):
+    for section in ("watch", "watch_connect", "appends", "loads", "projection_rebuild"):
         if section in figures:
             lines.append(f"{section}: {json.dumps(figures[section])}")
     lines.append("")

@@ -48,9 +48,15 @@ def test_the_bench_runs_every_phase_and_writes_its_figures(
     assert alone["errors"] == {}
     assert commands["machine_cpu_ms_per_call"] > 0
     assert figures["watch"]["deliveries"] > 0
+    # The same bots and watchers over the Connect protocol, in the same run.
+    connect = figures["end_to_end"]["1"]["connect_commands"]
+    assert connect["count"] + connect["other_calls_per_second"] > 0
+    assert connect["errors"] == {}
+    assert figures["watch_connect"]["deliveries"] > 0
     assert figures["appends"]["strata_store"]["count"] > 0
     assert {t["target"].split(" ")[0] for t in report["targets"]} >= {
         "commands/s",
+        "watch",
         "store",
         "cold",
         "fold",
