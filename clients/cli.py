@@ -60,7 +60,7 @@ def connect(args: argparse.Namespace, token: str = "") -> StrataClient:
     tls = None
     if args.tls or args.ca_file or args.cert_file:
         tls = Tls(args.ca_file, args.cert_file, args.key_file)
-    return StrataClient(args.target, token=token, tls=tls)
+    return StrataClient(args.target, token=token, tls=tls, transport=args.transport)
 
 
 def default_target() -> str:
@@ -199,7 +199,16 @@ def build_parser() -> argparse.ArgumentParser:
     def command(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
         sub = subcommand(name, handler, help)
         sub.add_argument(
-            "--target", default=default_target(), help="HOST:PORT of the service"
+            "--target",
+            default=default_target(),
+            help="HOST:PORT of the service (over HTTP: http://HOST:PORT)",
+        )
+        sub.add_argument(
+            "--transport",
+            choices=("grpc", "connect", "connect-proto", "grpc-web"),
+            default=os.environ.get("STRATA_TRANSPORT") or "grpc",
+            help="grpc (default: $STRATA_TRANSPORT, else grpc), or over the HTTP "
+            "listener: connect (JSON), connect-proto (binary) or grpc-web",
         )
         tls = sub.add_argument_group("TLS")
         tls.add_argument(

@@ -47,13 +47,15 @@ def wait_serving(
     raise AssertionError("strata serve did not become healthy")
 
 
-def serve(database_url: str, tmp_path: Path) -> Iterator[str]:
-    port = free_port()
+def serve(database_url: str, tmp_path: Path, http: bool = False) -> Iterator[str]:
+    """``strata serve`` in a process; yields its gRPC target, or with
+    ``http`` the address of its HTTP listener."""
+    port, http_port = free_port(), free_port()
     env = {
         **os.environ,
         "STRATA_DATABASE_URL": database_url,
         "STRATA_PORT": str(port),
-        "STRATA_HTTP_PORT": str(free_port()),
+        "STRATA_HTTP_PORT": str(http_port),
         "STRATA_HOST": "127.0.0.1",
         "STRATA_ADMIN_TOKEN": "cli-admin",
     }
@@ -68,7 +70,7 @@ def serve(database_url: str, tmp_path: Path) -> Iterator[str]:
     target = f"127.0.0.1:{port}"
     try:
         wait_serving(target, process, seconds=90)
-        yield target
+        yield f"http://127.0.0.1:{http_port}" if http else target
     finally:
         process.terminate()
         try:
@@ -110,6 +112,7 @@ def autoplay(
     seed: str,
     capsys: pytest.CaptureFixture[str],
     game: str = "dinosaurs_extinct",
+    transport: str = "grpc",
 ) -> dict[str, Any]:
     code = cli.main(
         [
@@ -122,6 +125,8 @@ def autoplay(
             seed,
             "--target",
             target,
+            "--transport",
+            transport,
         ]
     )
     assert code == 0
@@ -152,6 +157,29 @@ def test_autoplay_finishes_every_game_type(sqlite_target, game, capsys):
 def test_autoplay_finishes_games_on_postgres(postgres_target, players, capsys):
     summary = autoplay(postgres_target, players, f"cli-{players}", capsys)
     assert len(summary["winner"]) == 1
+
+
+@pytest.mark.parametrize("transport", ["connect", "grpc-web"])
+def test_the_command_line_plays_over_the_http_listener(
+    tmp_path: Path, transport: str, capsys
+):
+    """`--transport` speaks Connect or gRPC-Web to the HTTP listener, and
+    the same seed plays the same game as over gRPC."""
+    url = f"sqlite:///{tmp_path / 'http.sqlite3'}"
+    served = serve(url, tmp_path, http=True)
+    address = next(served)
+    try:
+        over_http = autoplay(address, 2, "over-http", capsys, transport=transport)
+    finally:
+        served.close()
+    again = serve(url, tmp_path)
+    try:
+        over_grpc = autoplay(next(again), 2, "over-http", capsys)
+    finally:
+        again.close()
+    assert over_http["version"] > 2 and over_http["winner"]
+    for key in ("seed", "winner", "outcome", "version", "commands"):
+        assert over_http[key] == over_grpc[key], key
 
 
 def test_the_same_seed_plays_the_same_game(sqlite_target, capsys):
