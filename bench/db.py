@@ -149,6 +149,8 @@ def start_service(
         STRATA_RATE_PER_ADDRESS="0",
         STRATA_CREATIONS_PER_MINUTE="0",
         STRATA_MAX_OPEN_SEATS="0",
+        # The watch phase's hundred spectators share that address too.
+        STRATA_MAX_STREAMS_PER_ADDRESS="0",
     )
     env.update(extra_env or {})
     worker = None

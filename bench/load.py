@@ -550,7 +550,9 @@ def run_in_process(
     store = open_store(database_url)
     try:
         assert isinstance(store, SQLAlchemyEventStore)
-        app = GameApp(store)
+        # Every bot calls from one address, as in the served phases, whose
+        # service runs with the quotas of one address off.
+        app = GameApp(store, max_open_seats=0)
         app.queries.game_list = GameListReader(store)
         servicer = GameServicer(app)
         clock = _Now(warmup, duration)

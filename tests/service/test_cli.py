@@ -9,7 +9,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,9 @@ def wait_serving(
     raise AssertionError("strata serve did not become healthy")
 
 
-def serve(database_url: str, tmp_path: Path, http: bool = False) -> Iterator[str]:
+def serve(
+    database_url: str, tmp_path: Path, http: bool = False
+) -> Generator[str, None, None]:
     """``strata serve`` in a process; yields its gRPC target, or with
     ``http`` the address of its HTTP listener."""
     port, http_port = free_port(), free_port()
