@@ -44,6 +44,7 @@ import sys
 import time
 import unicodedata
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from google.protobuf import json_format, text_format
@@ -330,11 +331,29 @@ def build_parser() -> argparse.ArgumentParser:
         "Re-execute games' command logs and compare their events (admin).",
     )
     verify.add_argument("game_id", nargs="?")
+    verify.add_argument(
+        "--offline",
+        metavar="FILE",
+        help="check a player's record (`strata record`) of a finished game "
+        "here, with no service and no token: the seed against the commitment "
+        "made at the start, every event against re-execution",
+    )
     verify.add_argument("--all", action="store_true", help="every game")
     verify.add_argument("--game", default="", help="with --all: only this type")
     verify.add_argument(
         "--token", default=admin_token, help="default $STRATA_ADMIN_TOKEN"
     )
+
+    record = command(
+        "record",
+        cmd_record,
+        "Fetch your own record of a finished game, for `verify --offline`.",
+    )
+    record.add_argument("game_id")
+    record.add_argument(
+        "-o", "--output", help="file (default: GAME_ID.record.json; - for stdout)"
+    )
+    record.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
 
     export = command("export", cmd_export, "Export a whole game to a file (admin).")
     export.add_argument("game_id")
@@ -686,9 +705,39 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_record(args: argparse.Namespace) -> int:
+    with connect(args, args.token) as client:
+        record = client.export_player_record(args.game_id)
+    text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+    if args.output == "-":
+        sys.stdout.write(text)
+        return 0
+    path = Path(args.output or f"{args.game_id}.record.json")
+    path.write_text(text)
+    print(f"{path}: {len(record['events'])} events, {len(record['commands'])} commands")
+    return 0
+
+
+def cmd_verify_offline(path: str) -> int:
+    """``strata verify --offline FILE``: 0 when the record verifies."""
+    from domain.fairness import verify_record
+
+    try:
+        record = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as error:
+        raise SystemExit(f"strata: cannot read {path}: {error}") from None
+    if not isinstance(record, dict):
+        raise SystemExit(f"strata: {path} is not a player's record")
+    check = verify_record(record)
+    print(f"{path}: {check.message}")
+    return 0 if check.ok else 1
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
+    if args.offline:
+        return cmd_verify_offline(args.offline)
     if not args.token:
         raise SystemExit("strata: verify needs the admin token ($STRATA_ADMIN_TOKEN)")
     if bool(args.all) == bool(args.game_id):

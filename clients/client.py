@@ -174,14 +174,17 @@ class StrataClient:
         scenario: pb.GameScenario | None = None,
         request_id: str = "",
         bots: dict[int, str] | None = None,
+        keep_seed_secret: bool = False,
     ) -> pb.CreateGameResponse:
-        """``bots``: seat -> bot kind, for the seats the service's bots play."""
+        """``bots``: seat -> bot kind, for the seats the service's bots play;
+        ``keep_seed_secret`` (admin): no reveal of the seed at the end."""
         request = pb.CreateGameRequest(
             game_type=game_type,
             players=players,
             seed=seed,
             request_id=request_id,
             bots=[pb.BotSeat(seat=s, bot=k) for s, k in sorted((bots or {}).items())],
+            keep_seed_secret=keep_seed_secret,
         )
         if options is not None:
             request.options.CopyFrom(options)
@@ -284,6 +287,17 @@ class StrataClient:
                 page_token=page_token,
             ),
         )
+
+    def export_player_record(self, game_id: str) -> dict[str, Any]:
+        """This token's record of a finished game whose seed was revealed,
+        for :func:`domain.fairness.verify_record` (``strata verify
+        --offline``)."""
+        response: pb.ExportPlayerRecordResponse = self._call(
+            self.stub.ExportPlayerRecord,
+            pb.ExportPlayerRecordRequest(game_id=game_id),
+        )
+        record: dict[str, Any] = json.loads(response.record)
+        return record
 
     def replay_game(
         self, game_id: str, from_version: int = 1, to_version: int = 0

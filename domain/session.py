@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Generic
 from domain import codec
 from domain.chance import Rng
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
+from domain.fairness import SeedRevealed, commitment
 from domain.frozen import replace
 from domain.rules import GameConfig, GameRules, Outcome, S, Upcaster, Viewer
 
@@ -37,7 +38,11 @@ class Status(enum.Enum):
 
 @dataclass(frozen=True)
 class GameCreated:
-    """The first event of every game: everything needed to replay it."""
+    """The first event of every game: everything needed to replay it.
+
+    ``commitment`` (public) commits to ``seed`` under ``salt`` (both secret
+    while the game runs: :mod:`domain.fairness`); with ``reveal``, the end of
+    the game reveals them. Games created before commitments have none."""
 
     game_type: str
     rules_version: str
@@ -45,6 +50,9 @@ class GameCreated:
     seed: str
     options: dict[str, Any]
     scenario: dict[str, Any] | None = None
+    commitment: str = ""
+    salt: str = ""
+    reveal: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,7 +112,15 @@ LIFECYCLE_EVENTS: tuple[type, ...] = (
     PlayerLeft,
     GameStarted,
     GameFinished,
+    SeedRevealed,
 )
+
+#: The command log's types of the lifecycle commands (a game command is
+#: logged under its class name); :meth:`Session.redo` decides each again.
+JOIN = "JoinGame"
+START = "StartGame"
+LEAVE = "LeaveGame"
+EXPIRE = "ExpireGame"
 
 #: The result of a game that expired before it started.
 EXPIRED = "expired"
@@ -131,6 +147,9 @@ class SessionState(Generic[S]):
     game: S
     version: int
     outcome: Outcome | None = None
+    #: What the end of the game reveals (a game that committed to its seed
+    #: and did not switch the reveal off), until it is revealed.
+    reveal: SeedRevealed | None = None
 
     def seats_of(self, token_hash: str) -> frozenset[int]:
         """Seats whose token hashes to ``token_hash``."""
@@ -171,8 +190,12 @@ class Session(Generic[S]):
         seed: str,
         options: Any = None,
         scenario: Any = None,
+        salt: str = "",
+        reveal: bool = True,
     ) -> GameCreated:
-        """The first event of a new game, after checking its configuration."""
+        """The first event of a new game, after checking its configuration.
+        With a ``salt``, it commits to ``seed`` (and with ``reveal``, the end
+        of the game reveals both: :mod:`domain.fairness`)."""
         rules = self.rules
         if not rules.min_players <= players <= rules.max_players:
             raise InvalidCommand(
@@ -191,6 +214,9 @@ class Session(Generic[S]):
             seed=seed,
             options=codec.encode(options),
             scenario=None if scenario is None else codec.encode(scenario),
+            commitment=commitment(seed, salt) if salt else "",
+            salt=salt,
+            reveal=bool(salt) and reveal,
         )
 
     # -- folding ------------------------------------------------------------
@@ -257,6 +283,7 @@ class Session(Generic[S]):
             game=codec.decode(rules.state_type, data["game"]),
             version=codec.decode(int, data["version"]),
             outcome=codec.decode(Outcome | None, data["outcome"]),  # type: ignore[arg-type]
+            reveal=codec.decode(SeedRevealed | None, data.get("reveal")),  # type: ignore[arg-type]
         )
 
     def fold(
@@ -291,6 +318,9 @@ class Session(Generic[S]):
                 seats=(None,) * event.players,
                 game=rules.initial_state(config),
                 version=1,
+                reveal=SeedRevealed(event.seed, event.salt, event.scenario)
+                if event.reveal and event.commitment
+                else None,
             )
         version = state.version + 1
         if type(event) in self._game_events:
@@ -316,6 +346,8 @@ class Session(Generic[S]):
                     outcome=Outcome(winners, result),
                     version=version,
                 )
+            case SeedRevealed():
+                return dataclasses.replace(state, reveal=None, version=version)
             case GameCreated():
                 raise ValueError("GameCreated can only be the first event")
             case _:
@@ -372,7 +404,7 @@ class Session(Generic[S]):
             raise RuleViolation(
                 "GAME_ALREADY_STARTED", "Only a game not yet started can expire."
             )
-        return [GameFinished(winners=(), result=EXPIRED)]
+        return self.finish(state, Outcome((), EXPIRED))
 
     def start(self, state: SessionState[S], rng: Rng) -> list[Any]:
         """Start a game whose seats are all taken."""
@@ -410,11 +442,18 @@ class Session(Generic[S]):
         events, game = rules.decide_and_evolve(state.game, seat, command, rng)
         after = replace(state, game=game, version=state.version + len(events))
         if rules.is_terminal(game):
-            outcome = rules.outcome(game)
-            finished = GameFinished(outcome.winners, outcome.result)
-            events = [*events, finished]
-            after = self.evolve(after, finished)
+            ending = self.finish(after, rules.outcome(game))
+            events = [*events, *ending]
+            after = self.fold(ending, after)
         return events, after
+
+    def finish(self, state: SessionState[S], outcome: Outcome) -> list[Any]:
+        """The events that end the game with ``outcome``: GameFinished, then
+        what a game committed to its seed reveals."""
+        ending: list[Any] = [GameFinished(outcome.winners, outcome.result)]
+        if state.reveal is not None:
+            ending.append(state.reveal)
+        return ending
 
     def _with_finish(self, state: SessionState[S], events: list[Any]) -> list[Any]:
         game = state.game
@@ -422,9 +461,31 @@ class Session(Generic[S]):
             if not isinstance(event, LIFECYCLE_EVENTS):
                 game = self.rules.evolve(game, event)
         if self.rules.is_terminal(game):
-            outcome = self.rules.outcome(game)
-            events = [*events, GameFinished(outcome.winners, outcome.result)]
+            events = [*events, *self.finish(state, self.rules.outcome(game))]
         return events
+
+    def redo(
+        self, state: SessionState[S], kind: str, seat: int, body: Any, rng: Rng
+    ) -> list[Any]:
+        """Decide again a command of the log (its ``kind``: a lifecycle
+        command's or a game command's type name; ``body`` as logged), at
+        ``state``: how a game is re-executed from its seed."""
+        if kind == JOIN:
+            return self.join(
+                state,
+                str(body["player_name"]),
+                str(body.get("token_hash", "")),
+                seat,
+                str(body.get("bot", "")),
+            )
+        if kind == START:
+            return self.start(state, rng)
+        if kind == LEAVE:
+            return self.leave(state, seat)
+        if kind == EXPIRE:
+            return self.expire(state)
+        command: Any = codec.decode(self.command_type(kind), body)
+        return self.play(state, seat, command, rng)
 
     # -- looking ------------------------------------------------------------
 
@@ -449,8 +510,10 @@ class Session(Generic[S]):
         if isinstance(event, GameCreated):
             if viewer.sees_everything:
                 return event
-            # The seed and the scenario foretell every draw: admin only.
-            return dataclasses.replace(event, seed="", scenario=None)
+            # The seed and the scenario foretell every draw: admin only (the
+            # salt too, which with the commitment would let a guessable seed
+            # be found); the commitment is public.
+            return dataclasses.replace(event, seed="", scenario=None, salt="")
         if isinstance(event, LIFECYCLE_EVENTS):
             return event
         return self.rules.redact(event, viewer)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from domain import codec
+from domain import session as session_kinds
 from domain.chance import Rng
 from domain.errors import DomainError, InvalidCommand, NotYourSeat, RuleViolation
 from domain.session import SessionState
@@ -51,8 +52,8 @@ MAX_COMMAND_ID = 128
 
 #: Command log types of the lifecycle commands (game commands use their
 #: class names).
-JOIN = "JoinGame"
-START = "StartGame"
+JOIN = session_kinds.JOIN
+START = session_kinds.START
 #: A creation is logged under this id and type (see :meth:`create_game`).
 CREATE = "create"
 START_ID = "start"
@@ -62,10 +63,10 @@ CREATE_TYPE = "CreateGame"
 IN_PROCESS = "in-process"
 #: A seat freed before the start: ``leave-seat-<seat>-at-<version>``.
 LEAVE_PREFIX = "leave-seat-"
-LEAVE_TYPE = "LeaveGame"
+LEAVE_TYPE = session_kinds.LEAVE
 #: An unstarted game ended by the service.
 EXPIRE = "expire"
-EXPIRE_TYPE = "ExpireGame"
+EXPIRE_TYPE = session_kinds.EXPIRE
 #: The prefix of the bot runner's command ids (``service.bots.command_id``),
 #: which no other caller may use.
 BOT_COMMAND_PREFIX = "bot-seat-"

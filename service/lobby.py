@@ -147,9 +147,12 @@ class Lobby:
         seed: str = "",
         request_id: str = "",
         bots: Sequence[tuple[int, str]] = (),
+        reveal: bool = True,
     ) -> Created:
         """Create a game. ``bots`` (seat, kind) are seated at once; a game of
-        bots only is started too."""
+        bots only is started too. The game commits to its seed (with a salt
+        drawn here); its end reveals both unless ``reveal`` is off (admin
+        only): :mod:`domain.fairness`."""
         try:
             session = registry.session_for(game_type)
         except KeyError:
@@ -170,8 +173,18 @@ class Lobby:
                 "Only the admin token may choose a game's seed; leave it empty "
                 "and the service draws one.",
             )
+        if not reveal and not caller.admin:
+            raise PermissionDenied(
+                "KEEP_SEED_SECRET_NEEDS_ADMIN",
+                "Only the admin token may keep a game's seed secret after its end.",
+            )
         created = session.create(
-            players, seed or secrets.token_hex(16), options, scenario
+            players,
+            seed or secrets.token_hex(16),
+            options,
+            scenario,
+            salt=secrets.token_hex(16),
+            reveal=reveal,
         )
         self._check_bots(game_type, players, bots)
         # The creation is logged (as the command ``create``): who created
@@ -453,6 +466,9 @@ def _request_digest(
     """A digest of what a CreateGame request asked for."""
     asked = codec.encode(created)
     asked["seed"] = seed  # as asked: empty when the service drew it
+    # Drawn by the service for each creation, not asked for.
+    asked.pop("salt", None)
+    asked.pop("commitment", None)
     asked["bots"] = sorted([seat, kind] for seat, kind in bots)
     canonical = json.dumps(asked, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()

@@ -12,10 +12,16 @@ from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from typing import Any
 
+from domain.fairness import SeedRevealed, encode_event
 from domain.session import GameFinished, Status
 from eventstore.base import RecordedEvent
 from service.callers import Caller
-from service.errors import InvalidArgument, NotFound, PermissionDenied
+from service.errors import (
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    PermissionDenied,
+)
 from service.fanout import GameFeeds
 from service.games import Games, Loaded, decode_recorded
 from service.projections import GameList
@@ -136,6 +142,58 @@ class Queries:
                 continue
             step = dataclasses.replace(current, state=state)
             yield recorded, session.redact(event, viewer), step, current.state
+
+    def player_record(self, caller: Caller, game_id: str) -> dict[str, Any]:
+        """The caller's own record of a finished game whose seed was
+        revealed (:func:`domain.fairness.verify_record` checks it): its
+        events as the caller sees them and the accepted command log, less
+        the seat tokens' hashes."""
+        loaded = self.games.load(game_id)
+        state, session = loaded.state, loaded.session
+        if state.status is not Status.FINISHED:
+            raise FailedPrecondition(
+                "GAME_NOT_FINISHED",
+                "A game's record can be exported once it is over (its seed is "
+                "secret until then).",
+            )
+        recorded = self.store.read_stream(game_id)
+        events = [decode_recorded(session, r) for r in recorded]
+        if not any(isinstance(e, SeedRevealed) for e in events):
+            raise FailedPrecondition(
+                "SEED_NOT_REVEALED",
+                "This game did not reveal its seed (created before commitments, "
+                "or with keep_seed_secret), so it cannot be verified offline.",
+            )
+        viewer = caller.viewer(state)
+        commands = []
+        for command in self.store.read_commands(game_id):
+            outcome = command.outcome
+            if not outcome.accepted or outcome.first_version < 2:
+                continue  # refused, or the creation (GameCreated is in events)
+            payload = command.payload
+            body = dict(payload.get("command") or {})
+            body.pop("token_hash", None)
+            commands.append(
+                {
+                    "first_version": outcome.first_version,
+                    "type": payload["type"],
+                    "seat": payload["seat"],
+                    "command": body,
+                }
+            )
+        return {
+            "format": "strata-player-record-v1",
+            "game_id": game_id,
+            "game_type": state.game_type,
+            "rules_version": state.rules_version,
+            "role": viewer.role.value,
+            "seats": sorted(viewer.seats),
+            "events": [
+                {"version": r.version, **encode_event(session.redact(e, viewer))}
+                for r, e in zip(recorded, events, strict=True)
+            ],
+            "commands": commands,
+        }
 
     def list_games(
         self, game_type: str, status: Status | None, page_size: int, page_token: str

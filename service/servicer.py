@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib
+import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from functools import cache
@@ -19,6 +20,7 @@ from google.protobuf.message import Message
 from strata.v1 import game_service_pb2 as pb
 
 from domain import codec, registry
+from domain.fairness import SeedRevealed
 from domain.session import (
     GameCreated,
     GameFinished,
@@ -131,6 +133,7 @@ class GameServicer:
             request.seed,
             request.request_id,
             bots=[(b.seat, b.bot) for b in request.bots],
+            reveal=not request.keep_seed_secret,
         )
         return pb.CreateGameResponse(
             game_id=created.game_id,
@@ -246,6 +249,14 @@ class GameServicer:
                 event=event_to_proto(step.session, recorded, event),
                 game=game_to_proto(request.game_id, step, caller, current),
             )
+
+    def ExportPlayerRecord(
+        self, request: pb.ExportPlayerRecordRequest, call: Call
+    ) -> pb.ExportPlayerRecordResponse:
+        record = self.app.queries.player_record(self._caller(call), request.game_id)
+        return pb.ExportPlayerRecordResponse(
+            record=json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        )
 
     def ListGames(
         self, request: pb.ListGamesRequest, call: Call
@@ -406,6 +417,18 @@ def event_to_proto(session: Session[Any], recorded: Recorded, event: Any) -> pb.
                 protomap.to_proto(
                     codec.decode(rules.scenario_type, event.scenario),
                     getattr(created.scenario, rules.game_type),
+                )
+            created.commitment = event.commitment
+            created.salt = event.salt
+            created.reveal = event.reveal
+        case SeedRevealed():
+            revealed = out.seed_revealed
+            revealed.seed = event.seed
+            revealed.salt = event.salt
+            if event.scenario is not None:
+                protomap.to_proto(
+                    codec.decode(rules.scenario_type, event.scenario),
+                    getattr(revealed.scenario, rules.game_type),
                 )
         case PlayerJoined():
             out.player_joined.CopyFrom(

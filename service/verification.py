@@ -30,7 +30,6 @@ from domain.session import (
     event_schema_version,
 )
 from eventstore.base import CommandRecord, EventStore, RecordedEvent
-from service.commands import EXPIRE_TYPE, JOIN, LEAVE_TYPE, START
 
 
 class Verdict(enum.Enum):
@@ -211,26 +210,13 @@ class _Verifier:
     def _decide(self, state: Any, seed: str, command: CommandRecord) -> list[Any]:
         """The events ``command`` causes when decided again at ``state``."""
         payload = command.payload
-        seat = int(payload["seat"])
-        rng = Rng(seed, state.version)
-        if payload["type"] == JOIN:
-            body = payload["command"]
-            return self.session.join(
-                state,
-                str(body["player_name"]),
-                str(body["token_hash"]),
-                seat,
-                str(body.get("bot", "")),
-            )
-        if payload["type"] == START:
-            return self.session.start(state, rng)
-        if payload["type"] == LEAVE_TYPE:
-            return self.session.leave(state, seat)
-        if payload["type"] == EXPIRE_TYPE:
-            return self.session.expire(state)
-        cls = self.session.command_type(payload["type"])
-        decoded: Any = codec.decode(cls, payload["command"])
-        return self.session.play(state, seat, decoded, rng)
+        return self.session.redo(
+            state,
+            payload["type"],
+            int(payload["seat"]),
+            payload["command"],
+            Rng(seed, state.version),
+        )
 
     def _check_refusals(self, state: Any, seed: str) -> Verification | None:
         for command in self.refused.pop(state.version, []):

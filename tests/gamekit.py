@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -73,6 +74,12 @@ def when(
 #: Random-play tests split their seeds into this many test items, so that
 #: pytest-xdist can share one parameter set's games between its workers.
 SEED_CHUNKS = 10
+
+#: Seeds each random-play test plays per player count (and mode):
+#: ``STRATA_RANDOM_SEEDS``, 300 unless set. `./dev test` keeps the default
+#: (the whole suite well inside ten minutes on two cores); a deeper run:
+#: ``STRATA_RANDOM_SEEDS=5000 ./dev test tests/games``.
+RANDOM_SEEDS = int(os.environ.get("STRATA_RANDOM_SEEDS", "300"))
 
 #: Parametrizes a random-play test with ``chunk``: see :func:`seed_chunk`.
 over_seed_chunks = pytest.mark.parametrize(

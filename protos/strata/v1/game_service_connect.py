@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .game_service_pb2 import CreateGameRequest, CreateGameResponse, GetGameRequest, GetGameResponse, JoinGameRequest, JoinGameResponse, LeaveGameRequest, LeaveGameResponse, ListGameTypesRequest, ListGameTypesResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, ReplayGameRequest, ReplayGameResponse, StartGameRequest, StartGameResponse, SubmitCommandRequest, SubmitCommandResponse, WatchGameRequest, WatchGameResponse
+from .game_service_pb2 import CreateGameRequest, CreateGameResponse, ExportPlayerRecordRequest, ExportPlayerRecordResponse, GetGameRequest, GetGameResponse, JoinGameRequest, JoinGameResponse, LeaveGameRequest, LeaveGameResponse, ListGameTypesRequest, ListGameTypesResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, ReplayGameRequest, ReplayGameResponse, StartGameRequest, StartGameResponse, SubmitCommandRequest, SubmitCommandResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -110,6 +110,15 @@ class GameService(Protocol):
         Walks a game event by event from a version, with the game as it was
         after each event, redacted for the caller (a spectator sees public
         information only). Time travel for replay tools.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def export_player_record(self, request: ExportPlayerRecordRequest, ctx: RequestContext[ExportPlayerRecordRequest, ExportPlayerRecordResponse], /) -> ExportPlayerRecordResponse:
+        """
+        The caller's own record of a finished game whose seed was revealed:
+        every event as the caller sees it, the revealed seed and the command
+        log, which `strata verify --offline FILE` (or any verifier: README,
+        "Provably fair") re-executes with no service and no token.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -247,6 +256,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=svc.replay_game,
+                ),
+                "/strata.v1.GameService/ExportPlayerRecord": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ExportPlayerRecord",
+                        service_name="strata.v1.GameService",
+                        input=ExportPlayerRecordRequest,
+                        output=ExportPlayerRecordResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.export_player_record,
                 ),
             },
             interceptors=interceptors,
@@ -548,6 +568,32 @@ class GameServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def export_player_record(
+        self,
+        request: ExportPlayerRecordRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ExportPlayerRecordResponse:
+        """
+        The caller's own record of a finished game whose seed was revealed:
+        every event as the caller sees it, the revealed seed and the command
+        log, which `strata verify --offline FILE` (or any verifier: README,
+        "Provably fair") re-executes with no service and no token.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ExportPlayerRecord",
+                service_name="strata.v1.GameService",
+                input=ExportPlayerRecordRequest,
+                output=ExportPlayerRecordResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
 
 class GameServiceSync(Protocol):
     """
@@ -622,6 +668,15 @@ class GameServiceSync(Protocol):
         Walks a game event by event from a version, with the game as it was
         after each event, redacted for the caller (a spectator sees public
         information only). Time travel for replay tools.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def export_player_record(self, request: ExportPlayerRecordRequest, ctx: RequestContext[ExportPlayerRecordRequest, ExportPlayerRecordResponse], /) -> ExportPlayerRecordResponse:
+        """
+        The caller's own record of a finished game whose seed was revealed:
+        every event as the caller sees it, the revealed seed and the command
+        log, which `strata verify --offline FILE` (or any verifier: README,
+        "Provably fair") re-executes with no service and no token.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -757,6 +812,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.SERVER_STREAM,
                     ),
                     function=service.replay_game,
+                ),
+                "/strata.v1.GameService/ExportPlayerRecord": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ExportPlayerRecord",
+                        service_name="strata.v1.GameService",
+                        input=ExportPlayerRecordRequest,
+                        output=ExportPlayerRecordResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.export_player_record,
                 ),
             },
             interceptors=interceptors,
@@ -1054,6 +1120,32 @@ class GameServiceClientSync(ConnectClientSync):
                 output=ReplayGameResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.SERVER_STREAM,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def export_player_record(
+        self,
+        request: ExportPlayerRecordRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ExportPlayerRecordResponse:
+        """
+        The caller's own record of a finished game whose seed was revealed:
+        every event as the caller sees it, the revealed seed and the command
+        log, which `strata verify --offline FILE` (or any verifier: README,
+        "Provably fair") re-executes with no service and no token.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ExportPlayerRecord",
+                service_name="strata.v1.GameService",
+                input=ExportPlayerRecordRequest,
+                output=ExportPlayerRecordResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
             ),
             headers=headers,
             timeout_ms=timeout_ms,

@@ -245,6 +245,7 @@ class CreateGameRequest(_message.Message):
     SCENARIO_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     BOTS_FIELD_NUMBER: _builtins.int
+    KEEP_SEED_SECRET_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Game type id (see ListGameTypes)."""
     players: _builtins.int
@@ -253,6 +254,12 @@ class CreateGameRequest(_message.Message):
     """Seed of the game's chance; empty: the service picks a random one."""
     request_id: _builtins.str
     """Client-chosen id making the creation idempotent (optional)."""
+    keep_seed_secret: _builtins.bool
+    """Keep the seed secret after the end: no SeedRevealed event, and so no
+    player-verifiable record (for platforms that keep hands secret after the
+    end). Admin token only. Every game commits to its seed at creation
+    (GameCreated.commitment) either way.
+    """
     @_builtins.property
     def options(self) -> Global___GameOptions:
         """Options; unset or empty means the game's defaults."""
@@ -279,10 +286,11 @@ class CreateGameRequest(_message.Message):
         scenario: Global___GameScenario | None = ...,
         request_id: _builtins.str = ...,
         bots: _abc.Iterable[Global___BotSeat] | None = ...,
+        keep_seed_secret: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "options", b"options", "players", b"players", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "keep_seed_secret", b"keep_seed_secret", "options", b"options", "players", b"players", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -996,6 +1004,9 @@ class GameCreated(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     SCENARIO_FIELD_NUMBER: _builtins.int
+    COMMITMENT_FIELD_NUMBER: _builtins.int
+    SALT_FIELD_NUMBER: _builtins.int
+    REVEAL_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Game type id."""
     rules_version: _builtins.str
@@ -1004,6 +1015,15 @@ class GameCreated(_message.Message):
     """Number of seats."""
     seed: _builtins.str
     """The seed of its chance."""
+    commitment: _builtins.str
+    """The commitment to the seed, visible to everyone from the start:
+    lowercase hex SHA-256 of "strata-seed-commitment-v1" NUL salt NUL seed
+    (UTF-8). Empty for games created before commitments.
+    """
+    salt: _builtins.str
+    """The commitment's salt (admin only while the game runs, like the seed)."""
+    reveal: _builtins.bool
+    """Whether the end of the game reveals the seed and the salt."""
     @_builtins.property
     def options(self) -> Global___GameOptions:
         """Its options."""
@@ -1021,14 +1041,52 @@ class GameCreated(_message.Message):
         seed: _builtins.str = ...,
         options: Global___GameOptions | None = ...,
         scenario: Global___GameScenario | None = ...,
+        commitment: _builtins.str = ...,
+        salt: _builtins.str = ...,
+        reveal: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "options", b"options", "players", b"players", "rules_version", b"rules_version", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commitment", b"commitment", "game_type", b"game_type", "options", b"options", "players", b"players", "reveal", b"reveal", "rules_version", b"rules_version", "salt", b"salt", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameCreated: _TypeAlias = GameCreated  # noqa: Y015
+
+@_typing.final
+class SeedRevealed(_message.Message):
+    """The game is over and it reveals what its chance came from: the seed and
+    salt of its commitment (GameCreated.commitment) and its scenario, so that
+    anyone can check the commitment and re-execute the game.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEED_FIELD_NUMBER: _builtins.int
+    SALT_FIELD_NUMBER: _builtins.int
+    SCENARIO_FIELD_NUMBER: _builtins.int
+    seed: _builtins.str
+    """The seed."""
+    salt: _builtins.str
+    """The commitment's salt."""
+    @_builtins.property
+    def scenario(self) -> Global___GameScenario:
+        """The scenario, if an admin gave one."""
+
+    def __init__(
+        self,
+        *,
+        seed: _builtins.str = ...,
+        salt: _builtins.str = ...,
+        scenario: Global___GameScenario | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["scenario", b"scenario"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["salt", b"salt", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeedRevealed: _TypeAlias = SeedRevealed  # noqa: Y015
 
 @_typing.final
 class PlayerJoined(_message.Message):
@@ -1184,6 +1242,7 @@ class Event(_message.Message):
     GAME_FINISHED_FIELD_NUMBER: _builtins.int
     GAME_EVENT_FIELD_NUMBER: _builtins.int
     PLAYER_LEFT_FIELD_NUMBER: _builtins.int
+    SEED_REVEALED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     version: _builtins.int
@@ -1220,6 +1279,10 @@ class Event(_message.Message):
     def player_left(self) -> Global___PlayerLeft:
         """Lifecycle: a seat given up before the start."""
 
+    @_builtins.property
+    def seed_revealed(self) -> Global___SeedRevealed:
+        """Lifecycle: after the end, the seed and salt of the commitment."""
+
     def __init__(
         self,
         *,
@@ -1234,12 +1297,13 @@ class Event(_message.Message):
         game_finished: Global___GameFinished | None = ...,
         game_event: Global___GameEvent | None = ...,
         player_left: Global___PlayerLeft | None = ...,
+        seed_revealed: Global___SeedRevealed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "recorded_at", b"recorded_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "recorded_at", b"recorded_at", "seed_revealed", b"seed_revealed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "position", b"position", "recorded_at", b"recorded_at", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "position", b"position", "recorded_at", b"recorded_at", "seed_revealed", b"seed_revealed", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event", "player_left"]  # noqa: Y015
+    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event", "player_left", "seed_revealed"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_body) -> _WhichOneofReturnType_body | None: ...
 
@@ -1420,6 +1484,56 @@ class ReplayGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReplayGameResponse: _TypeAlias = ReplayGameResponse  # noqa: Y015
+
+@_typing.final
+class ExportPlayerRecordRequest(_message.Message):
+    """Request of ExportPlayerRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game (finished, with its seed revealed)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportPlayerRecordRequest: _TypeAlias = ExportPlayerRecordRequest  # noqa: Y015
+
+@_typing.final
+class ExportPlayerRecordResponse(_message.Message):
+    """Response of ExportPlayerRecord."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RECORD_FIELD_NUMBER: _builtins.int
+    record: _builtins.str
+    """The record, a JSON document (format `strata-player-record-v1`):
+    `game_id`, `game_type`, `rules_version`, `role` and `seats` (whose eyes
+    it was redacted for), `events` (each `version`, `type` and `data`, as
+    the caller sees it, ending with SeedRevealed) and `commands` (the
+    accepted command log: `first_version`, `type`, `seat`, `command`; token
+    hashes left out).
+    """
+    def __init__(
+        self,
+        *,
+        record: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportPlayerRecordResponse: _TypeAlias = ExportPlayerRecordResponse  # noqa: Y015
 
 @_typing.final
 class ListGamesRequest(_message.Message):

@@ -90,6 +90,11 @@ class GameServiceStub:
                 request_serializer=strata_dot_v1_dot_game__service__pb2.ReplayGameRequest.SerializeToString,
                 response_deserializer=strata_dot_v1_dot_game__service__pb2.ReplayGameResponse.FromString,
                 _registered_method=True)
+        self.ExportPlayerRecord = channel.unary_unary(
+                '/strata.v1.GameService/ExportPlayerRecord',
+                request_serializer=strata_dot_v1_dot_game__service__pb2.ExportPlayerRecordRequest.SerializeToString,
+                response_deserializer=strata_dot_v1_dot_game__service__pb2.ExportPlayerRecordResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -179,6 +184,16 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportPlayerRecord(self, request, context):
+        """The caller's own record of a finished game whose seed was revealed:
+        every event as the caller sees it, the revealed seed and the command
+        log, which `strata verify --offline FILE` (or any verifier: README,
+        "Provably fair") re-executes with no service and no token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -236,6 +251,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ReplayGame,
                     request_deserializer=strata_dot_v1_dot_game__service__pb2.ReplayGameRequest.FromString,
                     response_serializer=strata_dot_v1_dot_game__service__pb2.ReplayGameResponse.SerializeToString,
+            ),
+            'ExportPlayerRecord': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportPlayerRecord,
+                    request_deserializer=strata_dot_v1_dot_game__service__pb2.ExportPlayerRecordRequest.FromString,
+                    response_serializer=strata_dot_v1_dot_game__service__pb2.ExportPlayerRecordResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -536,6 +556,33 @@ class GameService:
             '/strata.v1.GameService/ReplayGame',
             strata_dot_v1_dot_game__service__pb2.ReplayGameRequest.SerializeToString,
             strata_dot_v1_dot_game__service__pb2.ReplayGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportPlayerRecord(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/strata.v1.GameService/ExportPlayerRecord',
+            strata_dot_v1_dot_game__service__pb2.ExportPlayerRecordRequest.SerializeToString,
+            strata_dot_v1_dot_game__service__pb2.ExportPlayerRecordResponse.FromString,
             options,
             channel_credentials,
             insecure,

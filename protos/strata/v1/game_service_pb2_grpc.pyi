@@ -76,6 +76,12 @@ class GameServiceStub:
     after each event, redacted for the caller (a spectator sees public
     information only). Time travel for replay tools.
     """
+    ExportPlayerRecord: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ExportPlayerRecordRequest, _game_service_pb2.ExportPlayerRecordResponse]
+    """The caller's own record of a finished game whose seed was revealed:
+    every event as the caller sees it, the revealed seed and the command
+    log, which `strata verify --offline FILE` (or any verifier: README,
+    "Provably fair") re-executes with no service and no token.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -114,6 +120,12 @@ class GameServiceAsyncStub(GameServiceStub):
     """Walks a game event by event from a version, with the game as it was
     after each event, redacted for the caller (a spectator sees public
     information only). Time travel for replay tools.
+    """
+    ExportPlayerRecord: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ExportPlayerRecordRequest, _game_service_pb2.ExportPlayerRecordResponse]  # type: ignore[assignment]
+    """The caller's own record of a finished game whose seed was revealed:
+    every event as the caller sees it, the revealed seed and the command
+    log, which `strata verify --offline FILE` (or any verifier: README,
+    "Provably fair") re-executes with no service and no token.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -216,6 +228,18 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """Walks a game event by event from a version, with the game as it was
         after each event, redacted for the caller (a spectator sees public
         information only). Time travel for replay tools.
+        """
+
+    @_abc_1.abstractmethod
+    def ExportPlayerRecord(
+        self,
+        request: _game_service_pb2.ExportPlayerRecordRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ExportPlayerRecordResponse, _abc.Awaitable[_game_service_pb2.ExportPlayerRecordResponse]]:
+        """The caller's own record of a finished game whose seed was revealed:
+        every event as the caller sees it, the revealed seed and the command
+        log, which `strata verify --offline FILE` (or any verifier: README,
+        "Provably fair") re-executes with no service and no token.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

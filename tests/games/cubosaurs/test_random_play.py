@@ -12,6 +12,7 @@ from domain.cubosaurs import RULES
 from domain.cubosaurs.content import CARD_COUNT, CARDS, DNA_TOKENS, TILE_COUNT
 from domain.cubosaurs.model import CubosaursState, GameScored, Options, Phase
 from tests.gamekit import (
+    RANDOM_SEEDS,
     assert_maps_to_proto,
     assert_replays,
     assert_replays_deterministically,
@@ -20,7 +21,7 @@ from tests.gamekit import (
     seed_chunk,
 )
 
-SEEDS = 1000
+SEEDS = RANDOM_SEEDS
 SAMPLE_EVERY = 50
 ALL_CARDS = list(range(CARD_COUNT))
 ALL_TILES = list(range(TILE_COUNT))

@@ -22,6 +22,7 @@ from domain.dinosaurs_extinct.model import (
     TurnPassed,
 )
 from tests.gamekit import (
+    RANDOM_SEEDS,
     PlayedGame,
     assert_maps_to_proto,
     assert_replays,
@@ -29,7 +30,7 @@ from tests.gamekit import (
     play_random,
 )
 
-SEEDS = 1000
+SEEDS = RANDOM_SEEDS
 CARD_IDS = Counter(card.id for card in RULES.content.earth_events)
 
 

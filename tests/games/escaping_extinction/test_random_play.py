@@ -16,6 +16,7 @@ from domain.escaping_extinction.model import (
 )
 from domain.session import LIFECYCLE_EVENTS
 from tests.gamekit import (
+    RANDOM_SEEDS,
     assert_maps_to_proto,
     assert_replays,
     assert_replays_deterministically,
@@ -47,7 +48,7 @@ def assert_no_secret_leaks(state: State, events: list[Any]) -> None:
                     assert not order
 
 
-SEEDS = 1000
+SEEDS = RANDOM_SEEDS
 
 
 # About 40 s per player count on a quiet core: hence the slow mark, and

@@ -25,6 +25,7 @@ from domain.happy_little_dinosaurs.model import (
 from domain.rules import Viewer
 from domain.session import LIFECYCLE_EVENTS, Session
 from tests.gamekit import (
+    RANDOM_SEEDS,
     assert_maps_to_proto,
     assert_replays,
     assert_replays_deterministically,
@@ -33,7 +34,7 @@ from tests.gamekit import (
     seed_chunk,
 )
 
-SEEDS = 1000
+SEEDS = RANDOM_SEEDS
 CARDS = catalogue().cards
 
 
