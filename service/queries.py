@@ -95,7 +95,8 @@ class Queries:
         the watchers of one game share one reader (:mod:`service.fanout`)."""
         loaded = await asyncio.to_thread(self.games.load, game_id)
         session = loaded.session
-        if not follow:
+        if not follow or loaded.state.status is Status.FINISHED:
+            # A finished game has nothing more to follow.
             events = await asyncio.to_thread(
                 self.store.read_stream, game_id, max(from_version, 1)
             )
@@ -113,6 +114,14 @@ class Queries:
             viewer = caller.viewer((self.games.cached(game_id) or loaded).state)
             yield recorded, session.redact(event, viewer)
             if isinstance(event, GameFinished):
+                # The game's ending (GameFinished, then SeedRevealed when it
+                # reveals its seed) is appended at once: what follows it now
+                # is the rest of the stream.
+                rest = await asyncio.to_thread(
+                    self.store.read_stream, game_id, recorded.version + 1
+                )
+                for after in rest:
+                    yield after, session.redact(decode_recorded(session, after), viewer)
                 return
 
     def replay(

@@ -243,3 +243,19 @@ def test_each_players_record_holds_only_what_that_seat_saw(
         assert verify_record(record).ok
         records[seat] = record
     assert records[0]["events"] != records[1]["events"]
+
+
+def test_a_live_watch_ends_with_the_reveal(client: StrataClient) -> None:
+    """Following a game live delivers its whole ending, SeedRevealed last,
+    and then ends; following a finished game from any version ends too."""
+    game_id, me = hot_seat(client, "dinosaurs_extinct")
+    watched: list[pb.Event] = []
+    stream = me.watch_game(game_id, follow=True)
+    watched.append(next(stream))  # GameCreated: the stream is open
+    play_out(me, game_id, seed=9)
+    watched.extend(stream)
+    assert [e.type for e in watched[-2:]] == ["GameFinished", "SeedRevealed"]
+    assert [e.version for e in watched] == list(range(1, len(watched) + 1))
+    last = watched[-1].version
+    again = list(me.watch_game(game_id, from_version=last, follow=True))
+    assert [e.type for e in again] == ["SeedRevealed"]
