@@ -1,0 +1,198 @@
+/**
+ * Play a whole game against the service's bots through the TypeScript
+ * client, while a WatchGame stream follows it live, and print the winners.
+ *
+ *     npm run build
+ *     node dist/examples/play.js dinosaurs_extinct
+ *     node dist/examples/play.js cubosaurs --players 3 --transport grpc-web \
+ *         --url http://localhost:8080 --bot random
+ *
+ * Seat 0 is ours (we join it, start the game and send one of our legal
+ * actions, chosen at random, whenever we have any); the other seats are
+ * the service's bots. The last line printed is a JSON summary.
+ */
+import { parseArgs } from "node:util";
+
+import { StrataError, StrataClient, TRANSPORTS, type TransportName } from "../src/client.js";
+import type { Event, LegalAction, Outcome } from "../src/gen/strata/v1/game_service_pb.js";
+import { GameStatus } from "../src/gen/strata/v1/game_service_pb.js";
+
+const USAGE = `usage: play.js GAME_TYPE [--url URL] [--transport ${TRANSPORTS.join("|")}]
+       [--players N] [--bot random|heuristic] [--name NAME] [--quiet]`;
+
+/** Quiet for this long while waiting on the bots: something is wrong. */
+const STALL_MS = 30_000;
+
+/** The WatchGame stream, followed in the background. */
+class Watcher {
+  readonly events: Event[] = [];
+  outcome: Outcome | undefined;
+  ended = false;
+  error: unknown;
+  private wake: (() => void)[] = [];
+
+  constructor(
+    private readonly client: StrataClient,
+    private readonly gameId: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  get version(): bigint {
+    return this.events.at(-1)?.version ?? 0n;
+  }
+
+  async run(signal: AbortSignal): Promise<void> {
+    try {
+      for await (const event of this.client.watchGame(this.gameId, { signal })) {
+        if (event.version !== this.version + 1n) {
+          throw new Error(`watch: version ${event.version} after ${this.version}`);
+        }
+        this.events.push(event);
+        this.log(`  watch v${event.version} ${event.type}`);
+        if (event.body.case === "gameFinished") this.outcome = event.body.value.outcome;
+        this.notify();
+      }
+    } catch (error) {
+      this.error = error;
+    } finally {
+      this.ended = true;
+      this.notify();
+    }
+  }
+
+  /** Resolves once the stream has seen `version` or ended. */
+  async reach(version: bigint): Promise<void> {
+    const deadline = Date.now() + STALL_MS;
+    while (this.version < version && !this.ended) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`nothing happened in ${STALL_MS} ms after v${this.version}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.wake.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+  }
+
+  private notify(): void {
+    for (const wake of this.wake.splice(0)) wake();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      url: { type: "string", default: "http://127.0.0.1:8080" },
+      transport: { type: "string", default: "connect" },
+      players: { type: "string", default: "2" },
+      bot: { type: "string", default: "heuristic" },
+      name: { type: "string", default: "Ada" },
+      quiet: { type: "boolean", default: false },
+      "max-moves": { type: "string", default: "5000" },
+    },
+  });
+  const [gameType] = positionals;
+  const transport = values.transport as TransportName;
+  if (!gameType || positionals.length > 1 || !TRANSPORTS.includes(transport)) {
+    console.error(USAGE);
+    process.exit(2);
+  }
+  const players = Number(values.players);
+  const maxMoves = Number(values["max-moves"]);
+  const log = values.quiet ? () => {} : (line: string) => console.log(line);
+
+  const client = new StrataClient({ baseUrl: values.url, transport });
+  const bots: Record<number, string> = {};
+  for (let seat = 1; seat < players; seat++) bots[seat] = values.bot;
+  const { gameId } = await client.createGame(gameType, players, { bots });
+  const joined = await client.joinGame(gameId, { playerName: values.name, seat: 0 });
+  const me = client.withToken(joined.seatToken);
+  log(`game ${gameId} (${gameType}, ${players} players over ${transport}): seat 0 is ours`);
+
+  // The watch runs beside our moves, from the first event, as a spectator.
+  const watcher = new Watcher(client, gameId, log);
+  const stop = new AbortController();
+  const watching = watcher.run(stop.signal);
+
+  await me.startGame(gameId);
+  const run = crypto.randomUUID().slice(0, 8);
+  let moves = 0;
+  let refused = 0;
+  let legal = await me.listLegalActions(gameId);
+  let actions: LegalAction[] = legal.actions;
+  let actionsVersion = legal.version;
+  while (watcher.outcome === undefined) {
+    if (actions.length === 0) {
+      // The bots' turn (or the game just ended): wait for the next event.
+      await watcher.reach(actionsVersion + 1n);
+      if (watcher.outcome !== undefined) break;
+      if (watcher.ended) throw new Error(`the watch ended before the game did: ${watcher.error}`);
+      legal = await me.listLegalActions(gameId);
+      [actions, actionsVersion] = [legal.actions, legal.version];
+      continue;
+    }
+    if (moves >= maxMoves) throw new Error(`game ${gameId} did not end in ${maxMoves} moves`);
+    const action = actions[Math.floor(Math.random() * actions.length)];
+    try {
+      const response = await me.submitCommand(gameId, action.seat, action.command!, {
+        commandId: `ts-play-${run}-${moves}`,
+        includeLegalActions: true,
+      });
+      moves += 1;
+      log(`v${response.version} seat ${action.seat}: ${action.description}`);
+      [actions, actionsVersion] = [response.legalActions, response.legalActionsVersion];
+    } catch (error) {
+      // A bot moved first and changed what is legal: look again.
+      const code = error instanceof StrataError ? error.codeName : "";
+      if (code !== "FAILED_PRECONDITION" && code !== "ABORTED") throw error;
+      refused += 1;
+      log(`refused (${(error as StrataError).reason}): looking again`);
+      legal = await me.listLegalActions(gameId);
+      [actions, actionsVersion] = [legal.actions, legal.version];
+    }
+  }
+
+  // The stream ends by itself after the game's last event.
+  let timer: NodeJS.Timeout | undefined;
+  const ended = await Promise.race([
+    watching.then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 10_000))),
+  ]);
+  clearTimeout(timer);
+  stop.abort();
+  if (!ended) throw new Error("the watch went on after the game ended");
+  if (watcher.error !== undefined) throw watcher.error;
+
+  const game = await me.getGame(gameId);
+  if (game.status !== GameStatus.FINISHED) throw new Error(`game ${gameId} is not finished`);
+  const winners = game.outcome?.winners ?? [];
+  const names = winners.map((seat) => game.seats[seat]?.playerName || `seat ${seat}`);
+  log(`winners: ${names.length ? names.join(", ") : "nobody"} (${game.outcome?.result})`);
+  console.log(
+    JSON.stringify({
+      game_id: gameId,
+      game_type: gameType,
+      transport,
+      players,
+      command_id_prefix: `ts-play-${run}-`,
+      moves,
+      refused,
+      version: Number(game.version),
+      winners,
+      result: game.outcome?.result ?? "",
+      watched: watcher.events.length,
+      watched_first_version: Number(watcher.events[0]?.version ?? 0n),
+      watched_last_version: Number(watcher.version),
+      watched_last_type: watcher.events.at(-1)?.type ?? "",
+      watched_winners: watcher.outcome?.winners ?? null,
+    }),
+  );
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? `play: ${error.message}` : error);
+  process.exit(1);
+});
