@@ -7,7 +7,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from setuptools import find_namespace_packages
+from setuptools import find_namespace_packages  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parents[2]
 
