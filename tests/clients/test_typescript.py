@@ -3,9 +3,10 @@
 Node runs the compiled example (examples/play.ts) that plays a whole game
 against the service's bots over the HTTP listener while a WatchGame stream
 follows it, for every game type over Connect (JSON) and over the other two
-transports; the Python client, over gRPC, checks what it says happened. A
-second script's refusals are compared with the Python client's, and the
-checked-in generated code with a fresh generation.
+transports, with connect-node's transports and connect-web's (fetch); the
+Python client, over gRPC, checks what it says happened. A second script's
+refusals are compared with the Python client's, and the checked-in
+generated code with a fresh generation.
 
 `npm ci` runs when node_modules is missing or older than package-lock.json,
 and `tsc` when the sources changed since the last build, each once under a
@@ -147,14 +148,17 @@ def test_the_generated_code_covers_every_proto(node_modules: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("game_type", "players", "transport"),
+    ("game_type", "players", "transport", "runtime"),
     [
-        ("dinosaurs_extinct", 2, "connect"),
-        ("happy_little_dinosaurs", 2, "connect"),
-        ("cubosaurs", 2, "connect"),
-        ("escaping_extinction", 2, "connect"),
-        ("cubosaurs", 3, "grpc-web"),
-        ("happy_little_dinosaurs", 3, "connect-proto"),
+        ("dinosaurs_extinct", 2, "connect", "node"),
+        ("happy_little_dinosaurs", 2, "connect", "node"),
+        ("cubosaurs", 2, "connect", "node"),
+        ("escaping_extinction", 2, "connect", "node"),
+        ("cubosaurs", 3, "grpc-web", "node"),
+        ("happy_little_dinosaurs", 3, "connect-proto", "node"),
+        # connect-web's transports, a browser's (on Node's fetch here).
+        ("dinosaurs_extinct", 3, "connect", "web"),
+        ("escaping_extinction", 1, "grpc-web", "web"),
     ],
 )
 def test_the_example_plays_a_whole_game_against_bots_while_watching(
@@ -164,6 +168,7 @@ def test_the_example_plays_a_whole_game_against_bots_while_watching(
     game_type: str,
     players: int,
     transport: str,
+    runtime: str,
 ) -> None:
     summary = node(
         server,
@@ -171,13 +176,19 @@ def test_the_example_plays_a_whole_game_against_bots_while_watching(
         game_type,
         "--transport",
         transport,
+        "--runtime",
+        runtime,
         "--players",
         str(players),
         "--name",
         "Ada from Node",
         "--quiet",
     )
-    assert (summary["game_type"], summary["transport"]) == (game_type, transport)
+    assert (summary["game_type"], summary["transport"], summary["runtime"]) == (
+        game_type,
+        transport,
+        runtime,
+    )
 
     # The game is over, as the service (over gRPC) tells it.
     game = admin.get_game(summary["game_id"])

@@ -6,6 +6,7 @@
  *     node dist/examples/play.js dinosaurs_extinct
  *     node dist/examples/play.js cubosaurs --players 3 --transport grpc-web \
  *         --url http://localhost:8080 --bot random
+ *     node dist/examples/play.js cubosaurs --runtime web   # connect-web, on fetch
  *
  * Seat 0 is ours (we join it, start the game and send one of our legal
  * actions, chosen at random, whenever we have any); the other seats are
@@ -13,12 +14,20 @@
  */
 import { parseArgs } from "node:util";
 
-import { StrataError, StrataClient, TRANSPORTS, type TransportName } from "../src/client.js";
+import {
+  StrataError,
+  TRANSPORTS,
+  transportName,
+  type StrataClient,
+  type TransportName,
+} from "../src/client.js";
+import * as node from "../src/node.js";
+import * as web from "../src/web.js";
 import type { Event, LegalAction, Outcome } from "../src/gen/strata/v1/game_service_pb.js";
 import { GameStatus } from "../src/gen/strata/v1/game_service_pb.js";
 
 const USAGE = `usage: play.js GAME_TYPE [--url URL] [--transport ${TRANSPORTS.join("|")}]
-       [--players N] [--bot random|heuristic] [--name NAME] [--quiet]`;
+       [--runtime node|web] [--players N] [--bot random|heuristic] [--name NAME] [--quiet]`;
 
 /** Quiet for this long while waiting on the bots: something is wrong. */
 const STALL_MS = 30_000;
@@ -87,6 +96,7 @@ async function main(): Promise<void> {
     options: {
       url: { type: "string", default: "http://127.0.0.1:8080" },
       transport: { type: "string", default: "connect" },
+      runtime: { type: "string", default: "node" },
       players: { type: "string", default: "2" },
       bot: { type: "string", default: "heuristic" },
       name: { type: "string", default: "Ada" },
@@ -94,9 +104,16 @@ async function main(): Promise<void> {
       "max-moves": { type: "string", default: "5000" },
     },
   });
-  const [gameType] = positionals;
-  const transport = values.transport as TransportName;
-  if (!gameType || positionals.length > 1 || !TRANSPORTS.includes(transport)) {
+  let [gameType] = positionals;
+  const runtime = values.runtime === "node" ? node : values.runtime === "web" ? web : undefined;
+  let transport: TransportName;
+  try {
+    transport = transportName(values.transport);
+  } catch {
+    transport = "connect";
+    gameType = "";
+  }
+  if (!gameType || positionals.length > 1 || runtime === undefined) {
     console.error(USAGE);
     process.exit(2);
   }
@@ -104,13 +121,14 @@ async function main(): Promise<void> {
   const maxMoves = Number(values["max-moves"]);
   const log = values.quiet ? () => {} : (line: string) => console.log(line);
 
-  const client = new StrataClient({ baseUrl: values.url, transport });
+  // The transports of @connectrpc/connect-node, or of connect-web (a browser's).
+  const client: StrataClient = runtime.connect(values.url, transport);
   const bots: Record<number, string> = {};
   for (let seat = 1; seat < players; seat++) bots[seat] = values.bot;
   const { gameId } = await client.createGame(gameType, players, { bots });
   const joined = await client.joinGame(gameId, { playerName: values.name, seat: 0 });
   const me = client.withToken(joined.seatToken);
-  log(`game ${gameId} (${gameType}, ${players} players over ${transport}): seat 0 is ours`);
+  log(`game ${gameId} (${gameType}, ${players} players, ${transport} from ${values.runtime}): seat 0`);
 
   // The watch runs beside our moves, from the first event, as a spectator.
   const watcher = new Watcher(client, gameId, log);
@@ -176,6 +194,7 @@ async function main(): Promise<void> {
       game_id: gameId,
       game_type: gameType,
       transport,
+      runtime: values.runtime,
       players,
       command_id_prefix: `ts-play-${run}-`,
       moves,

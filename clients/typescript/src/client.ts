@@ -4,7 +4,9 @@
  * HTTP listener (STRATA_HTTP_PORT, default 8080) with Connect (JSON or
  * binary) or gRPC-Web.
  *
- *     const client = new StrataClient({ baseUrl: "http://localhost:8080" });
+ *     import { connect } from "./node.js"; // in a browser: "./web.js"
+ *
+ *     const client = connect("http://localhost:8080", "connect");
  *     const { gameId } = await client.createGame("dinosaurs_extinct", 2, {
  *       bots: { 1: "heuristic" },
  *     });
@@ -14,6 +16,9 @@
  *     const [action] = (await seat.listLegalActions(gameId)).actions;
  *     await seat.submitCommand(gameId, action.seat, action.command!);
  *
+ * This module holds no transport: {@link StrataClient} takes one, from
+ * node.ts (@connectrpc/connect-node) or web.ts (@connectrpc/connect-web,
+ * on fetch), so a browser bundle never pulls in Node's http modules.
  * Every method returns its RPC's response message (GetGame: the game);
  * errors throw a {@link StrataError} with the status code, the stable
  * reason (google.rpc.ErrorInfo) and the service's sentence.
@@ -28,7 +33,6 @@ import {
   type Client,
   type Transport,
 } from "@connectrpc/connect";
-import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-node";
 
 import { AdminService } from "./gen/strata/v1/admin_service_pb.js";
 import {
@@ -52,28 +56,20 @@ import {
 } from "./gen/strata/v1/game_service_pb.js";
 import { IntegrationService } from "./gen/strata/v1/integration_service_pb.js";
 
-/** The transports of the HTTP listener, named as the Python client names them. */
+/**
+ * The transports of the HTTP listener, named as the Python client names
+ * them: `connect` (Connect, JSON), `connect-proto` (Connect, binary) and
+ * `grpc-web` (binary).
+ */
 export const TRANSPORTS = ["connect", "connect-proto", "grpc-web"] as const;
 export type TransportName = (typeof TRANSPORTS)[number];
 
-/**
- * A Node transport to the HTTP listener at `baseUrl` (`http://host:8080`):
- * `connect` (Connect, JSON), `connect-proto` (Connect, binary) or
- * `grpc-web` (binary). HTTP/1.1, as a browser's fetch would speak it.
- * (In a browser, take the same-named functions of @connectrpc/connect-web
- * and hand the transport to {@link StrataClient}.)
- */
-export function createTransport(baseUrl: string, name: TransportName = "connect"): Transport {
-  switch (name) {
-    case "connect":
-      return createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: false });
-    case "connect-proto":
-      return createConnectTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true });
-    case "grpc-web":
-      return createGrpcWebTransport({ baseUrl, httpVersion: "1.1", useBinaryFormat: true });
-    default:
-      throw new Error(`transport ${String(name)}: use one of ${TRANSPORTS.join(", ")}`);
+/** The name, checked. */
+export function transportName(name: string): TransportName {
+  if (!(TRANSPORTS as readonly string[]).includes(name)) {
+    throw new Error(`transport ${name}: use one of ${TRANSPORTS.join(", ")}`);
   }
+  return name as TransportName;
 }
 
 /**
@@ -122,10 +118,6 @@ function errorInfoReason(bytes: Uint8Array): string {
 }
 
 export interface StrataClientOptions {
-  /** The HTTP listener, e.g. `http://localhost:8080` (not needed with `transport`). */
-  baseUrl?: string;
-  /** A transport name (default `connect`) or a ready transport (connect-web's, say). */
-  transport?: TransportName | Transport;
   /** The bearer token sent as `Authorization: Bearer <token>` (empty: a spectator). */
   token?: string;
   /** Deadline of each unary call, in milliseconds (default 30 s). */
@@ -144,24 +136,19 @@ export class StrataClient {
   readonly token: string;
   readonly timeoutMs: number;
 
-  constructor(options: StrataClientOptions = {}) {
-    const transport = options.transport ?? "connect";
-    if (typeof transport === "string") {
-      if (!options.baseUrl) throw new Error("baseUrl is required with a transport name");
-      this.transport = createTransport(options.baseUrl, transport);
-    } else {
-      this.transport = transport;
-    }
+  /** A client over `transport` (node.ts's or web.ts's `createTransport`). */
+  constructor(transport: Transport, options: StrataClientOptions = {}) {
+    this.transport = transport;
     this.token = options.token ?? "";
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.game = createClient(GameService, this.transport);
-    this.admin = createClient(AdminService, this.transport);
-    this.integration = createClient(IntegrationService, this.transport);
+    this.game = createClient(GameService, transport);
+    this.admin = createClient(AdminService, transport);
+    this.integration = createClient(IntegrationService, transport);
   }
 
   /** A client on the same transport acting with `token`. */
   withToken(token: string): StrataClient {
-    return new StrataClient({ transport: this.transport, token, timeoutMs: this.timeoutMs });
+    return new StrataClient(this.transport, { token, timeoutMs: this.timeoutMs });
   }
 
   /**

@@ -1,5 +1,8 @@
-/** Strata's TypeScript client: the wrapper, and the generated messages. */
-export * from "./client.js";
+/**
+ * Strata's TypeScript client for Node: the wrapper with Node's transports,
+ * and the generated messages (a browser imports web.ts instead).
+ */
+export * from "./node.js";
 export * from "./gen/strata/v1/game_service_pb.js";
 export * as admin from "./gen/strata/v1/admin_service_pb.js";
 export * as integration from "./gen/strata/v1/integration_service_pb.js";

@@ -7,7 +7,8 @@
  */
 import { parseArgs } from "node:util";
 
-import { StrataClient, StrataError, type TransportName } from "../src/client.js";
+import { StrataError, transportName } from "../src/client.js";
+import { connect } from "../src/node.js";
 
 async function refusal(call: () => Promise<unknown>): Promise<Record<string, string>> {
   try {
@@ -26,10 +27,7 @@ async function main(): Promise<void> {
       transport: { type: "string", default: "connect" },
     },
   });
-  const client = new StrataClient({
-    baseUrl: values.url,
-    transport: values.transport as TransportName,
-  });
+  const client = connect(values.url, transportName(values.transport));
   const { gameId } = await client.createGame("dinosaurs_extinct", 2, { bots: { 1: "random" } });
   const { seatToken } = await client.joinGame(gameId, { playerName: "Ada" });
   const me = client.withToken(seatToken);
