@@ -148,17 +148,18 @@ def test_the_generated_code_covers_every_proto(node_modules: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    ("game_type", "players", "transport", "runtime"),
+    ("game_type", "players", "transport", "runtime", "resume_after"),
     [
-        ("dinosaurs_extinct", 2, "connect", "node"),
-        ("happy_little_dinosaurs", 2, "connect", "node"),
-        ("cubosaurs", 2, "connect", "node"),
-        ("escaping_extinction", 2, "connect", "node"),
-        ("cubosaurs", 3, "grpc-web", "node"),
-        ("happy_little_dinosaurs", 3, "connect-proto", "node"),
+        ("dinosaurs_extinct", 2, "connect", "node", 0),
+        ("happy_little_dinosaurs", 2, "connect", "node", 0),
+        ("cubosaurs", 2, "connect", "node", 0),
+        ("escaping_extinction", 2, "connect", "node", 0),
+        # The watch dropped after 20 events and resumed from the 21st.
+        ("cubosaurs", 3, "grpc-web", "node", 20),
+        ("happy_little_dinosaurs", 3, "connect-proto", "node", 0),
         # connect-web's transports, a browser's (on Node's fetch here).
-        ("dinosaurs_extinct", 3, "connect", "web"),
-        ("escaping_extinction", 1, "grpc-web", "web"),
+        ("dinosaurs_extinct", 3, "connect", "web", 10),
+        ("escaping_extinction", 1, "grpc-web", "web", 0),
     ],
 )
 def test_the_example_plays_a_whole_game_against_bots_while_watching(
@@ -169,6 +170,7 @@ def test_the_example_plays_a_whole_game_against_bots_while_watching(
     players: int,
     transport: str,
     runtime: str,
+    resume_after: int,
 ) -> None:
     summary = node(
         server,
@@ -182,6 +184,8 @@ def test_the_example_plays_a_whole_game_against_bots_while_watching(
         str(players),
         "--name",
         "Ada from Node",
+        "--resume-after",
+        str(resume_after),
         "--quiet",
     )
     assert (summary["game_type"], summary["transport"], summary["runtime"]) == (
@@ -201,7 +205,9 @@ def test_the_example_plays_a_whole_game_against_bots_while_watching(
         (s.player_name, "heuristic") for s in game.seats[1:]
     ]
 
-    # The watch saw every event live, from the creation to the end.
+    # The watch saw every event live, once, from the creation to the end
+    # (in two streams when it resumed).
+    assert summary["watch_streams"] == (2 if resume_after else 1)
     assert summary["watched"] == game.version
     assert summary["watched_first_version"] == 1
     assert summary["watched_last_version"] == game.version
@@ -219,11 +225,22 @@ def test_the_example_plays_a_whole_game_against_bots_while_watching(
     assert {c.seat for c in ours} == {0}
 
 
-@pytest.mark.parametrize("transport", ["connect", "connect-proto", "grpc-web"])
+@pytest.mark.parametrize(
+    ("transport", "runtime"),
+    [
+        ("connect", "node"),
+        ("connect-proto", "node"),
+        ("grpc-web", "node"),
+        ("connect", "web"),
+        ("grpc-web", "web"),
+    ],
+)
 def test_refusals_carry_the_same_code_reason_and_sentence_as_over_grpc(
-    node_modules: Path, server: Running, transport: str
+    node_modules: Path, server: Running, transport: str, runtime: str
 ) -> None:
-    summary = node(server, "test/errors.js", "--transport", transport)
+    summary = node(
+        server, "test/errors.js", "--transport", transport, "--runtime", runtime
+    )
     game_id, token = summary["game_id"], summary["seat_token"]
     command = json_format.ParseDict(
         {"dinosaursExtinct": {"rollDie": {}}}, pb.GameCommand()

@@ -27,7 +27,8 @@ import type { Event, LegalAction, Outcome } from "../src/gen/strata/v1/game_serv
 import { GameStatus } from "../src/gen/strata/v1/game_service_pb.js";
 
 const USAGE = `usage: play.js GAME_TYPE [--url URL] [--transport ${TRANSPORTS.join("|")}]
-       [--runtime node|web] [--players N] [--bot random|heuristic] [--name NAME] [--quiet]`;
+       [--runtime node|web] [--players N] [--bot random|heuristic] [--name NAME]
+       [--resume-after N] [--quiet]`;
 
 /** Quiet for this long while waiting on the bots: something is wrong. */
 const STALL_MS = 30_000;
@@ -35,6 +36,8 @@ const STALL_MS = 30_000;
 /** The WatchGame stream, followed in the background. */
 class Watcher {
   readonly events: Event[] = [];
+  /** How many streams it took (1, or 2 when told to resume once). */
+  streams = 0;
   outcome: Outcome | undefined;
   ended = false;
   error: unknown;
@@ -44,6 +47,8 @@ class Watcher {
     private readonly client: StrataClient,
     private readonly gameId: string,
     private readonly log: (line: string) => void,
+    /** Drop the stream after this many events and resume it (0: never). */
+    private readonly resumeAfter = 0,
   ) {}
 
   get version(): bigint {
@@ -52,14 +57,26 @@ class Watcher {
 
   async run(signal: AbortSignal): Promise<void> {
     try {
-      for await (const event of this.client.watchGame(this.gameId, { signal })) {
-        if (event.version !== this.version + 1n) {
-          throw new Error(`watch: version ${event.version} after ${this.version}`);
+      let resume = true;
+      while (resume) {
+        resume = false;
+        this.streams += 1;
+        // From the first event, or on from the last one received.
+        const fromVersion = this.version + 1n;
+        for await (const event of this.client.watchGame(this.gameId, { fromVersion, signal })) {
+          if (event.version !== this.version + 1n) {
+            throw new Error(`watch: version ${event.version} after ${this.version}`);
+          }
+          this.events.push(event);
+          this.log(`  watch v${event.version} ${event.type}`);
+          if (event.body.case === "gameFinished") this.outcome = event.body.value.outcome;
+          this.notify();
+          if (this.streams === 1 && this.events.length === this.resumeAfter) {
+            this.log(`  watch: dropped after v${event.version}, resuming`);
+            resume = true;
+            break; // ends the call (the stream's return() aborts it)
+          }
         }
-        this.events.push(event);
-        this.log(`  watch v${event.version} ${event.type}`);
-        if (event.body.case === "gameFinished") this.outcome = event.body.value.outcome;
-        this.notify();
       }
     } catch (error) {
       this.error = error;
@@ -101,6 +118,7 @@ async function main(): Promise<void> {
       bot: { type: "string", default: "heuristic" },
       name: { type: "string", default: "Ada" },
       quiet: { type: "boolean", default: false },
+      "resume-after": { type: "string", default: "0" },
       "max-moves": { type: "string", default: "5000" },
     },
   });
@@ -131,7 +149,7 @@ async function main(): Promise<void> {
   log(`game ${gameId} (${gameType}, ${players} players, ${transport} from ${values.runtime}): seat 0`);
 
   // The watch runs beside our moves, from the first event, as a spectator.
-  const watcher = new Watcher(client, gameId, log);
+  const watcher = new Watcher(client, gameId, log, Number(values["resume-after"]));
   const stop = new AbortController();
   const watching = watcher.run(stop.signal);
 
@@ -203,6 +221,7 @@ async function main(): Promise<void> {
       winners,
       result: game.outcome?.result ?? "",
       watched: watcher.events.length,
+      watch_streams: watcher.streams,
       watched_first_version: Number(watcher.events[0]?.version ?? 0n),
       watched_last_version: Number(watcher.version),
       watched_last_type: watcher.events.at(-1)?.type ?? "",

@@ -3,12 +3,14 @@
  * compare with the Python client's: a few calls the service refuses, each
  * printed as its StrataError (code, reason, message) in one JSON line.
  *
- *     node dist/test/errors.js --url http://127.0.0.1:8080 --transport grpc-web
+ *     node dist/test/errors.js --url http://127.0.0.1:8080 --transport grpc-web \
+ *         [--runtime node|web]
  */
 import { parseArgs } from "node:util";
 
 import { StrataError, transportName } from "../src/client.js";
-import { connect } from "../src/node.js";
+import * as node from "../src/node.js";
+import * as web from "../src/web.js";
 
 async function refusal(call: () => Promise<unknown>): Promise<Record<string, string>> {
   try {
@@ -25,9 +27,11 @@ async function main(): Promise<void> {
     options: {
       url: { type: "string", default: "http://127.0.0.1:8080" },
       transport: { type: "string", default: "connect" },
+      runtime: { type: "string", default: "node" },
     },
   });
-  const client = connect(values.url, transportName(values.transport));
+  const runtime = values.runtime === "web" ? web : node;
+  const client = runtime.connect(values.url, transportName(values.transport));
   const { gameId } = await client.createGame("dinosaurs_extinct", 2, { bots: { 1: "random" } });
   const { seatToken } = await client.joinGame(gameId, { playerName: "Ada" });
   const me = client.withToken(seatToken);
