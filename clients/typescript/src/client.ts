@@ -84,13 +84,13 @@ export class StrataError extends Error {
     readonly rawMessage: string,
     options?: { cause?: unknown },
   ) {
-    super(`${Code[code]} ${reason}: ${rawMessage}`, options);
+    super(`${grpcCodeName(code)} ${reason}: ${rawMessage}`, options);
     this.name = "StrataError";
   }
 
   /** The code's name as gRPC spells it (`FAILED_PRECONDITION`, …). */
   get codeName(): string {
-    return Code[this.code].replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+    return grpcCodeName(this.code);
   }
 
   static from(error: unknown): StrataError {
@@ -104,6 +104,12 @@ export class StrataError extends Error {
     }
     return new StrataError(connect.code, reason, connect.rawMessage, { cause: error });
   }
+}
+
+/** `Code.FailedPrecondition` -> `FAILED_PRECONDITION`; `CANCELLED` as gRPC spells it. */
+function grpcCodeName(code: Code): string {
+  const name = (Code[code] ?? `CODE_${code}`).replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+  return name === "CANCELED" ? "CANCELLED" : name;
 }
 
 /** Field 1 (`reason`) of an encoded google.rpc.ErrorInfo. */
