@@ -133,6 +133,42 @@ def test_the_generated_code_is_up_to_date(node_modules: Path) -> None:
     assert "generated code is up to date" in done.stdout
 
 
+def test_the_staleness_check_names_what_is_stale(
+    node_modules: Path, tmp_path: Path
+) -> None:
+    """The check itself, on a copy of the package beside the same protos:
+    an edited file is stale, a deleted one missing, an extra one unexpected."""
+    copy = tmp_path / "clients" / "typescript"
+    for name in ("buf.gen.yaml", "package.json", "scripts", "src"):
+        source = PACKAGE / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name)
+        else:
+            copy.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, copy / name)
+    (copy / "node_modules").symlink_to(node_modules)
+    (tmp_path / "protos").symlink_to(PACKAGE.parents[1] / "protos")
+    gen = copy / "src" / "gen" / "strata"
+    with (gen / "v1" / "game_service_pb.ts").open("a") as edited:
+        edited.write("// edited by hand\n")
+    (gen / "games" / "cubosaurs" / "v1" / "cubosaurs_pb.ts").unlink()
+    (gen / "v1" / "leftover_pb.ts").write_text("export {};\n")
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "scripts/generate.mjs", "--check"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.splitlines()[:3] == [
+        "missing src/gen/strata/games/cubosaurs/v1/cubosaurs_pb.ts",
+        "stale src/gen/strata/v1/game_service_pb.ts",
+        "unexpected src/gen/strata/v1/leftover_pb.ts",
+    ]
+
+
 def test_the_generated_code_covers_every_proto(node_modules: Path) -> None:
     protos = PACKAGE.parents[1] / "protos"
     expected = {
