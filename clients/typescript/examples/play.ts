@@ -191,7 +191,7 @@ async function main(): Promise<void> {
     }
   }
 
-  // The stream ends by itself after the game's last event.
+  // The stream ends by itself with the GameFinished event.
   let timer: NodeJS.Timeout | undefined;
   const ended = await Promise.race([
     watching.then(() => true),

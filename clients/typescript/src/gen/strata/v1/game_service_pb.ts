@@ -31,7 +31,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file strata/v1/game_service.proto.
  */
 export const file_strata_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdHJhdGEvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglzdHJhdGEudjEibQoIR2FtZVR5cGUSEQoJZ2FtZV90eXBlGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC21pbl9wbGF5ZXJzGAMgASgFEhMKC21heF9wbGF5ZXJzGAQgASgFEhUKDXJ1bGVzX3ZlcnNpb24YBSABKAkiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiQAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEicKCmdhbWVfdHlwZXMYASADKAsyEy5zdHJhdGEudjEuR2FtZVR5cGUitwIKC0dhbWVPcHRpb25zEkcKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLk9wdGlvbnNIABJRChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi8uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuT3B0aW9uc0gAEjcKCWN1Ym9zYXVycxgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuT3B0aW9uc0gAEksKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLC5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5PcHRpb25zSABCBgoEZ2FtZSK8AgoMR2FtZVNjZW5hcmlvEkgKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMisuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlNjZW5hcmlvSAASUgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIwLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlNjZW5hcmlvSAASOAoJY3Vib3NhdXJzGAMgASgLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5TY2VuYXJpb0gAEkwKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLS5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5TY2VuYXJpb0gAQgYKBGdhbWUizwEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIPCgdwbGF5ZXJzGAIgASgFEicKB29wdGlvbnMYAyABKAsyFi5zdHJhdGEudjEuR2FtZU9wdGlvbnMSDAoEc2VlZBgEIAEoCRIpCghzY2VuYXJpbxgFIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8SEgoKcmVxdWVzdF9pZBgGIAEoCRIgCgRib3RzGAcgAygLMhIuc3RyYXRhLnYxLkJvdFNlYXQiJAoHQm90U2VhdBIMCgRzZWF0GAEgASgFEgsKA2JvdBgCIAEoCSJKChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgDEhIKCmhvc3RfdG9rZW4YAyABKAkiMQoQTGVhdmVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKAUiJAoRTGVhdmVHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAyJTCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgFSACIAQESEwoLcGxheWVyX25hbWUYAyABKAlCBwoFX3NlYXQiRQoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSDwoHdmVyc2lvbhgDIAEoAyIjChBTdGFydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiJAoRU3RhcnRHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAyK3AgoLR2FtZUNvbW1hbmQSRwoRZGlub3NhdXJzX2V4dGluY3QYASABKAsyKi5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuQ29tbWFuZEgAElEKFmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMYAiABKAsyLy5zdHJhdGEuZ2FtZXMuaGFwcHlfbGl0dGxlX2Rpbm9zYXVycy52MS5Db21tYW5kSAASNwoJY3Vib3NhdXJzGAMgASgLMiIuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5Db21tYW5kSAASSwoTZXNjYXBpbmdfZXh0aW5jdGlvbhgEIAEoCzIsLnN0cmF0YS5nYW1lcy5lc2NhcGluZ19leHRpbmN0aW9uLnYxLkNvbW1hbmRIAEIGCgRnYW1lIsUBChRTdWJtaXRDb21tYW5kUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSEgoKY29tbWFuZF9pZBgDIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAQgASgDSACIAQESJwoHY29tbWFuZBgFIAEoCzIWLnN0cmF0YS52MS5HYW1lQ29tbWFuZBIdChVpbmNsdWRlX2xlZ2FsX2FjdGlvbnMYBiABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb24iqwEKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiAKBmV2ZW50cxgCIAMoCzIQLnN0cmF0YS52MS5FdmVudBIRCglkdXBsaWNhdGUYAyABKAgSLQoNbGVnYWxfYWN0aW9ucxgEIAMoCzIWLnN0cmF0YS52MS5MZWdhbEFjdGlvbhIdChVsZWdhbF9hY3Rpb25zX3ZlcnNpb24YBSABKAMiRQoEU2VhdBIMCgRzZWF0GAEgASgFEg0KBXRha2VuGAIgASgIEhMKC3BsYXllcl9uYW1lGAMgASgJEgsKA2JvdBgEIAEoCSIqCgdPdXRjb21lEg8KB3dpbm5lcnMYASADKAUSDgoGcmVzdWx0GAIgASgJIqgCCghHYW1lVmlldxJEChFkaW5vc2F1cnNfZXh0aW5jdBgBIAEoCzInLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5WaWV3SAASTgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIsLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlZpZXdIABI0CgljdWJvc2F1cnMYAyABKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlZpZXdIABJIChNlc2NhcGluZ19leHRpbmN0aW9uGAQgASgLMikuc3RyYXRhLmdhbWVzLmVzY2FwaW5nX2V4dGluY3Rpb24udjEuVmlld0gAQgYKBGdhbWUizAIKBEdhbWUSDwoHZ2FtZV9pZBgBIAEoCRIRCglnYW1lX3R5cGUYAiABKAkSJQoGc3RhdHVzGAMgASgOMhUuc3RyYXRhLnYxLkdhbWVTdGF0dXMSDwoHdmVyc2lvbhgEIAEoAxIeCgVzZWF0cxgFIAMoCzIPLnN0cmF0YS52MS5TZWF0EhIKCnlvdXJfc2VhdHMYBiADKAUSFAoMYWN0aXZlX3NlYXRzGAcgAygFEiMKB291dGNvbWUYCCABKAsyEi5zdHJhdGEudjEuT3V0Y29tZRIhCgR2aWV3GAkgASgLMhMuc3RyYXRhLnYxLkdhbWVWaWV3EhUKDXJ1bGVzX3ZlcnNpb24YCiABKAkSDwoHcGxheWVycxgLIAEoBRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJJCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhcKCmF0X3ZlcnNpb24YAiABKANIAIgBAUINCgtfYXRfdmVyc2lvbiIwCg9HZXRHYW1lUmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLnN0cmF0YS52MS5HYW1lIlkKC0xlZ2FsQWN0aW9uEgwKBHNlYXQYASABKAUSJwoHY29tbWFuZBgCIAEoCzIWLnN0cmF0YS52MS5HYW1lQ29tbWFuZBITCgtkZXNjcmlwdGlvbhgDIAEoCSJGChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBAUIHCgVfc2VhdCJUChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxInCgdhY3Rpb25zGAIgAygLMhYuc3RyYXRhLnYxLkxlZ2FsQWN0aW9uIqoBCgtHYW1lQ3JlYXRlZBIRCglnYW1lX3R5cGUYASABKAkSFQoNcnVsZXNfdmVyc2lvbhgCIAEoCRIPCgdwbGF5ZXJzGAMgASgFEgwKBHNlZWQYBCABKAkSJwoHb3B0aW9ucxgFIAEoCzIWLnN0cmF0YS52MS5HYW1lT3B0aW9ucxIpCghzY2VuYXJpbxgGIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8iPgoMUGxheWVySm9pbmVkEgwKBHNlYXQYASABKAUSEwoLcGxheWVyX25hbWUYAiABKAkSCwoDYm90GAMgASgJIhoKClBsYXllckxlZnQSDAoEc2VhdBgBIAEoBSINCgtHYW1lU3RhcnRlZCIzCgxHYW1lRmluaXNoZWQSIwoHb3V0Y29tZRgBIAEoCzISLnN0cmF0YS52MS5PdXRjb21lIq0CCglHYW1lRXZlbnQSRQoRZGlub3NhdXJzX2V4dGluY3QYASABKAsyKC5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuRXZlbnRIABJPChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi0uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuRXZlbnRIABI1CgljdWJvc2F1cnMYAyABKAsyIC5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkV2ZW50SAASSQoTZXNjYXBpbmdfZXh0aW5jdGlvbhgEIAEoCzIqLnN0cmF0YS5nYW1lcy5lc2NhcGluZ19leHRpbmN0aW9uLnYxLkV2ZW50SABCBgoEZ2FtZSKgAwoFRXZlbnQSDwoHZ2FtZV9pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgDEhAKCHBvc2l0aW9uGAMgASgDEgwKBHR5cGUYBCABKAkSLwoLcmVjb3JkZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KDGdhbWVfY3JlYXRlZBgKIAEoCzIWLnN0cmF0YS52MS5HYW1lQ3JlYXRlZEgAEjAKDXBsYXllcl9qb2luZWQYCyABKAsyFy5zdHJhdGEudjEuUGxheWVySm9pbmVkSAASLgoMZ2FtZV9zdGFydGVkGAwgASgLMhYuc3RyYXRhLnYxLkdhbWVTdGFydGVkSAASMAoNZ2FtZV9maW5pc2hlZBgNIAEoCzIXLnN0cmF0YS52MS5HYW1lRmluaXNoZWRIABIqCgpnYW1lX2V2ZW50GA4gASgLMhQuc3RyYXRhLnYxLkdhbWVFdmVudEgAEiwKC3BsYXllcl9sZWZ0GA8gASgLMhUuc3RyYXRhLnYxLlBsYXllckxlZnRIAEIGCgRib2R5IkwKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSEQoJbm9fZm9sbG93GAMgASgIIjQKEVdhdGNoR2FtZVJlc3BvbnNlEh8KBWV2ZW50GAEgASgLMhAuc3RyYXRhLnYxLkV2ZW50IpUCCgtHYW1lU3VtbWFyeRIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5zdHJhdGEudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgDEg8KB3BsYXllcnMYBSABKAUSEwoLc2VhdHNfdGFrZW4YBiABKAUSIwoHb3V0Y29tZRgHIAEoCzISLnN0cmF0YS52MS5PdXRjb21lEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOChFSZXBsYXlHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAxISCgp0b192ZXJzaW9uGAMgASgDIlQKElJlcGxheUdhbWVSZXNwb25zZRIfCgVldmVudBgBIAEoCzIQLnN0cmF0YS52MS5FdmVudBIdCgRnYW1lGAIgASgLMg8uc3RyYXRhLnYxLkdhbWUicwoQTGlzdEdhbWVzUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkSJQoGc3RhdHVzGAIgASgOMhUuc3RyYXRhLnYxLkdhbWVTdGF0dXMSEQoJcGFnZV9zaXplGAMgASgFEhIKCnBhZ2VfdG9rZW4YBCABKAkiUwoRTGlzdEdhbWVzUmVzcG9uc2USJQoFZ2FtZXMYASADKAsyFi5zdHJhdGEudjEuR2FtZVN1bW1hcnkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJKnEKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIUChBHQU1FX1NUQVRVU19PUEVOEAESFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAzLTBgoLR2FtZVNlcnZpY2USUgoNTGlzdEdhbWVUeXBlcxIfLnN0cmF0YS52MS5MaXN0R2FtZVR5cGVzUmVxdWVzdBogLnN0cmF0YS52MS5MaXN0R2FtZVR5cGVzUmVzcG9uc2USSQoKQ3JlYXRlR2FtZRIcLnN0cmF0YS52MS5DcmVhdGVHYW1lUmVxdWVzdBodLnN0cmF0YS52MS5DcmVhdGVHYW1lUmVzcG9uc2USQwoISm9pbkdhbWUSGi5zdHJhdGEudjEuSm9pbkdhbWVSZXF1ZXN0Ghsuc3RyYXRhLnYxLkpvaW5HYW1lUmVzcG9uc2USRgoJU3RhcnRHYW1lEhsuc3RyYXRhLnYxLlN0YXJ0R2FtZVJlcXVlc3QaHC5zdHJhdGEudjEuU3RhcnRHYW1lUmVzcG9uc2USRgoJTGVhdmVHYW1lEhsuc3RyYXRhLnYxLkxlYXZlR2FtZVJlcXVlc3QaHC5zdHJhdGEudjEuTGVhdmVHYW1lUmVzcG9uc2USUgoNU3VibWl0Q29tbWFuZBIfLnN0cmF0YS52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBogLnN0cmF0YS52MS5TdWJtaXRDb21tYW5kUmVzcG9uc2USQAoHR2V0R2FtZRIZLnN0cmF0YS52MS5HZXRHYW1lUmVxdWVzdBoaLnN0cmF0YS52MS5HZXRHYW1lUmVzcG9uc2USWwoQTGlzdExlZ2FsQWN0aW9ucxIiLnN0cmF0YS52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBojLnN0cmF0YS52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USSAoJV2F0Y2hHYW1lEhsuc3RyYXRhLnYxLldhdGNoR2FtZVJlcXVlc3QaHC5zdHJhdGEudjEuV2F0Y2hHYW1lUmVzcG9uc2UwARJGCglMaXN0R2FtZXMSGy5zdHJhdGEudjEuTGlzdEdhbWVzUmVxdWVzdBocLnN0cmF0YS52MS5MaXN0R2FtZXNSZXNwb25zZRJLCgpSZXBsYXlHYW1lEhwuc3RyYXRhLnYxLlJlcGxheUdhbWVSZXF1ZXN0Gh0uc3RyYXRhLnYxLlJlcGxheUdhbWVSZXNwb25zZTABQiUKDWRldi5zdHJhdGEudjFQAVoSc3RyYXRhL3YxO3N0cmF0YXYxYgZwcm90bzM", [file_google_protobuf_timestamp, file_strata_games_cubosaurs_v1_cubosaurs, file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, file_strata_games_escaping_extinction_v1_escaping_extinction, file_strata_games_happy_little_dinosaurs_v1_happy_little_dinosaurs]);
+  fileDesc("ChxzdHJhdGEvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglzdHJhdGEudjEibQoIR2FtZVR5cGUSEQoJZ2FtZV90eXBlGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC21pbl9wbGF5ZXJzGAMgASgFEhMKC21heF9wbGF5ZXJzGAQgASgFEhUKDXJ1bGVzX3ZlcnNpb24YBSABKAkiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiQAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEicKCmdhbWVfdHlwZXMYASADKAsyEy5zdHJhdGEudjEuR2FtZVR5cGUitwIKC0dhbWVPcHRpb25zEkcKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLk9wdGlvbnNIABJRChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi8uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuT3B0aW9uc0gAEjcKCWN1Ym9zYXVycxgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuT3B0aW9uc0gAEksKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLC5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5PcHRpb25zSABCBgoEZ2FtZSK8AgoMR2FtZVNjZW5hcmlvEkgKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMisuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlNjZW5hcmlvSAASUgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIwLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlNjZW5hcmlvSAASOAoJY3Vib3NhdXJzGAMgASgLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5TY2VuYXJpb0gAEkwKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLS5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5TY2VuYXJpb0gAQgYKBGdhbWUi6QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIPCgdwbGF5ZXJzGAIgASgFEicKB29wdGlvbnMYAyABKAsyFi5zdHJhdGEudjEuR2FtZU9wdGlvbnMSDAoEc2VlZBgEIAEoCRIpCghzY2VuYXJpbxgFIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8SEgoKcmVxdWVzdF9pZBgGIAEoCRIgCgRib3RzGAcgAygLMhIuc3RyYXRhLnYxLkJvdFNlYXQSGAoQa2VlcF9zZWVkX3NlY3JldBgUIAEoCCIkCgdCb3RTZWF0EgwKBHNlYXQYASABKAUSCwoDYm90GAIgASgJIkoKEkNyZWF0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAMSEgoKaG9zdF90b2tlbhgDIAEoCSIxChBMZWF2ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoBSIkChFMZWF2ZUdhbWVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDIlMKD0pvaW5HYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgDIAEoCUIHCgVfc2VhdCJFChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRIPCgd2ZXJzaW9uGAMgASgDIiMKEFN0YXJ0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIkChFTdGFydEdhbWVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDIrcCCgtHYW1lQ29tbWFuZBJHChFkaW5vc2F1cnNfZXh0aW5jdBgBIAEoCzIqLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5Db21tYW5kSAASUQoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIvLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLkNvbW1hbmRIABI3CgljdWJvc2F1cnMYAyABKAsyIi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkNvbW1hbmRIABJLChNlc2NhcGluZ19leHRpbmN0aW9uGAQgASgLMiwuc3RyYXRhLmdhbWVzLmVzY2FwaW5nX2V4dGluY3Rpb24udjEuQ29tbWFuZEgAQgYKBGdhbWUixQEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoBRISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBARInCgdjb21tYW5kGAUgASgLMhYuc3RyYXRhLnYxLkdhbWVDb21tYW5kEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgGIAEoCEITChFfZXhwZWN0ZWRfdmVyc2lvbiKrAQoVU3VibWl0Q29tbWFuZFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIAoGZXZlbnRzGAIgAygLMhAuc3RyYXRhLnYxLkV2ZW50EhEKCWR1cGxpY2F0ZRgDIAEoCBItCg1sZWdhbF9hY3Rpb25zGAQgAygLMhYuc3RyYXRhLnYxLkxlZ2FsQWN0aW9uEh0KFWxlZ2FsX2FjdGlvbnNfdmVyc2lvbhgFIAEoAyJFCgRTZWF0EgwKBHNlYXQYASABKAUSDQoFdGFrZW4YAiABKAgSEwoLcGxheWVyX25hbWUYAyABKAkSCwoDYm90GAQgASgJIioKB091dGNvbWUSDwoHd2lubmVycxgBIAMoBRIOCgZyZXN1bHQYAiABKAkiqAIKCEdhbWVWaWV3EkQKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMicuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlZpZXdIABJOChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMiwuc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuVmlld0gAEjQKCWN1Ym9zYXVycxgDIAEoCzIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuVmlld0gAEkgKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyKS5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5WaWV3SABCBgoEZ2FtZSLMAgoER2FtZRIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5zdHJhdGEudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgDEh4KBXNlYXRzGAUgAygLMg8uc3RyYXRhLnYxLlNlYXQSEgoKeW91cl9zZWF0cxgGIAMoBRIUCgxhY3RpdmVfc2VhdHMYByADKAUSIwoHb3V0Y29tZRgIIAEoCzISLnN0cmF0YS52MS5PdXRjb21lEiEKBHZpZXcYCSABKAsyEy5zdHJhdGEudjEuR2FtZVZpZXcSFQoNcnVsZXNfdmVyc2lvbhgKIAEoCRIPCgdwbGF5ZXJzGAsgASgFEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkkKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFwoKYXRfdmVyc2lvbhgCIAEoA0gAiAEBQg0KC19hdF92ZXJzaW9uIjAKD0dldEdhbWVSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uc3RyYXRhLnYxLkdhbWUiWQoLTGVnYWxBY3Rpb24SDAoEc2VhdBgBIAEoBRInCgdjb21tYW5kGAIgASgLMhYuc3RyYXRhLnYxLkdhbWVDb21tYW5kEhMKC2Rlc2NyaXB0aW9uGAMgASgJIkYKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoBUgAiAEBQgcKBV9zZWF0IlQKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEicKB2FjdGlvbnMYAiADKAsyFi5zdHJhdGEudjEuTGVnYWxBY3Rpb24i3AEKC0dhbWVDcmVhdGVkEhEKCWdhbWVfdHlwZRgBIAEoCRIVCg1ydWxlc192ZXJzaW9uGAIgASgJEg8KB3BsYXllcnMYAyABKAUSDAoEc2VlZBgEIAEoCRInCgdvcHRpb25zGAUgASgLMhYuc3RyYXRhLnYxLkdhbWVPcHRpb25zEikKCHNjZW5hcmlvGAYgASgLMhcuc3RyYXRhLnYxLkdhbWVTY2VuYXJpbxISCgpjb21taXRtZW50GBQgASgJEgwKBHNhbHQYFSABKAkSDgoGcmV2ZWFsGBYgASgIIlUKDFNlZWRSZXZlYWxlZBIMCgRzZWVkGAEgASgJEgwKBHNhbHQYAiABKAkSKQoIc2NlbmFyaW8YAyABKAsyFy5zdHJhdGEudjEuR2FtZVNjZW5hcmlvIj4KDFBsYXllckpvaW5lZBIMCgRzZWF0GAEgASgFEhMKC3BsYXllcl9uYW1lGAIgASgJEgsKA2JvdBgDIAEoCSIaCgpQbGF5ZXJMZWZ0EgwKBHNlYXQYASABKAUiDQoLR2FtZVN0YXJ0ZWQiMwoMR2FtZUZpbmlzaGVkEiMKB291dGNvbWUYASABKAsyEi5zdHJhdGEudjEuT3V0Y29tZSKtAgoJR2FtZUV2ZW50EkUKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiguc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkV2ZW50SAASTwoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzItLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLkV2ZW50SAASNQoJY3Vib3NhdXJzGAMgASgLMiAuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5FdmVudEgAEkkKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyKi5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5FdmVudEgAQgYKBGdhbWUi0gMKBUV2ZW50Eg8KB2dhbWVfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIQCghwb3NpdGlvbhgDIAEoAxIMCgR0eXBlGAQgASgJEi8KC3JlY29yZGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgxnYW1lX2NyZWF0ZWQYCiABKAsyFi5zdHJhdGEudjEuR2FtZUNyZWF0ZWRIABIwCg1wbGF5ZXJfam9pbmVkGAsgASgLMhcuc3RyYXRhLnYxLlBsYXllckpvaW5lZEgAEi4KDGdhbWVfc3RhcnRlZBgMIAEoCzIWLnN0cmF0YS52MS5HYW1lU3RhcnRlZEgAEjAKDWdhbWVfZmluaXNoZWQYDSABKAsyFy5zdHJhdGEudjEuR2FtZUZpbmlzaGVkSAASKgoKZ2FtZV9ldmVudBgOIAEoCzIULnN0cmF0YS52MS5HYW1lRXZlbnRIABIsCgtwbGF5ZXJfbGVmdBgPIAEoCzIVLnN0cmF0YS52MS5QbGF5ZXJMZWZ0SAASMAoNc2VlZF9yZXZlYWxlZBgUIAEoCzIXLnN0cmF0YS52MS5TZWVkUmV2ZWFsZWRIAEIGCgRib2R5IkwKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSEQoJbm9fZm9sbG93GAMgASgIIjQKEVdhdGNoR2FtZVJlc3BvbnNlEh8KBWV2ZW50GAEgASgLMhAuc3RyYXRhLnYxLkV2ZW50IpUCCgtHYW1lU3VtbWFyeRIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5zdHJhdGEudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgDEg8KB3BsYXllcnMYBSABKAUSEwoLc2VhdHNfdGFrZW4YBiABKAUSIwoHb3V0Y29tZRgHIAEoCzISLnN0cmF0YS52MS5PdXRjb21lEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOChFSZXBsYXlHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAxISCgp0b192ZXJzaW9uGAMgASgDIlQKElJlcGxheUdhbWVSZXNwb25zZRIfCgVldmVudBgBIAEoCzIQLnN0cmF0YS52MS5FdmVudBIdCgRnYW1lGAIgASgLMg8uc3RyYXRhLnYxLkdhbWUiLAoZRXhwb3J0UGxheWVyUmVjb3JkUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIiwKGkV4cG9ydFBsYXllclJlY29yZFJlc3BvbnNlEg4KBnJlY29yZBgBIAEoCSJzChBMaXN0R2FtZXNSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIlCgZzdGF0dXMYAiABKA4yFS5zdHJhdGEudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJTChFMaXN0R2FtZXNSZXNwb25zZRIlCgVnYW1lcxgBIAMoCzIWLnN0cmF0YS52MS5HYW1lU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkqcQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhQKEEdBTUVfU1RBVFVTX09QRU4QARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADMrYHCgtHYW1lU2VydmljZRJSCg1MaXN0R2FtZVR5cGVzEh8uc3RyYXRhLnYxLkxpc3RHYW1lVHlwZXNSZXF1ZXN0GiAuc3RyYXRhLnYxLkxpc3RHYW1lVHlwZXNSZXNwb25zZRJJCgpDcmVhdGVHYW1lEhwuc3RyYXRhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh0uc3RyYXRhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRJDCghKb2luR2FtZRIaLnN0cmF0YS52MS5Kb2luR2FtZVJlcXVlc3QaGy5zdHJhdGEudjEuSm9pbkdhbWVSZXNwb25zZRJGCglTdGFydEdhbWUSGy5zdHJhdGEudjEuU3RhcnRHYW1lUmVxdWVzdBocLnN0cmF0YS52MS5TdGFydEdhbWVSZXNwb25zZRJGCglMZWF2ZUdhbWUSGy5zdHJhdGEudjEuTGVhdmVHYW1lUmVxdWVzdBocLnN0cmF0YS52MS5MZWF2ZUdhbWVSZXNwb25zZRJSCg1TdWJtaXRDb21tYW5kEh8uc3RyYXRhLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0GiAuc3RyYXRhLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZRJACgdHZXRHYW1lEhkuc3RyYXRhLnYxLkdldEdhbWVSZXF1ZXN0Ghouc3RyYXRhLnYxLkdldEdhbWVSZXNwb25zZRJbChBMaXN0TGVnYWxBY3Rpb25zEiIuc3RyYXRhLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiMuc3RyYXRhLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJICglXYXRjaEdhbWUSGy5zdHJhdGEudjEuV2F0Y2hHYW1lUmVxdWVzdBocLnN0cmF0YS52MS5XYXRjaEdhbWVSZXNwb25zZTABEkYKCUxpc3RHYW1lcxIbLnN0cmF0YS52MS5MaXN0R2FtZXNSZXF1ZXN0Ghwuc3RyYXRhLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEksKClJlcGxheUdhbWUSHC5zdHJhdGEudjEuUmVwbGF5R2FtZVJlcXVlc3QaHS5zdHJhdGEudjEuUmVwbGF5R2FtZVJlc3BvbnNlMAESYQoSRXhwb3J0UGxheWVyUmVjb3JkEiQuc3RyYXRhLnYxLkV4cG9ydFBsYXllclJlY29yZFJlcXVlc3QaJS5zdHJhdGEudjEuRXhwb3J0UGxheWVyUmVjb3JkUmVzcG9uc2VCJQoNZGV2LnN0cmF0YS52MVABWhJzdHJhdGEvdjE7c3RyYXRhdjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_strata_games_cubosaurs_v1_cubosaurs, file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, file_strata_games_escaping_extinction_v1_escaping_extinction, file_strata_games_happy_little_dinosaurs_v1_happy_little_dinosaurs]);
 
 /**
  * A game type the service runs.
@@ -283,6 +283,16 @@ export type CreateGameRequest = Message<"strata.v1.CreateGameRequest"> & {
    * @generated from field: repeated strata.v1.BotSeat bots = 7;
    */
   bots: BotSeat[];
+
+  /**
+   * Keep the seed secret after the end: no SeedRevealed event, and so no
+   * player-verifiable record (for platforms that keep hands secret after the
+   * end). Admin token only. Every game commits to its seed at creation
+   * (GameCreated.commitment) either way.
+   *
+   * @generated from field: bool keep_seed_secret = 20;
+   */
+  keepSeedSecret: boolean;
 };
 
 /**
@@ -1104,6 +1114,29 @@ export type GameCreated = Message<"strata.v1.GameCreated"> & {
    * @generated from field: strata.v1.GameScenario scenario = 6;
    */
   scenario?: GameScenario | undefined;
+
+  /**
+   * The commitment to the seed, visible to everyone from the start:
+   * lowercase hex SHA-256 of "strata-seed-commitment-v1" NUL salt NUL seed
+   * (UTF-8). Empty for games created before commitments.
+   *
+   * @generated from field: string commitment = 20;
+   */
+  commitment: string;
+
+  /**
+   * The commitment's salt (admin only while the game runs, like the seed).
+   *
+   * @generated from field: string salt = 21;
+   */
+  salt: string;
+
+  /**
+   * Whether the end of the game reveals the seed and the salt.
+   *
+   * @generated from field: bool reveal = 22;
+   */
+  reveal: boolean;
 };
 
 /**
@@ -1112,6 +1145,43 @@ export type GameCreated = Message<"strata.v1.GameCreated"> & {
  */
 export const GameCreatedSchema: GenMessage<GameCreated> = /*@__PURE__*/
   messageDesc(file_strata_v1_game_service, 26);
+
+/**
+ * The game is over and it reveals what its chance came from: the seed and
+ * salt of its commitment (GameCreated.commitment) and its scenario, so that
+ * anyone can check the commitment and re-execute the game.
+ *
+ * @generated from message strata.v1.SeedRevealed
+ */
+export type SeedRevealed = Message<"strata.v1.SeedRevealed"> & {
+  /**
+   * The seed.
+   *
+   * @generated from field: string seed = 1;
+   */
+  seed: string;
+
+  /**
+   * The commitment's salt.
+   *
+   * @generated from field: string salt = 2;
+   */
+  salt: string;
+
+  /**
+   * The scenario, if an admin gave one.
+   *
+   * @generated from field: strata.v1.GameScenario scenario = 3;
+   */
+  scenario?: GameScenario | undefined;
+};
+
+/**
+ * Describes the message strata.v1.SeedRevealed.
+ * Use `create(SeedRevealedSchema)` to create a new message.
+ */
+export const SeedRevealedSchema: GenMessage<SeedRevealed> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 27);
 
 /**
  * A seat was taken.
@@ -1146,7 +1216,7 @@ export type PlayerJoined = Message<"strata.v1.PlayerJoined"> & {
  * Use `create(PlayerJoinedSchema)` to create a new message.
  */
 export const PlayerJoinedSchema: GenMessage<PlayerJoined> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 27);
+  messageDesc(file_strata_v1_game_service, 28);
 
 /**
  * A seat was given up before the start: it is free again.
@@ -1167,7 +1237,7 @@ export type PlayerLeft = Message<"strata.v1.PlayerLeft"> & {
  * Use `create(PlayerLeftSchema)` to create a new message.
  */
 export const PlayerLeftSchema: GenMessage<PlayerLeft> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 28);
+  messageDesc(file_strata_v1_game_service, 29);
 
 /**
  * Play began; the game's set-up events follow.
@@ -1182,7 +1252,7 @@ export type GameStarted = Message<"strata.v1.GameStarted"> & {
  * Use `create(GameStartedSchema)` to create a new message.
  */
 export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 29);
+  messageDesc(file_strata_v1_game_service, 30);
 
 /**
  * The game ended.
@@ -1203,7 +1273,7 @@ export type GameFinished = Message<"strata.v1.GameFinished"> & {
  * Use `create(GameFinishedSchema)` to create a new message.
  */
 export const GameFinishedSchema: GenMessage<GameFinished> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 30);
+  messageDesc(file_strata_v1_game_service, 31);
 
 /**
  * A typed event of one game type.
@@ -1256,7 +1326,7 @@ export type GameEvent = Message<"strata.v1.GameEvent"> & {
  * Use `create(GameEventSchema)` to create a new message.
  */
 export const GameEventSchema: GenMessage<GameEvent> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 31);
+  messageDesc(file_strata_v1_game_service, 32);
 
 /**
  * One event of a game's stream, redacted for its viewer.
@@ -1352,6 +1422,14 @@ export type Event = Message<"strata.v1.Event"> & {
      */
     value: PlayerLeft;
     case: "playerLeft";
+  } | {
+    /**
+     * Lifecycle: after the end, the seed and salt of the commitment.
+     *
+     * @generated from field: strata.v1.SeedRevealed seed_revealed = 20;
+     */
+    value: SeedRevealed;
+    case: "seedRevealed";
   } | { case: undefined; value?: undefined };
 };
 
@@ -1360,7 +1438,7 @@ export type Event = Message<"strata.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 32);
+  messageDesc(file_strata_v1_game_service, 33);
 
 /**
  * Request of WatchGame.
@@ -1396,7 +1474,7 @@ export type WatchGameRequest = Message<"strata.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 33);
+  messageDesc(file_strata_v1_game_service, 34);
 
 /**
  * One message of the WatchGame stream.
@@ -1417,7 +1495,7 @@ export type WatchGameResponse = Message<"strata.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 34);
+  messageDesc(file_strata_v1_game_service, 35);
 
 /**
  * A game in a list.
@@ -1494,7 +1572,7 @@ export type GameSummary = Message<"strata.v1.GameSummary"> & {
  * Use `create(GameSummarySchema)` to create a new message.
  */
 export const GameSummarySchema: GenMessage<GameSummary> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 35);
+  messageDesc(file_strata_v1_game_service, 36);
 
 /**
  * Request of ReplayGame.
@@ -1529,7 +1607,7 @@ export type ReplayGameRequest = Message<"strata.v1.ReplayGameRequest"> & {
  * Use `create(ReplayGameRequestSchema)` to create a new message.
  */
 export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 36);
+  messageDesc(file_strata_v1_game_service, 37);
 
 /**
  * One step of a replay.
@@ -1557,7 +1635,54 @@ export type ReplayGameResponse = Message<"strata.v1.ReplayGameResponse"> & {
  * Use `create(ReplayGameResponseSchema)` to create a new message.
  */
 export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 37);
+  messageDesc(file_strata_v1_game_service, 38);
+
+/**
+ * Request of ExportPlayerRecord.
+ *
+ * @generated from message strata.v1.ExportPlayerRecordRequest
+ */
+export type ExportPlayerRecordRequest = Message<"strata.v1.ExportPlayerRecordRequest"> & {
+  /**
+   * The game (finished, with its seed revealed).
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message strata.v1.ExportPlayerRecordRequest.
+ * Use `create(ExportPlayerRecordRequestSchema)` to create a new message.
+ */
+export const ExportPlayerRecordRequestSchema: GenMessage<ExportPlayerRecordRequest> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 39);
+
+/**
+ * Response of ExportPlayerRecord.
+ *
+ * @generated from message strata.v1.ExportPlayerRecordResponse
+ */
+export type ExportPlayerRecordResponse = Message<"strata.v1.ExportPlayerRecordResponse"> & {
+  /**
+   * The record, a JSON document (format `strata-player-record-v1`):
+   * `game_id`, `game_type`, `rules_version`, `role` and `seats` (whose eyes
+   * it was redacted for), `events` (each `version`, `type` and `data`, as
+   * the caller sees it, ending with SeedRevealed) and `commands` (the
+   * accepted command log: `first_version`, `type`, `seat`, `command`; token
+   * hashes left out).
+   *
+   * @generated from field: string record = 1;
+   */
+  record: string;
+};
+
+/**
+ * Describes the message strata.v1.ExportPlayerRecordResponse.
+ * Use `create(ExportPlayerRecordResponseSchema)` to create a new message.
+ */
+export const ExportPlayerRecordResponseSchema: GenMessage<ExportPlayerRecordResponse> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 40);
 
 /**
  * Request of ListGames.
@@ -1599,7 +1724,7 @@ export type ListGamesRequest = Message<"strata.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 38);
+  messageDesc(file_strata_v1_game_service, 41);
 
 /**
  * Response of ListGames.
@@ -1627,7 +1752,7 @@ export type ListGamesResponse = Message<"strata.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 39);
+  messageDesc(file_strata_v1_game_service, 42);
 
 /**
  * Where a game is in its life.
@@ -1791,6 +1916,19 @@ export const GameService: GenService<{
     methodKind: "server_streaming";
     input: typeof ReplayGameRequestSchema;
     output: typeof ReplayGameResponseSchema;
+  },
+  /**
+   * The caller's own record of a finished game whose seed was revealed:
+   * every event as the caller sees it, the revealed seed and the command
+   * log, which `strata verify --offline FILE` (or any verifier: README,
+   * "Provably fair") re-executes with no service and no token.
+   *
+   * @generated from rpc strata.v1.GameService.ExportPlayerRecord
+   */
+  exportPlayerRecord: {
+    methodKind: "unary";
+    input: typeof ExportPlayerRecordRequestSchema;
+    output: typeof ExportPlayerRecordResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_strata_v1_game_service, 0);
