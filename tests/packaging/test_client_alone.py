@@ -42,7 +42,8 @@ def build_wheel(tmp: Path) -> Path:
     """The wheel a user gets, built from a copy of the sources (so that the
     build leaves nothing in the work tree)."""
     source = tmp / "src"
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    # The TypeScript client's installed packages and build are not sources.
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", "node_modules", "dist")
     for name in SOURCES:
         shutil.copytree(ROOT / name, source / name, ignore=ignore)
     for name in ("pyproject.toml", "README.md"):

@@ -1,0 +1,332 @@
+/**
+ * A typed TypeScript client of Strata's API, mirroring the Python client
+ * (clients/client.py): the same methods, in camelCase, over the service's
+ * HTTP listener (STRATA_HTTP_PORT, default 8080) with Connect (JSON or
+ * binary) or gRPC-Web.
+ *
+ *     import { connect } from "./node.js"; // in a browser: "./web.js"
+ *
+ *     const client = connect("http://localhost:8080", "connect");
+ *     const { gameId } = await client.createGame("dinosaurs_extinct", 2, {
+ *       bots: { 1: "heuristic" },
+ *     });
+ *     const me = await client.joinGame(gameId, { playerName: "Ada" });
+ *     const seat = client.withToken(me.seatToken);
+ *     await seat.startGame(gameId);
+ *     const [action] = (await seat.listLegalActions(gameId)).actions;
+ *     await seat.submitCommand(gameId, action.seat, action.command!);
+ *
+ * This module holds no transport: {@link StrataClient} takes one, from
+ * node.ts (@connectrpc/connect-node) or web.ts (@connectrpc/connect-web,
+ * on fetch), so a browser bundle never pulls in Node's http modules.
+ * Every method returns its RPC's response message (GetGame: the game);
+ * errors throw a {@link StrataError} with the status code, the stable
+ * reason (google.rpc.ErrorInfo) and the service's sentence.
+ */
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
+import {
+  Code,
+  ConnectError,
+  createClient,
+  type CallOptions,
+  type Client,
+  type Transport,
+} from "@connectrpc/connect";
+
+import { AdminService } from "./gen/strata/v1/admin_service_pb.js";
+import {
+  GameService,
+  type CreateGameResponse,
+  type Event,
+  type Game,
+  type GameCommandSchema,
+  type GameOptionsSchema,
+  type GameScenarioSchema,
+  type GameStatus,
+  type GameSummary,
+  type JoinGameResponse,
+  type LeaveGameResponse,
+  type ListGamesResponse,
+  type ListGameTypesResponse,
+  type ListLegalActionsResponse,
+  type ReplayGameResponse,
+  type StartGameResponse,
+  type SubmitCommandResponse,
+} from "./gen/strata/v1/game_service_pb.js";
+import { IntegrationService } from "./gen/strata/v1/integration_service_pb.js";
+
+/**
+ * The transports of the HTTP listener, named as the Python client names
+ * them: `connect` (Connect, JSON), `connect-proto` (Connect, binary) and
+ * `grpc-web` (binary).
+ */
+export const TRANSPORTS = ["connect", "connect-proto", "grpc-web"] as const;
+export type TransportName = (typeof TRANSPORTS)[number];
+
+/** The name, checked. */
+export function transportName(name: string): TransportName {
+  if (!(TRANSPORTS as readonly string[]).includes(name)) {
+    throw new Error(`transport ${name}: use one of ${TRANSPORTS.join(", ")}`);
+  }
+  return name as TransportName;
+}
+
+/**
+ * An RPC failed: `code` (Connect's Code, the gRPC status code's number),
+ * `reason` (the stable reason of the error's google.rpc.ErrorInfo, e.g.
+ * `NOT_YOUR_TURN`; empty when there is none) and the service's sentence.
+ */
+export class StrataError extends Error {
+  constructor(
+    readonly code: Code,
+    readonly reason: string,
+    readonly rawMessage: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${grpcCodeName(code)} ${reason}: ${rawMessage}`, options);
+    this.name = "StrataError";
+  }
+
+  /** The code's name as gRPC spells it (`FAILED_PRECONDITION`, …). */
+  get codeName(): string {
+    return grpcCodeName(this.code);
+  }
+
+  static from(error: unknown): StrataError {
+    if (error instanceof StrataError) return error;
+    const connect = ConnectError.from(error);
+    let reason = "";
+    for (const detail of connect.details) {
+      if ("type" in detail && detail.type === "google.rpc.ErrorInfo") {
+        reason = errorInfoReason(detail.value);
+      }
+    }
+    return new StrataError(connect.code, reason, connect.rawMessage, { cause: error });
+  }
+}
+
+/** `Code.FailedPrecondition` -> `FAILED_PRECONDITION`; `CANCELLED` as gRPC spells it. */
+function grpcCodeName(code: Code): string {
+  const name = (Code[code] ?? `CODE_${code}`).replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
+  return name === "CANCELED" ? "CANCELLED" : name;
+}
+
+/** Field 1 (`reason`) of an encoded google.rpc.ErrorInfo. */
+function errorInfoReason(bytes: Uint8Array): string {
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === 1 && wireType === WireType.LengthDelimited) return reader.string();
+    reader.skip(wireType, field);
+  }
+  return "";
+}
+
+export interface StrataClientOptions {
+  /** The bearer token sent as `Authorization: Bearer <token>` (empty: a spectator). */
+  token?: string;
+  /** Deadline of each unary call, in milliseconds (default 30 s). */
+  timeoutMs?: number;
+}
+
+type GameCommandInit = MessageInitShape<typeof GameCommandSchema>;
+
+/** A connection to a Strata service, optionally with a bearer token. */
+export class StrataClient {
+  /** The generated clients of the three services, for every other call. */
+  readonly game: Client<typeof GameService>;
+  readonly admin: Client<typeof AdminService>;
+  readonly integration: Client<typeof IntegrationService>;
+  readonly transport: Transport;
+  readonly token: string;
+  readonly timeoutMs: number;
+
+  /** A client over `transport` (node.ts's or web.ts's `createTransport`). */
+  constructor(transport: Transport, options: StrataClientOptions = {}) {
+    this.transport = transport;
+    this.token = options.token ?? "";
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.game = createClient(GameService, transport);
+    this.admin = createClient(AdminService, transport);
+    this.integration = createClient(IntegrationService, transport);
+  }
+
+  /** A client on the same transport acting with `token`. */
+  withToken(token: string): StrataClient {
+    return new StrataClient(this.transport, { token, timeoutMs: this.timeoutMs });
+  }
+
+  /**
+   * The options of a call with this client's token: the Authorization
+   * header, the deadline (`timeoutMs`, 0 for none) and an abort signal.
+   */
+  callOptions(timeoutMs: number = this.timeoutMs, signal?: AbortSignal): CallOptions {
+    const headers: Record<string, string> = {};
+    if (this.token) headers["authorization"] = `Bearer ${this.token}`;
+    return { headers, timeoutMs, signal };
+  }
+
+  private async call<T>(send: (options: CallOptions) => Promise<T>): Promise<T> {
+    try {
+      return await send(this.callOptions());
+    } catch (error) {
+      throw StrataError.from(error);
+    }
+  }
+
+  private async *stream<T>(responses: AsyncIterable<T>): AsyncGenerator<T> {
+    try {
+      yield* responses;
+    } catch (error) {
+      throw StrataError.from(error);
+    }
+  }
+
+  // -- RPCs -------------------------------------------------------------------
+
+  listGameTypes(): Promise<ListGameTypesResponse> {
+    return this.call((o) => this.game.listGameTypes({}, o));
+  }
+
+  /** `bots`: seat -> bot kind (`random`, `heuristic`), the seats the service plays. */
+  createGame(
+    gameType: string,
+    players: number,
+    options: {
+      seed?: string;
+      options?: MessageInitShape<typeof GameOptionsSchema>;
+      scenario?: MessageInitShape<typeof GameScenarioSchema>;
+      requestId?: string;
+      bots?: Record<number, string>;
+    } = {},
+  ): Promise<CreateGameResponse> {
+    const bots = Object.entries(options.bots ?? {})
+      .map(([seat, bot]) => ({ seat: Number(seat), bot }))
+      .sort((a, b) => a.seat - b.seat);
+    return this.call((o) =>
+      this.game.createGame(
+        {
+          gameType,
+          players,
+          seed: options.seed ?? "",
+          options: options.options,
+          scenario: options.scenario,
+          requestId: options.requestId ?? "",
+          bots,
+        },
+        o,
+      ),
+    );
+  }
+
+  joinGame(
+    gameId: string,
+    options: { playerName?: string; seat?: number } = {},
+  ): Promise<JoinGameResponse> {
+    return this.call((o) =>
+      this.game.joinGame({ gameId, playerName: options.playerName ?? "", seat: options.seat }, o),
+    );
+  }
+
+  /** Free `seat` before the start (its seat token, the host's or the admin's). */
+  leaveGame(gameId: string, seat: number): Promise<LeaveGameResponse> {
+    return this.call((o) => this.game.leaveGame({ gameId, seat }, o));
+  }
+
+  startGame(gameId: string): Promise<StartGameResponse> {
+    return this.call((o) => this.game.startGame({ gameId }, o));
+  }
+
+  /**
+   * Send a command; `includeLegalActions` also asks for the caller's legal
+   * actions after it (one call per move). `commandId` (a new random one
+   * when empty) makes a retry safe: sent again with this token it gets the
+   * first answer (`duplicate` set), nothing applied twice.
+   */
+  submitCommand(
+    gameId: string,
+    seat: number,
+    command: GameCommandInit,
+    options: { commandId?: string; expectedVersion?: bigint; includeLegalActions?: boolean } = {},
+  ): Promise<SubmitCommandResponse> {
+    return this.call((o) =>
+      this.game.submitCommand(
+        {
+          gameId,
+          seat,
+          command,
+          commandId: options.commandId || crypto.randomUUID().replaceAll("-", ""),
+          expectedVersion: options.expectedVersion,
+          includeLegalActions: options.includeLegalActions ?? false,
+        },
+        o,
+      ),
+    );
+  }
+
+  /** The game as this client's token may see it (at `atVersion`: as it was then). */
+  async getGame(gameId: string, options: { atVersion?: bigint } = {}): Promise<Game> {
+    const response = await this.call((o) =>
+      this.game.getGame({ gameId, atVersion: options.atVersion }, o),
+    );
+    if (response.game === undefined) throw new Error(`GetGame ${gameId}: no game in the response`);
+    return response.game;
+  }
+
+  listLegalActions(
+    gameId: string,
+    options: { seat?: number } = {},
+  ): Promise<ListLegalActionsResponse> {
+    return this.call((o) => this.game.listLegalActions({ gameId, seat: options.seat }, o));
+  }
+
+  /**
+   * The game's events (redacted for this client's token) from `fromVersion`
+   * (default 1), live when `follow` (the default) until the game ends, when
+   * the stream ends. Stop early with `break` or `signal`. To resume after a
+   * broken stream, watch again from the last version received plus one.
+   */
+  async *watchGame(
+    gameId: string,
+    options: { fromVersion?: bigint; follow?: boolean; signal?: AbortSignal } = {},
+  ): AsyncGenerator<Event> {
+    const follow = options.follow ?? true;
+    const responses = this.game.watchGame(
+      { gameId, fromVersion: options.fromVersion ?? 1n, noFollow: !follow },
+      this.callOptions(follow ? 0 : this.timeoutMs, options.signal),
+    );
+    for await (const response of this.stream(responses)) {
+      if (response.event !== undefined) yield response.event;
+    }
+  }
+
+  listGames(
+    options: { gameType?: string; status?: GameStatus; pageSize?: number; pageToken?: string } = {},
+  ): Promise<ListGamesResponse> {
+    return this.call((o) => this.game.listGames(options, o));
+  }
+
+  /** Every game, following the pages of ListGames. */
+  async *allGames(gameType = ""): AsyncGenerator<GameSummary> {
+    let pageToken = "";
+    do {
+      const page = await this.listGames({ gameType, pageSize: 500, pageToken });
+      yield* page.games;
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+  }
+
+  /** Each step of the game: the event and the game right after it. */
+  replayGame(
+    gameId: string,
+    options: { fromVersion?: bigint; toVersion?: bigint } = {},
+  ): AsyncGenerator<ReplayGameResponse> {
+    return this.stream(
+      this.game.replayGame(
+        { gameId, fromVersion: options.fromVersion ?? 1n, toVersion: options.toVersion ?? 0n },
+        this.callOptions(),
+      ),
+    );
+  }
+}

@@ -1,0 +1,310 @@
+"""The TypeScript client (clients/typescript) against a real server.
+
+Node runs the compiled example (examples/play.ts) that plays a whole game
+against the service's bots over the HTTP listener while a WatchGame stream
+follows it, for every game type over Connect (JSON) and over the other two
+transports, with connect-node's transports and connect-web's (fetch); the
+Python client, over gRPC, checks what it says happened. A second script's
+refusals are compared with the Python client's, and the checked-in
+generated code with a fresh generation.
+
+`npm ci` runs when node_modules is missing or older than package-lock.json,
+and `tsc` when the sources changed since the last build, each once under a
+lock (pytest-xdist's workers share the directory).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf import json_format
+from strata.v1 import game_service_pb2 as pb
+
+from clients.client import StrataClient, StrataError
+from eventstore import migrate
+from eventstore.factory import open_store
+from service.server import Running, create_server
+from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+
+PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
+NODE = shutil.which("node")
+NPM = shutil.which("npm")
+
+pytestmark = pytest.mark.skipif(
+    NODE is None or NPM is None,
+    reason="the TypeScript client's tests need `node` and `npm` (Node 20) on PATH",
+)
+
+
+def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        args, cwd=PACKAGE, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def sources_digest() -> str:
+    """What the build depends on: the sources, tsconfig and the lock."""
+    digest = hashlib.sha256()
+    files = [PACKAGE / "tsconfig.json", PACKAGE / "package-lock.json"]
+    for folder in ("src", "examples", "test"):
+        files += sorted((PACKAGE / folder).rglob("*.ts"))
+    for path in files:
+        digest.update(str(path.relative_to(PACKAGE)).encode() + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+@pytest.fixture(scope="session")
+def node_modules() -> Iterator[Path]:
+    """clients/typescript with its dependencies installed (npm ci) and its
+    sources compiled to dist/ (tsc), once for every worker."""
+    assert NPM is not None
+    key = hashlib.sha256(str(PACKAGE).encode()).hexdigest()[:16]
+    lock = Path(tempfile.gettempdir()) / f"strata-typescript-{key}.lock"
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        installed = PACKAGE / "node_modules" / ".package-lock.json"
+        lockfile = PACKAGE / "package-lock.json"
+        if (
+            not installed.exists()
+            or installed.stat().st_mtime < lockfile.stat().st_mtime
+        ):
+            done = run(NPM, "ci", "--no-audit", "--no-fund")
+            assert done.returncode == 0, f"npm ci failed:\n{done.stdout}{done.stderr}"
+        stamp = PACKAGE / "dist" / ".sources"
+        digest = sources_digest()
+        if not stamp.exists() or stamp.read_text() != digest:
+            done = run(NPM, "run", "--silent", "build")
+            assert done.returncode == 0, f"tsc failed:\n{done.stdout}{done.stderr}"
+            stamp.write_text(digest)
+    yield PACKAGE / "node_modules"
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    """One server for the module: its gRPC port and its HTTP listener."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('typescript') / 'strata.sqlite3'}"
+    migrate.upgrade(url)
+    store = open_store(url)
+    running = create_server(
+        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, http_port=0
+    )
+    try:
+        yield running
+    finally:
+        running.stop(grace=0.5)
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def admin(server: Running) -> Iterator[StrataClient]:
+    with StrataClient(f"127.0.0.1:{server.port}", token=ADMIN_TOKEN) as client:
+        yield client
+
+
+def node(server: Running, script: str, *args: str) -> dict[str, Any]:
+    """Run a compiled script against ``server``; its last line, as JSON."""
+    assert NODE is not None
+    done = run(
+        NODE,
+        f"dist/{script}",
+        *args,
+        "--url",
+        f"http://127.0.0.1:{server.http_port}",
+        timeout=120,
+    )
+    assert done.returncode == 0, f"{script} failed:\n{done.stdout}{done.stderr}"
+    summary: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return summary
+
+
+def test_the_generated_code_is_up_to_date(node_modules: Path) -> None:
+    done = run("node", "scripts/generate.mjs", "--check")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "generated code is up to date" in done.stdout
+
+
+def test_the_staleness_check_names_what_is_stale(
+    node_modules: Path, tmp_path: Path
+) -> None:
+    """The check itself, on a copy of the package beside the same protos:
+    an edited file is stale, a deleted one missing, an extra one unexpected."""
+    copy = tmp_path / "clients" / "typescript"
+    for name in ("buf.gen.yaml", "package.json", "scripts", "src"):
+        source = PACKAGE / name
+        if source.is_dir():
+            shutil.copytree(source, copy / name)
+        else:
+            copy.mkdir(parents=True, exist_ok=True)
+            shutil.copy(source, copy / name)
+    (copy / "node_modules").symlink_to(node_modules)
+    (tmp_path / "protos").symlink_to(PACKAGE.parents[1] / "protos")
+    gen = copy / "src" / "gen" / "strata"
+    with (gen / "v1" / "game_service_pb.ts").open("a") as edited:
+        edited.write("// edited by hand\n")
+    (gen / "games" / "cubosaurs" / "v1" / "cubosaurs_pb.ts").unlink()
+    (gen / "v1" / "leftover_pb.ts").write_text("export {};\n")
+    assert NODE is not None
+    done = subprocess.run(
+        [NODE, "scripts/generate.mjs", "--check"],
+        cwd=copy,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.splitlines()[:3] == [
+        "missing src/gen/strata/games/cubosaurs/v1/cubosaurs_pb.ts",
+        "stale src/gen/strata/v1/game_service_pb.ts",
+        "unexpected src/gen/strata/v1/leftover_pb.ts",
+    ]
+
+
+def test_the_generated_code_covers_every_proto(node_modules: Path) -> None:
+    protos = PACKAGE.parents[1] / "protos"
+    expected = {
+        str(p.relative_to(protos).with_suffix("")) + "_pb.ts"
+        for p in protos.glob("strata/**/*.proto")
+    }
+    generated = {
+        str(p.relative_to(PACKAGE / "src" / "gen"))
+        for p in (PACKAGE / "src" / "gen").rglob("*.ts")
+    }
+    assert expected == generated
+    assert len(expected) == 7
+
+
+@pytest.mark.parametrize(
+    ("game_type", "players", "transport", "runtime", "resume_after"),
+    [
+        ("dinosaurs_extinct", 2, "connect", "node", 0),
+        ("happy_little_dinosaurs", 2, "connect", "node", 0),
+        ("cubosaurs", 2, "connect", "node", 0),
+        ("escaping_extinction", 2, "connect", "node", 0),
+        # The watch dropped after 20 events and resumed from the 21st.
+        ("cubosaurs", 3, "grpc-web", "node", 20),
+        ("happy_little_dinosaurs", 3, "connect-proto", "node", 0),
+        # connect-web's transports, a browser's (on Node's fetch here).
+        ("dinosaurs_extinct", 3, "connect", "web", 10),
+        ("escaping_extinction", 1, "grpc-web", "web", 0),
+    ],
+)
+def test_the_example_plays_a_whole_game_against_bots_while_watching(
+    node_modules: Path,
+    server: Running,
+    admin: StrataClient,
+    game_type: str,
+    players: int,
+    transport: str,
+    runtime: str,
+    resume_after: int,
+) -> None:
+    summary = node(
+        server,
+        "examples/play.js",
+        game_type,
+        "--transport",
+        transport,
+        "--runtime",
+        runtime,
+        "--players",
+        str(players),
+        "--name",
+        "Ada from Node",
+        "--resume-after",
+        str(resume_after),
+        "--quiet",
+    )
+    assert (summary["game_type"], summary["transport"], summary["runtime"]) == (
+        game_type,
+        transport,
+        runtime,
+    )
+
+    # The game is over, as the service (over gRPC) tells it.
+    game = admin.get_game(summary["game_id"])
+    assert game.game_type == game_type
+    assert game.status == pb.GAME_STATUS_FINISHED
+    assert summary["version"] == game.version
+    assert summary["winners"] == list(game.outcome.winners)
+    assert summary["result"] == game.outcome.result
+    assert [(s.player_name, s.bot) for s in game.seats] == [("Ada from Node", "")] + [
+        (s.player_name, "heuristic") for s in game.seats[1:]
+    ]
+
+    # The watch saw every event live, once, from the creation to the
+    # GameFinished, where the stream ends (in two streams when it resumed);
+    # in the log only the seed's reveal comes after it.
+    audit = admin.get_audit_log(summary["game_id"])
+    finished = next(e.version for e in audit.events if e.type == "GameFinished")
+    assert summary["watch_streams"] == (2 if resume_after else 1)
+    assert summary["watched"] == finished
+    assert summary["watched_first_version"] == 1
+    assert summary["watched_last_version"] == finished
+    assert summary["watched_last_type"] == "GameFinished"
+    assert summary["watched_winners"] == list(game.outcome.winners)
+    after = [e.type for e in audit.events if e.version > finished]
+    assert after in ([], ["SeedRevealed"])
+    assert len(audit.events) == game.version
+
+    # Every move the example counted is in the command log, for seat 0.
+    ours = [
+        c
+        for c in audit.commands
+        if c.command_id.startswith(summary["command_id_prefix"])
+    ]
+    assert summary["moves"] > 0
+    assert len([c for c in ours if c.accepted]) == summary["moves"]
+    assert {c.seat for c in ours} == {0}
+
+
+@pytest.mark.parametrize(
+    ("transport", "runtime"),
+    [
+        ("connect", "node"),
+        ("connect-proto", "node"),
+        ("grpc-web", "node"),
+        ("connect", "web"),
+        ("grpc-web", "web"),
+    ],
+)
+def test_refusals_carry_the_same_code_reason_and_sentence_as_over_grpc(
+    node_modules: Path, server: Running, transport: str, runtime: str
+) -> None:
+    summary = node(
+        server, "test/errors.js", "--transport", transport, "--runtime", runtime
+    )
+    game_id, token = summary["game_id"], summary["seat_token"]
+    command = json_format.ParseDict(
+        {"dinosaursExtinct": {"rollDie": {}}}, pb.GameCommand()
+    )
+    with StrataClient(f"127.0.0.1:{server.port}") as client:
+        me = client.with_token(token)
+        calls: dict[str, Callable[[], object]] = {
+            "unknown_game": lambda: client.get_game("no-such-game"),
+            "unknown_game_type": lambda: client.create_game("chess", 2),
+            "started_twice": lambda: me.start_game(game_id),
+            "not_my_seat": lambda: me.submit_command(game_id, 1, command),
+            "bad_token": lambda: client.with_token("not-a-token").start_game(game_id),
+        }
+        over_grpc: dict[str, dict[str, str]] = {}
+        for name, call in calls.items():
+            with pytest.raises(StrataError) as refused:
+                call()
+            error = refused.value
+            over_grpc[name] = {
+                "code": error.code.name,
+                "reason": error.reason,
+                "message": error.message,
+            }
+    assert summary["errors"] == over_grpc
+    assert all(e["reason"] for e in over_grpc.values())
