@@ -191,7 +191,8 @@ async function main(): Promise<void> {
     }
   }
 
-  // The stream ends by itself with the GameFinished event.
+  // The stream ends by itself after the game's ending (GameFinished, then
+  // SeedRevealed).
   let timer: NodeJS.Timeout | undefined;
   const ended = await Promise.race([
     watching.then(() => true),
