@@ -586,11 +586,12 @@ def test_the_bot_moves_of_a_creators_games_share_one_budget(start_limited):
     with StrataClient(f"127.0.0.1:{running.port}") as client:
         admin = client.with_token(ADMIN_TOKEN)
         bots = {0: "random", 1: "random", 2: "random"}
+        # The budget is spent from the first game's creation on.
+        started = time.monotonic()
         games = [
             client.create_game("happy_little_dinosaurs", 3, bots=bots).game_id
             for _ in range(3)
         ]
-        started = time.monotonic()
         fast = admin.create_game("happy_little_dinosaurs", 3, bots=bots).game_id
         deadline = started + 60
         while admin.get_game(fast).status != pb.GAME_STATUS_FINISHED:
