@@ -177,6 +177,7 @@ class Table {
     this.logItems = h("ol", { id: "log-lines" });
     this.content = null;
     this.finished = false;
+    this.watching = null;
   }
 
   get token() {
@@ -281,27 +282,32 @@ class Table {
     };
   }
 
-  /** Follows the game live with WatchGame, resuming after a cut. */
+  /** Follows the game live with WatchGame, resuming after a cut, and again
+   * with the new token after taking a seat (events are redacted for the
+   * token the stream was opened with). */
   async watch() {
     for (;;) {
+      this.watching = new AbortController();
       try {
         await stream(
           "WatchGame",
           { gameId: this.gameId, fromVersion: this.lastVersion + 1 },
           this.token,
           ({ event }) => this.onEvent(event),
+          this.watching.signal,
         );
         if (this.finished) {
           await this.refresh();
           return;
         }
       } catch (error) {
+        if (error && error.name === "AbortError") continue;
         if (error instanceof ApiError && error.code !== "unavailable") {
           showError(error);
         }
       }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
       if (this.finished) return;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
 
@@ -326,8 +332,7 @@ class Table {
       this.logItems.appendChild(
         h("li", { class: raw ? "raw" : null, dataset: { version }, value: version }, text),
       );
-      const log = document.getElementById("log");
-      if (log) log.scrollTop = log.scrollHeight;
+      this.logItems.scrollTop = this.logItems.scrollHeight;
     }
     if (event.gameFinished) this.finished = true;
     this.scheduleRefresh();
@@ -400,7 +405,10 @@ class Table {
       this.busy = false;
       delete document.body.dataset.busy;
     }
-    await this.refresh().catch(showError);
+    // The command's events come back on the watch stream, which redraws the
+    // view; until then the legal actions of the response may be clicked.
+    this.drawActions();
+    this.scheduleRefresh();
   }
 
   async join(seat) {
@@ -416,6 +424,7 @@ class Table {
       );
       this.mine = { ...this.mine, token: joined.seatToken };
       store(this.gameId, this.mine);
+      if (this.watching) this.watching.abort();
       await this.refresh();
     } catch (error) {
       showError(error);
@@ -505,8 +514,7 @@ class Table {
     const scroll = window.scrollY;
     main.replaceChildren(...sections);
     window.scrollTo(0, scroll);
-    const log = document.getElementById("log");
-    if (log) log.scrollTop = log.scrollHeight;
+    this.logItems.scrollTop = this.logItems.scrollHeight;
     this.drawActions();
   }
 
@@ -570,6 +578,8 @@ class Table {
             id: "join-name",
             value: localStorage.getItem("strata.name") || "",
             placeholder: "Your name",
+            // The panel is drawn again with every event: keep what is typed.
+            oninput: (event) => localStorage.setItem("strata.name", event.target.value),
           }),
         ),
         h(

@@ -9,6 +9,7 @@ Screenshots go to ``test-output/web/`` (gitignored), or under
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 from collections.abc import Iterator
@@ -96,6 +97,8 @@ class Person:
         self.cdp = self.context.new_cdp_session(self.page)
         self.cdp.send("Network.enable")
         self.cdp.on("Network.requestWillBeSent", self._request)
+        self.cdp.on("Network.dataReceived", self._data)
+        self.stream_data: dict[str, bytearray] = {}
 
     def _request(self, event: dict[str, Any]) -> None:
         if "/strata.v1.GameService/WatchGame" in event["request"]["url"]:
@@ -104,8 +107,6 @@ class Person:
     def received(self) -> list[bytes]:
         """Every API response body this page received so far: the finished
         calls' whole bodies and what the open streams have delivered."""
-        import base64
-
         bodies = []
         for response in self.responses:
             if "WatchGame" in response.url:
@@ -114,12 +115,26 @@ class Person:
                 bodies.append(response.body())
             except Exception:  # a request that failed has no body
                 continue
+        return bodies + self.streamed()
+
+    def streamed(self) -> list[bytes]:
+        """What the page's WatchGame streams delivered so far."""
         for request_id in self.streams:
+            if request_id in self.stream_data:
+                continue
+            # What arrived so far; from now on each chunk comes as an event.
             chunk = self.cdp.send(
                 "Network.streamResourceContent", {"requestId": request_id}
             )
-            bodies.append(base64.b64decode(chunk.get("bufferedData", "")))
-        return bodies
+            self.stream_data[request_id] = bytearray(
+                base64.b64decode(chunk.get("bufferedData", ""))
+            )
+        return [bytes(data) for data in self.stream_data.values()]
+
+    def _data(self, event: dict[str, Any]) -> None:
+        data = self.stream_data.get(event["requestId"])
+        if data is not None and event.get("data"):
+            data.extend(base64.b64decode(event["data"]))
 
     def goto(self, path: str) -> None:
         self.page.goto(self.base_url + path)
