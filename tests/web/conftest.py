@@ -26,15 +26,6 @@ from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"no {CHROMIUM}: the browser tests need Debian's chromium "
-        "(apt-get install -y chromium; .ci/run installs it)",
-        allow_module_level=True,
-    )
-
-playwright_api = pytest.importorskip("playwright.sync_api")
-
 
 @pytest.fixture(scope="session")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
@@ -58,7 +49,16 @@ def base_url(web_server: Running) -> str:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
-    with playwright_api.sync_playwright() as playwright:
+    """Debian's chromium, driven by Playwright (its own browser download is
+    not used)."""
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"no {CHROMIUM}: the browser tests need Debian's chromium "
+            "(apt-get install -y chromium; .ci/run installs it)"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
         try:
             yield chromium

@@ -128,3 +128,16 @@ def test_a_spectator_sees_no_hand(table: Table, people: Any) -> None:
     html = carl.page.content()
     assert [card for card in every_card if f'"{card}"' in html] == []
     assert carl.errors == []
+
+
+def test_a_move_of_one_seat_reaches_the_other_live(table: Table) -> None:
+    log = table.bea.page.locator("#log li")
+    before = log.count()
+    table.ada.page.locator("#actions button.action").first.click()
+    # Bea did nothing: the move came to her page on its WatchGame stream,
+    # face down (which card Ada played is not Bea's to know).
+    table.bea.page.wait_for_function(
+        "n => document.querySelectorAll('#log li').length > n", arg=before
+    )
+    table.bea.page.wait_for_selector("#log li >> text=Ada played a card face down.")
+    table.bea.page.wait_for_selector("#players td >> text=face down")

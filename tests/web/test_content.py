@@ -1,0 +1,56 @@
+"""The web table's files: the card names shipped are those the games' data
+say, and every file the page loads is served."""
+
+from __future__ import annotations
+
+import http.client
+import importlib.util
+import re
+from pathlib import Path
+from typing import Any
+
+from service.http import WEB
+from service.server import Running
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "web_content.py"
+
+
+def web_content() -> Any:
+    """scripts/web_content.py, loaded as a module."""
+    spec = importlib.util.spec_from_file_location("web_content", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_card_names_shipped_are_generated_from_the_games_data() -> None:
+    stale = [
+        path.name
+        for path, text in web_content().rendered().items()
+        if not path.exists() or path.read_text(encoding="utf-8") != text
+    ]
+    assert stale == [], "run python scripts/web_content.py"
+
+
+def test_every_module_the_page_imports_is_served(web_server: Running) -> None:
+    wanted = {"/static/app.js", "/static/style.css", "/", "/game/0123"}
+    for script in WEB.rglob("*.js"):
+        for name in re.findall(r'from "\./([^"]+)"', script.read_text()):
+            wanted.add(f"/static/{name}")
+        for name in re.findall(r'from "\.\./([^"]+)"', script.read_text()):
+            wanted.add(f"/static/{name}")
+        for name in re.findall(r'from "\./games/([^"]+)"', script.read_text()):
+            wanted.add(f"/static/games/{name}")
+    wanted |= {f"/static/content/{p.name}" for p in (WEB / "content").glob("*.json")}
+    for path in sorted(wanted):
+        connection = http.client.HTTPConnection(
+            "127.0.0.1", web_server.http_port, timeout=10
+        )
+        try:
+            connection.request("GET", path)
+            response = connection.getresponse()
+            response.read()
+            assert response.status == 200, path
+        finally:
+            connection.close()
