@@ -118,7 +118,18 @@ def happy_little_dinosaurs() -> dict[str, Any]:
 
 
 def cubosaurs() -> dict[str, Any]:
-    kinds = _data("cubosaurs", "cards.json")["kinds"]
+    data = _data("cubosaurs", "cards.json")
+    kinds = data["kinds"]
+    # Every card by id, as the views show it (kind, DNA, a raptor's values):
+    # an event names a card by id only.
+    cards = {
+        str(card["id"]): {
+            "kind": f"KIND_{card['kind']}",
+            "dna": card["dna"],
+            **{k: card[k] for k in ("paired", "alone") if k in card},
+        }
+        for card in data["cards"]
+    }
     out: dict[str, Any] = {}
     for kind, data in kinds.items():
         scoring = data["scoring"]
@@ -135,7 +146,7 @@ def cubosaurs() -> dict[str, Any]:
         else:
             text = CUBOSAURS_SCORING[scoring]
         out[kind] = {"name": data["name"], "text": text}
-    return {"kinds": out}
+    return {"kinds": out, "cards": cards}
 
 
 def escaping_extinction() -> dict[str, Any]:

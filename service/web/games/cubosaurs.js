@@ -30,7 +30,8 @@ function cardsById(ctx) {
 }
 
 function cardName(ctx, id) {
-  const card = cardsById(ctx).get(id || 0);
+  const card =
+    cardsById(ctx).get(id || 0) || ((ctx.content || {}).cards || {})[String(id || 0)];
   if (!card) return `card ${id || 0}`;
   return cardLabel(ctx, card);
 }
