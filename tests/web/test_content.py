@@ -4,10 +4,13 @@ say, and every file the page loads is served."""
 from __future__ import annotations
 
 import http.client
+import importlib
 import importlib.util
 import re
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from service.http import WEB
 from service.server import Running
@@ -54,3 +57,24 @@ def test_every_module_the_page_imports_is_served(web_server: Running) -> None:
             assert response.status == 200, path
         finally:
             connection.close()
+
+
+GAMES = (
+    "cubosaurs",
+    "dinosaurs_extinct",
+    "escaping_extinction",
+    "happy_little_dinosaurs",
+)
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+def test_every_command_and_event_of_a_game_has_words_in_its_renderer(
+    game_type: str,
+) -> None:
+    module = importlib.import_module(f"strata.games.{game_type}.v1.{game_type}_pb2")
+    source = (WEB / "games" / f"{game_type}.js").read_text()
+    cases = set(re.findall(r'case "([A-Za-z]+)":', source))
+    for message, oneof in (("Command", "command"), ("Event", "event")):
+        fields = getattr(module, message).DESCRIPTOR.oneofs_by_name[oneof].fields
+        missing = {f.json_name for f in fields} - cases
+        assert missing == set(), f"{game_type}.js has no words for {message} {missing}"

@@ -109,12 +109,16 @@ export default {
   },
 
   label(key, c, ctx) {
-    if (key === "rollDie") return "Roll the die";
-    if (key === "switchWith") {
-      const t = c.targetSeat || 0;
-      return `Switch places with ${dinoName(ctx, t)} (on ${spaceName(ctx, dino(ctx, t).step)})`;
+    switch (key) {
+      case "rollDie":
+        return "Roll the die";
+      case "switchWith": {
+        const t = c.targetSeat || 0;
+        return `Switch places with ${dinoName(ctx, t)} (on ${spaceName(ctx, dino(ctx, t).step)})`;
+      }
+      default:
+        return "";
     }
-    return "";
   },
 
   describe(key, e, ctx) {
