@@ -453,8 +453,14 @@ class Table {
     const active = game.activeSeats || [];
     const own = this.module().status(ctx);
     const yours = active.some((s) => ctx.isYou(s));
-    const waiting = words(active.map((s) => ctx.who(s)));
-    return `${yours ? "Your move. " : ""}${own ? `${own} ` : ""}Waiting for ${waiting}.`;
+    const others = active.filter((s) => !ctx.isYou(s)).map((s) => ctx.who(s));
+    return [
+      yours ? "Your move." : "",
+      own || "",
+      others.length ? `Waiting for ${words(others)}.` : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
   }
 
   draw() {
@@ -636,8 +642,7 @@ class Table {
               dataset: { seat },
             },
             `Seat ${seat + 1}: `,
-            s.taken ? s.playerName || "a player" : "free",
-            s.bot ? ` (${s.bot} bot)` : "",
+            s.taken ? (s.bot ? `${s.bot} bot` : s.playerName || "a player") : "free",
             ctx.isYou(seat) ? " (you)" : "",
             active.includes(seat) ? " ◀ to act" : "",
           );

@@ -66,7 +66,7 @@ def test_a_person_plays_a_whole_game_against_a_bot(
 
     clicks = 0
     labels_seen: set[str] = set()
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         page.wait_for_function(READY)
         if page.locator("#outcome").count():
