@@ -121,13 +121,30 @@ def test_a_spectator_sees_no_hand(table: Table, people: Any) -> None:
     assert carl.page.locator("#actions button.action").count() == 0
     # Both players' hands are counted, not shown.
     rows = carl.page.locator("#players tbody tr").all_inner_texts()
-    assert len(rows) == 2 and all("\t5\t" in row for row in rows)
+    assert len(rows) == 2, rows
+    assert all("\t5\t" in row for row in rows), rows
     received = b"\n".join(carl.received()).decode("utf-8", "replace")
     every_card = table.hands[0] + table.hands[1]
     assert [card for card in every_card if f'"{card}"' in received] == []
     html = carl.page.content()
     assert [card for card in every_card if f'"{card}"' in html] == []
     assert carl.errors == []
+
+
+def test_a_reload_keeps_the_seat_its_hand_and_the_log(table: Table) -> None:
+    page = table.bea.page
+    log = page.locator("#log li").all_inner_texts()
+    page.reload()
+    page.wait_for_function(
+        "n => document.querySelectorAll('#hand [data-card]').length === n",
+        arg=len(table.hands[1]),
+    )
+    assert page.locator("#you").inner_text() == "You play seat 2 (Bea)."
+    assert cards_shown(table.bea) == table.hands[1]
+    page.wait_for_function(
+        "n => document.querySelectorAll('#log li').length >= n", arg=len(log)
+    )
+    assert page.locator("#log li").all_inner_texts()[: len(log)] == log
 
 
 def test_a_move_of_one_seat_reaches_the_other_live(table: Table) -> None:
