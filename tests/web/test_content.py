@@ -7,6 +7,7 @@ import http.client
 import importlib
 import importlib.util
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,19 @@ def test_every_command_and_event_of_a_game_has_words_in_its_renderer(
         fields = getattr(module, message).DESCRIPTOR.oneofs_by_name[oneof].fields
         missing = {f.json_name for f in fields} - cases
         assert missing == set(), f"{game_type}.js has no words for {message} {missing}"
+
+
+def test_the_wheel_ships_every_file_of_the_web_table(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    from tests.packaging.test_client_alone import build_wheel
+
+    wheel = build_wheel(tmp_path_factory.mktemp("web-wheel"))
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = {n for n in archive.namelist() if n.startswith("service/web/")}
+    files = {
+        f"service/web/{p.relative_to(WEB).as_posix()}"
+        for p in WEB.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+    assert files - shipped == set()
