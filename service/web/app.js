@@ -66,6 +66,7 @@ async function lobby() {
   );
   const players = h("input", { id: "players", type: "number", value: 2 });
   const seats = h("div", { id: "seat-choices" });
+  const options = h("div", { id: "options" });
   const name = h("input", {
     id: "player-name",
     value: localStorage.getItem("strata.name") || "",
@@ -103,6 +104,38 @@ async function lobby() {
       s.value = old[i] || (i === 0 ? "person" : "heuristic");
     });
   }
+  function drawOptions() {
+    const wanted = GAMES[current().gameType].options || [];
+    options.replaceChildren(
+      ...wanted.map((o) =>
+        h(
+          "label",
+          { class: "option" },
+          o.type === "checkbox"
+            ? [h("input", { type: "checkbox", dataset: { option: o.name } }), ` ${o.label}`]
+            : [
+                `${o.label}: `,
+                h("input", {
+                  type: "number",
+                  min: o.min,
+                  max: o.max,
+                  value: o.value,
+                  dataset: { option: o.name },
+                }),
+              ],
+        ),
+      ),
+    );
+  }
+  function chosenOptions() {
+    const chosen = {};
+    for (const input of options.querySelectorAll("input")) {
+      const value = input.type === "checkbox" ? input.checked : Number(input.value) || 0;
+      if (value) chosen[input.dataset.option] = value;
+    }
+    return chosen;
+  }
+  typeSelect.addEventListener("change", drawOptions);
   typeSelect.addEventListener("change", drawSeats);
   players.addEventListener("change", drawSeats);
 
@@ -120,6 +153,7 @@ async function lobby() {
         gameType: type.gameType,
         players: choices.length,
         bots,
+        options: { [jsonKey(type.gameType)]: chosenOptions() },
         requestId: newId(),
       });
       const gameId = created.gameId;
@@ -139,6 +173,7 @@ async function lobby() {
   }
 
   drawSeats();
+  drawOptions();
   main.replaceChildren(
     h("h1", {}, "Strata: a dinosaur game table"),
     h(
@@ -148,6 +183,7 @@ async function lobby() {
       h("label", {}, "Game: ", typeSelect),
       h("label", {}, "Players: ", players),
       h("label", {}, "Your name: ", name),
+      options,
       seats,
       h("button", { id: "create", type: "submit" }, "Create the game"),
     ),

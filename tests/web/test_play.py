@@ -24,6 +24,8 @@ PREFERENCES = {
         "Do not use",
     ],
     "cubosaurs": ["Take the packet"],
+    # One round of the advanced mode, buying every DNA tile it can.
+    "cubosaurs-advanced": ["Claim", "Buy", "Take the packet", "End your turn"],
     # Trading is free, so a player who always gives would never end a turn.
     "escaping_extinction": ["end the turn"],
 }
@@ -40,10 +42,20 @@ def choose(labels: list[str], preferences: list[str]) -> int:
     return 0
 
 
-def create_against_a_bot(page: Any, game_type: str) -> str:
+#: Options chosen in the lobby, by the test's name of a game.
+OPTIONS = {"cubosaurs-advanced": {"advanced": True, "rounds": "1"}}
+
+
+def create_against_a_bot(page: Any, game_type: str, options: dict[str, Any]) -> str:
     """Creates a two-player game in the lobby, seat 2 a heuristic bot; the
     game's id."""
     page.select_option("#game-type", game_type)
+    for name, value in options.items():
+        field = page.locator(f'#options input[data-option="{name}"]')
+        if value is True:
+            field.check()
+        else:
+            field.fill(value)
     page.fill("#players", "2")
     page.dispatch_event("#players", "change")
     page.select_option('#seat-choices select[data-seat="1"]', "heuristic")
@@ -53,14 +65,15 @@ def create_against_a_bot(page: Any, game_type: str) -> str:
     return str(page.url.rsplit("/", 1)[1])
 
 
-@pytest.mark.parametrize("game_type", sorted(PREFERENCES))
+@pytest.mark.parametrize("game", sorted(PREFERENCES))
 def test_a_person_plays_a_whole_game_against_a_bot(
-    game_type: str, people: Any, web_server: Running, output_dir: Path
+    game: str, people: Any, web_server: Running, output_dir: Path
 ) -> None:
+    game_type = game.split("-")[0]
     ada = people()
     page = ada.page
     ada.goto("/")
-    game_id = create_against_a_bot(page, game_type)
+    game_id = create_against_a_bot(page, game_type, OPTIONS.get(game, {}))
     assert "You play seat 1 (Ada)" in page.locator("#you").inner_text()
     page.click("#start")
 
@@ -78,17 +91,17 @@ def test_a_person_plays_a_whole_game_against_a_bot(
         labels_seen.update(labels)
         if clicks == 2:
             assert page.locator("#status").inner_text()
-            page.screenshot(path=str(output_dir / f"{game_type}.png"), full_page=True)
+            page.screenshot(path=str(output_dir / f"{game}.png"), full_page=True)
         try:
-            buttons.nth(choose(labels, PREFERENCES[game_type])).click(timeout=3000)
+            buttons.nth(choose(labels, PREFERENCES[game])).click(timeout=3000)
         except Exception:  # redrawn under the click: look again
             continue
         clicks += 1
     else:
-        pytest.fail(f"{game_type}: no end after {clicks} clicks")
+        pytest.fail(f"{game}: no end after {clicks} clicks")
 
     assert clicks > 2
-    assert (output_dir / f"{game_type}.png").exists()
+    assert (output_dir / f"{game}.png").exists()
     # Every command and every event was put in words by the page, never shown
     # as the API's raw description.
     assert page.locator("#actions button.raw, #log li.raw").count() == 0
@@ -96,6 +109,10 @@ def test_a_person_plays_a_whole_game_against_a_bot(
 
     truth = api(web_server, "GetGame", {"gameId": game_id})["game"]
     assert truth["status"] == "GAME_STATUS_FINISHED"
+    if game in OPTIONS:  # the lobby's options reached the game
+        view = truth["view"][next(iter(truth["view"]))]
+        assert view.get("advanced") and view.get("rounds") == 1
+        assert any(label.startswith("Buy ") for label in labels_seen)
     outcome = page.locator("#outcome").inner_text()
     winners = truth["outcome"].get("winners", [])
     names = {0: "Ada", 1: "heuristic bot (seat 2)"}

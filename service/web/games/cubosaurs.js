@@ -64,6 +64,12 @@ function cardList(ctx, cards) {
 export default {
   title: "Cubosaurs",
 
+  /** The game's options at creation (strata.games.cubosaurs.v1.Options). */
+  options: [
+    { name: "advanced", label: "Advanced mode (DNA tokens and DNA tiles)", type: "checkbox" },
+    { name: "rounds", label: "Rounds (0: the rulebook's)", type: "number", min: 0, max: 9, value: 0 },
+  ],
+
   status(ctx) {
     const v = ctx.view;
     const round = `Round ${v.round || 0} of ${v.rounds || 0}.`;

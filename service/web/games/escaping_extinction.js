@@ -107,6 +107,15 @@ function cardShown(ctx, id, note) {
 export default {
   title: "Escaping Extinction",
 
+  /** The game's options at creation (strata.games.escaping_extinction.v1.Options). */
+  options: [
+    {
+      name: "sharedFourthDino",
+      label: "With 3 players, every seat controls Long Neck together",
+      type: "checkbox",
+    },
+  ],
+
   status(ctx) {
     const v = ctx.view;
     const parts = [`Round ${v.round || 0}.`];
