@@ -194,7 +194,41 @@ async function lobby() {
       "Seats left to a person get a join link to share; anyone with the link ",
       "may also watch as a spectator.",
     ),
+    h("section", { id: "games" }),
   );
+  listGames(types).catch(() => {});
+}
+
+/** The lobby's lists: games with a free seat, games being played. */
+async function listGames(types) {
+  const title = Object.fromEntries(types.map((t) => [t.gameType, t.title]));
+  const lists = [
+    ["GAME_STATUS_OPEN", "open-games", "Games with a free seat", "join or watch"],
+    ["GAME_STATUS_ACTIVE", "active-games", "Games being played", "watch"],
+  ];
+  const parts = [];
+  for (const [status, id, heading, verb] of lists) {
+    const { games } = await call("ListGames", { status, pageSize: 500 });
+    const newest = (games || []).filter((g) => title[g.gameType]).slice(-10).reverse();
+    if (!newest.length) continue;
+    parts.push(
+      h("h2", {}, heading),
+      h(
+        "ul",
+        { id },
+        newest.map((g) =>
+          h(
+            "li",
+            {},
+            h("a", { href: `/game/${g.gameId}` }, `${title[g.gameType]}`),
+            ` — ${g.seatsTaken || 0} of ${g.players || 0} seats taken (${verb})`,
+          ),
+        ),
+      ),
+    );
+  }
+  const box = document.getElementById("games");
+  if (box) box.replaceChildren(...parts);
 }
 
 // ---- The table ----------------------------------------------------------

@@ -114,7 +114,16 @@ def test_no_response_to_a_seat_carries_the_other_seats_hand(table: Table) -> Non
 
 def test_a_spectator_sees_no_hand(table: Table, people: Any) -> None:
     carl: Person = people()
-    carl.goto(f"/game/{table.game_id}")
+    # Carl finds the game in the lobby's list of games being played.
+    link = f'#active-games a[href="/game/{table.game_id}"]'
+    for _ in range(10):  # the list is a projection: it may lag a moment
+        carl.goto("/")
+        try:
+            carl.page.locator(link).wait_for(timeout=2000)
+            break
+        except Exception:
+            continue
+    carl.page.click(link)
     carl.page.wait_for_selector("#players table")
     assert "You are watching as a spectator." in carl.page.locator("#you").inner_text()
     assert carl.page.locator("#hand").count() == 0
