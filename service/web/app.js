@@ -46,11 +46,16 @@ function newId() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** The last error, shown until the next action (the table is drawn again
+ * with every event, so it is kept here, not only in the page). */
+let lastError = "";
+
 function showError(error) {
+  lastError = error ? String(error.message || error) : "";
   const box = document.getElementById("error");
   if (!box) return;
-  box.textContent = error ? String(error.message || error) : "";
-  box.hidden = !error;
+  box.textContent = lastError;
+  box.hidden = !lastError;
 }
 
 // ---- The lobby ----------------------------------------------------------
@@ -565,7 +570,7 @@ class Table {
             : "You are watching as a spectator.",
         ),
       ),
-      h("p", { id: "error", class: "error", hidden: true }),
+      h("p", { id: "error", class: "error", hidden: !lastError }, lastError),
     ];
     if (game.status === "GAME_STATUS_FINISHED") {
       sections.push(

@@ -167,3 +167,19 @@ def test_a_move_of_one_seat_reaches_the_other_live(table: Table) -> None:
     )
     table.bea.page.wait_for_selector("#log li >> text=Ada played a card face down.")
     table.bea.page.wait_for_selector("#players td >> text=face down")
+
+
+def test_a_name_is_shown_as_text_never_run_as_markup(people: Any) -> None:
+    mallory: Person = people()
+    mallory.goto("/")
+    name = '<img src=x onerror="window.pwned=1">Mal'
+    mallory.page.select_option("#game-type", "dinosaurs_extinct")
+    mallory.page.select_option('#seat-choices select[data-seat="1"]', "random")
+    mallory.page.fill("#player-name", name)
+    mallory.page.click("#create")
+    mallory.page.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
+    mallory.page.click("#start")
+    mallory.page.wait_for_selector("#log li >> text=took seat 1")
+    assert name in mallory.page.locator("#you").inner_text()
+    assert mallory.page.locator("main img").count() == 0
+    assert mallory.page.evaluate("window.pwned") is None
