@@ -204,11 +204,11 @@ async function lobby() {
   listGames(types).catch(() => {});
 }
 
-/** The lobby's lists: games with a free seat, games being played. */
+/** The lobby's lists: games waiting to start, games being played. */
 async function listGames(types) {
   const title = Object.fromEntries(types.map((t) => [t.gameType, t.title]));
   const lists = [
-    ["GAME_STATUS_OPEN", "open-games", "Games with a free seat", "join or watch"],
+    ["GAME_STATUS_OPEN", "open-games", "Games waiting to start", "join or watch"],
     ["GAME_STATUS_ACTIVE", "active-games", "Games being played", "watch"],
   ];
   const parts = [];
