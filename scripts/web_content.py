@@ -8,8 +8,8 @@ shows names and what each card does. This script writes
 code of the data, in words a player reads). It holds no rules: what is legal
 comes from the API only.
 
-    python scripts/web_content.py          # write the files
-    python scripts/web_content.py --check  # exit 1 when they are stale
+    .venv/bin/python scripts/web_content.py          # write the files
+    .venv/bin/python scripts/web_content.py --check  # exit 1 when stale
 
 ``tests/web/test_content.py`` runs the check.
 """
@@ -212,7 +212,7 @@ def main(argv: list[str]) -> int:
     stale = [p for p, text in rendered().items() if not _same(p, text)]
     if "--check" in argv:
         for path in stale:
-            print(f"stale: {path} (run python scripts/web_content.py)")
+            print(f"stale: {path} (run .venv/bin/python scripts/web_content.py)")
         return 1 if stale else 0
     OUT.mkdir(parents=True, exist_ok=True)
     for path, text in rendered().items():

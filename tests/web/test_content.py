@@ -34,7 +34,7 @@ def test_the_card_names_shipped_are_generated_from_the_games_data() -> None:
         for path, text in web_content().rendered().items()
         if not path.exists() or path.read_text(encoding="utf-8") != text
     ]
-    assert stale == [], "run python scripts/web_content.py"
+    assert stale == [], "run .venv/bin/python scripts/web_content.py"
 
 
 def test_every_module_the_page_imports_is_served(web_server: Running) -> None:
