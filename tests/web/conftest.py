@@ -87,6 +87,8 @@ class Person:
         self.errors: list[str] = []
         self.responses: list[Any] = []
         self.streams: list[str] = []
+        self.requested: list[str] = []
+        self.page.on("request", lambda r: self.requested.append(r.url))
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.on(
             "response",

@@ -131,3 +131,37 @@ def test_a_person_plays_a_whole_game_against_a_bot(
     assert last == truth["version"]
     assert any(line.startswith("Ada") for line in log)
     assert ada.errors == []
+    # Everything the page loaded came from the service itself: no CDN.
+    assert ada.requested
+    foreign = [u for u in ada.requested if not u.startswith(ada.base_url + "/")]
+    assert foreign == [], foreign
+
+
+def test_one_browser_may_play_two_seats_at_one_table(people: Any) -> None:
+    ada = people()
+    page = ada.page
+    ada.goto("/")
+    page.select_option("#game-type", "dinosaurs_extinct")
+    page.select_option('#seat-choices select[data-seat="1"]', "person")
+    page.fill("#player-name", "Ada")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
+    page.click('button.join[data-seat="1"]')  # hot seat: the same token
+    page.click("#start")
+    assert page.locator("#you").inner_text() == (
+        "You play seat 1 (Ada) and seat 2 (Ada)."
+    )
+    seats_acting: set[str] = set()
+    for _ in range(400):
+        page.wait_for_function(READY)
+        if page.locator("#outcome").count():
+            break
+        button = page.locator("#actions button.action:not([disabled])").first
+        try:
+            seats_acting.add(button.get_attribute("data-seat", timeout=3000) or "")
+            button.click(timeout=3000)
+        except Exception:  # redrawn under the click: look again
+            continue
+    assert page.locator("#outcome").count() == 1
+    assert seats_acting == {"0", "1"}
+    assert ada.errors == []
