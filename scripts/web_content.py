@@ -114,7 +114,9 @@ def happy_little_dinosaurs() -> dict[str, Any]:
         }
         for d in _data("happy_little_dinosaurs", "dinosaurs.json")["dinosaurs"]
     }
-    return {"cards": out, "dinosaurs": dinosaurs}
+    from domain.happy_little_dinosaurs.rules import WINNING_ESCAPE
+
+    return {"cards": out, "dinosaurs": dinosaurs, "winning_escape": WINNING_ESCAPE}
 
 
 def cubosaurs() -> dict[str, Any]:
@@ -179,6 +181,7 @@ def escaping_extinction() -> dict[str, Any]:
         hazard = "" if c["hazard"] in ("NONE", "EARTHQUAKE") else f" ({c['hazard']})"
         meteor[c["id"]] = {"name": c["name"], "text": moves + hazard.title()}
     return {
+        "launch": world["launch"],
         "tiles": tiles,
         "dinos": dinos,
         "exploration": exploration,

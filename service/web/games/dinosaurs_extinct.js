@@ -51,7 +51,7 @@ export default {
         `dino-${seat}`,
         d.name || "Your Dino",
         bones
-          ? `${bones} bone${bones > 1 ? "s" : ""} showing on the Life Card: a third one and the Dino goes extinct. Land on "No Bones on Me" to recharge.`
+          ? `${bones} of ${ctx.view.lifeCardOverlays || 0} bones showing on the Life Card: with all of them the Dino goes extinct. Land on "No Bones on Me" to recharge.`
           : "Alive and well: no bones showing. Reach the 21st Century with no bones to win.",
         `on ${spaceName(ctx, d.step)}, heading ${enumWords(d.heading, "HEADING_").toLowerCase()}`,
       );
@@ -102,7 +102,7 @@ export default {
         ctx.who(d.seat || 0),
         d.name,
         spaceName(ctx, d.step),
-        `${d.bones || 0} of 3`,
+        `${d.bones || 0} of ${ctx.view.lifeCardOverlays || 0}`,
         enumWords(d.heading, "HEADING_"),
       ]),
     );

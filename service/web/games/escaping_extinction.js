@@ -151,6 +151,7 @@ export default {
   board(ctx) {
     const v = ctx.view;
     const length = v.meteorTrackLength || 10;
+    const launch = (ctx.content || {}).launch || { rocket_parts: "?", wood: "?" };
     const meteor = v.meteor || 0;
     return h(
       "div",
@@ -163,7 +164,12 @@ export default {
         h("span", { class: "meteor-track" }, "●".repeat(meteor) + "○".repeat(Math.max(0, length - meteor))),
         ` (${v.meteorCardsLeft || 0} Meteor cards left${(v.meteorDrawn || []).length ? `; last: ${cardName(ctx, v.meteorDrawn[v.meteorDrawn.length - 1])}` : ""}).`,
       ),
-      h("p", {}, `Launchpad: ${v.launchpadParts || 0} of 5 Rocket Parts, ${v.launchpadWood || 0} of 8 Wood.`),
+      h(
+        "p",
+        {},
+        `Launchpad: ${v.launchpadParts || 0} of ${launch.rocket_parts} Rocket Parts, `,
+        `${v.launchpadWood || 0} of ${launch.wood} Wood.`,
+      ),
       h("h3", {}, "Rocket Docket"),
       h(
         "div",

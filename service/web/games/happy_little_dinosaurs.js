@@ -88,6 +88,7 @@ export default {
 
   board(ctx) {
     const v = ctx.view;
+    const goal = (ctx.content || {}).winning_escape || 50;
     const track = (v.players || []).map((p) => {
       const escape = p.escape || 0;
       return h(
@@ -97,15 +98,15 @@ export default {
         h(
           "span",
           { class: "escape-bar" },
-          h("span", { class: "escape-fill", style: `width: ${Math.min(100, escape * 2)}%` }),
+          h("span", { class: "escape-fill", style: `width: ${Math.min(100, (100 * escape) / goal)}%` }),
         ),
-        h("span", {}, `${escape} / 50${p.eliminated ? " (out)" : ""}`),
+        h("span", {}, `${escape} / ${goal}${p.eliminated ? " (out)" : ""}`),
       );
     });
     return h(
       "div",
       {},
-      h("h3", {}, "Escape track (50 to win)"),
+      h("h3", {}, `Escape track (${goal} to win)`),
       h("div", { class: "escape" }, track),
       h(
         "p",
