@@ -644,11 +644,41 @@ class Table {
       );
   }
 
+  async leave(seat) {
+    showError(null);
+    try {
+      await call("LeaveGame", { gameId: this.gameId, seat }, this.token);
+      await this.refresh();
+    } catch (error) {
+      showError(error);
+    }
+  }
+
   lobbyPanel() {
     const game = this.game;
     const you = this.yourSeats();
     const free = (game.seats || []).filter((s) => !s.taken);
     const parts = [h("h2", {}, "Seats")];
+    if (you.length) {
+      parts.push(
+        h(
+          "p",
+          {},
+          you.map((seat) =>
+            h(
+              "button",
+              {
+                class: "leave",
+                type: "button",
+                dataset: { seat },
+                onclick: () => this.leave(seat),
+              },
+              `Leave seat ${seat + 1}`,
+            ),
+          ),
+        ),
+      );
+    }
     if (free.length) {
       parts.push(
         h(

@@ -147,6 +147,11 @@ def test_one_browser_may_play_two_seats_at_one_table(people: Any) -> None:
     page.click("#create")
     page.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
     page.click('button.join[data-seat="1"]')  # hot seat: the same token
+    page.click('button.leave[data-seat="1"]')  # changed her mind ...
+    page.wait_for_function(
+        "() => document.querySelector('#you').textContent === 'You play seat 1 (Ada).'"
+    )
+    page.click('button.join[data-seat="1"]')  # ... and back
     page.click("#start")
     assert page.locator("#you").inner_text() == (
         "You play seat 1 (Ada) and seat 2 (Ada)."
