@@ -1,0 +1,184 @@
+"""The web table in a real browser: Debian's chromium driven by Playwright,
+against a real server (gRPC and the HTTP listener on free ports, SQLite).
+
+One browser and one server for the whole session keep these tests fast; each
+test opens its own browser contexts (separate storage: separate people).
+Screenshots go to ``test-output/web/`` (gitignored), or under
+``$STRATA_TEST_OUTPUT`` when set.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from eventstore import migrate
+from eventstore.factory import open_store
+from service.server import Running, create_server
+from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+
+CHROMIUM = Path("/usr/bin/chromium")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="session")
+def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'strata.sqlite3'}"
+    migrate.upgrade(url)
+    store = open_store(url)
+    running = create_server(
+        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, http_port=0
+    )
+    try:
+        yield running
+    finally:
+        running.stop(grace=0.5)
+        store.close()
+
+
+@pytest.fixture(scope="session")
+def base_url(web_server: Running) -> str:
+    return f"http://127.0.0.1:{web_server.http_port}"
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's chromium, driven by Playwright (its own browser download is
+    not used)."""
+    if not CHROMIUM.exists():
+        pytest.skip(
+            f"no {CHROMIUM}: the browser tests need Debian's chromium "
+            "(apt-get install -y chromium; .ci/run installs it)"
+        )
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="session")
+def output_dir() -> Path:
+    """Where the screenshots go."""
+    base = os.environ.get("STRATA_TEST_OUTPUT")
+    out = (Path(base) if base else ROOT / "test-output") / "web"
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+class Person:
+    """One browser context (one person's storage) with one page, and what the
+    page met: script errors and the API's responses."""
+
+    def __init__(self, browser: Any, base_url: str) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.context.set_default_timeout(15_000)
+        self.page = self.context.new_page()
+        self.base_url = base_url
+        self.errors: list[str] = []
+        self.responses: list[Any] = []
+        self.streams: list[str] = []
+        self.requested: list[str] = []
+        self.page.on("request", lambda r: self.requested.append(r.url))
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        self.page.on(
+            "response",
+            lambda r: self.responses.append(r) if "/strata.v1." in r.url else None,
+        )
+        # The body of a response still streaming (WatchGame) is not available
+        # to page.on("response") until it ends: read it through CDP.
+        self.cdp = self.context.new_cdp_session(self.page)
+        self.cdp.send("Network.enable")
+        self.cdp.on("Network.requestWillBeSent", self._request)
+        self.cdp.on("Network.dataReceived", self._data)
+        self.stream_data: dict[str, bytearray] = {}
+
+    def _request(self, event: dict[str, Any]) -> None:
+        if "/strata.v1.GameService/WatchGame" in event["request"]["url"]:
+            self.streams.append(event["requestId"])
+
+    def received(self) -> list[bytes]:
+        """Every API response body this page received so far: the finished
+        calls' whole bodies and what the open streams have delivered."""
+        bodies = []
+        for response in self.responses:
+            if "WatchGame" in response.url:
+                continue
+            try:
+                bodies.append(response.body())
+            except Exception:  # a request that failed has no body
+                continue
+        return bodies + self.streamed()
+
+    def streamed(self) -> list[bytes]:
+        """What the page's WatchGame streams delivered so far."""
+        for request_id in self.streams:
+            if request_id in self.stream_data:
+                continue
+            # What arrived so far; from now on each chunk comes as an event.
+            chunk = self.cdp.send(
+                "Network.streamResourceContent", {"requestId": request_id}
+            )
+            self.stream_data[request_id] = bytearray(
+                base64.b64decode(chunk.get("bufferedData", ""))
+            )
+        return [bytes(data) for data in self.stream_data.values()]
+
+    def _data(self, event: dict[str, Any]) -> None:
+        data = self.stream_data.get(event["requestId"])
+        if data is not None and event.get("data"):
+            data.extend(base64.b64decode(event["data"]))
+
+    def goto(self, path: str) -> None:
+        self.page.goto(self.base_url + path)
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture
+def people(browser: Any, base_url: str) -> Iterator[Any]:
+    """A factory of people (fresh browser contexts), closed after the test."""
+    made: list[Person] = []
+
+    def person() -> Person:
+        made.append(Person(browser, base_url))
+        return made[-1]
+
+    yield person
+    for p in made:
+        p.close()
+
+
+def api(
+    running: Running, method: str, body: dict[str, Any], token: str = ADMIN_TOKEN
+) -> dict[str, Any]:
+    """A Connect JSON call of GameService (the admin's by default)."""
+    import http.client
+
+    connection = http.client.HTTPConnection("127.0.0.1", running.http_port, timeout=10)
+    try:
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
+        connection.request(
+            "POST",
+            f"/strata.v1.GameService/{method}",
+            body=json.dumps(body).encode(),
+            headers=headers,
+        )
+        response = connection.getresponse()
+        data: dict[str, Any] = json.loads(response.read())
+        assert response.status == 200, data
+        return data
+    finally:
+        connection.close()

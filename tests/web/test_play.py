@@ -1,0 +1,172 @@
+"""A person plays a whole game of each type in the browser, against a bot,
+by clicking the legal actions the page shows, to the end and its winners."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from service.server import Running
+from tests.web.conftest import api
+
+#: The button a player of the test prefers, by the words on it (the first
+#: that matches; otherwise the first button): a short game, not a good one.
+PREFERENCES = {
+    "dinosaurs_extinct": [],
+    "happy_little_dinosaurs": [
+        "Take the Disaster",
+        "Keep your hand",
+        "Play no Instant",
+        "Do not use",
+    ],
+    "cubosaurs": ["Take the packet"],
+    # One round of the advanced mode, buying every DNA tile it can.
+    "cubosaurs-advanced": ["Claim", "Buy", "Take the packet", "End your turn"],
+    # Trading is free, so a player who always gives would never end a turn.
+    "escaping_extinction": ["end the turn"],
+}
+
+READY = """() => document.querySelector('#outcome')
+    || document.querySelector('#actions button.action:not([disabled])')"""
+
+
+def choose(labels: list[str], preferences: list[str]) -> int:
+    for wanted in preferences:
+        for index, label in enumerate(labels):
+            if wanted in label:
+                return index
+    return 0
+
+
+#: Options chosen in the lobby, by the test's name of a game.
+OPTIONS = {"cubosaurs-advanced": {"advanced": True, "rounds": "1"}}
+
+
+def create_against_a_bot(page: Any, game_type: str, options: dict[str, Any]) -> str:
+    """Creates a two-player game in the lobby, seat 2 a heuristic bot; the
+    game's id."""
+    page.select_option("#game-type", game_type)
+    for name, value in options.items():
+        field = page.locator(f'#options input[data-option="{name}"]')
+        if value is True:
+            field.check()
+        else:
+            field.fill(value)
+    page.fill("#players", "2")
+    page.dispatch_event("#players", "change")
+    page.select_option('#seat-choices select[data-seat="1"]', "heuristic")
+    page.fill("#player-name", "Ada")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
+    return str(page.url.rsplit("/", 1)[1])
+
+
+@pytest.mark.parametrize("game", sorted(PREFERENCES))
+def test_a_person_plays_a_whole_game_against_a_bot(
+    game: str, people: Any, web_server: Running, output_dir: Path
+) -> None:
+    game_type = game.split("-")[0]
+    ada = people()
+    page = ada.page
+    ada.goto("/")
+    game_id = create_against_a_bot(page, game_type, OPTIONS.get(game, {}))
+    assert "You play seat 1 (Ada)" in page.locator("#you").inner_text()
+    page.click("#start")
+
+    clicks = 0
+    labels_seen: set[str] = set()
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        page.wait_for_function(READY)
+        if page.locator("#outcome").count():
+            break
+        buttons = page.locator("#actions button.action:not([disabled])")
+        labels = buttons.all_inner_texts()
+        if not labels:
+            continue
+        labels_seen.update(labels)
+        if clicks == 2:
+            assert page.locator("#status").inner_text()
+            page.screenshot(path=str(output_dir / f"{game}.png"), full_page=True)
+        try:
+            buttons.nth(choose(labels, PREFERENCES[game])).click(timeout=3000)
+        except Exception:  # redrawn under the click: look again
+            continue
+        clicks += 1
+    else:
+        pytest.fail(f"{game}: no end after {clicks} clicks")
+
+    assert clicks > 2
+    assert (output_dir / f"{game}.png").exists()
+    # Every command and every event was put in words by the page, never shown
+    # as the API's raw description.
+    assert page.locator("#actions button.raw, #log li.raw").count() == 0
+    assert not any(re.match(r"^[A-Z][A-Za-z]+\(", label) for label in labels_seen)
+
+    truth = api(web_server, "GetGame", {"gameId": game_id})["game"]
+    assert truth["status"] == "GAME_STATUS_FINISHED"
+    if game in OPTIONS:  # the lobby's options reached the game
+        view = truth["view"][next(iter(truth["view"]))]
+        assert view.get("advanced") and view.get("rounds") == 1
+        assert any(label.startswith("Buy ") for label in labels_seen)
+    outcome = page.locator("#outcome").inner_text()
+    winners = truth["outcome"].get("winners", [])
+    names = {0: "Ada", 1: "heuristic bot (seat 2)"}
+    if winners:
+        assert all(names[w] in outcome for w in winners), outcome
+        assert "Nobody won" not in outcome
+    else:
+        assert "Nobody won" in outcome
+    assert page.locator("#status").inner_text().startswith("Game over.")
+    log = page.locator("#log li").all_inner_texts()
+    assert log[0] == "The game was created for 2 players."
+    assert log[-1].startswith("The game is over.")
+    # The log followed the game to its last event (a few events, such as
+    # "an action was taken", have no line of their own).
+    last = page.locator("#log li").last.get_attribute("data-version")
+    assert last == truth["version"]
+    assert any(line.startswith("Ada") for line in log)
+    assert ada.errors == []
+    # Everything the page loaded came from the service itself: no CDN.
+    assert ada.requested
+    foreign = [u for u in ada.requested if not u.startswith(ada.base_url + "/")]
+    assert foreign == [], foreign
+
+
+def test_one_browser_may_play_two_seats_at_one_table(people: Any) -> None:
+    ada = people()
+    page = ada.page
+    ada.goto("/")
+    page.select_option("#game-type", "dinosaurs_extinct")
+    page.select_option('#seat-choices select[data-seat="1"]', "person")
+    page.fill("#player-name", "Ada")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
+    page.click('button.join[data-seat="1"]')  # hot seat: the same token
+    page.click('button.leave[data-seat="1"]')  # changed her mind ...
+    page.wait_for_function(
+        "() => document.querySelector('#you').textContent === 'You play seat 1 (Ada).'"
+    )
+    page.click('button.join[data-seat="1"]')  # ... and back
+    page.click("#start")
+    assert page.locator("#you").inner_text() == (
+        "You play seat 1 (Ada) and seat 2 (Ada)."
+    )
+    seats_acting: set[str] = set()
+    for _ in range(400):
+        page.wait_for_function(READY)
+        if page.locator("#outcome").count():
+            break
+        button = page.locator("#actions button.action:not([disabled])").first
+        try:
+            seats_acting.add(button.get_attribute("data-seat", timeout=3000) or "")
+            button.click(timeout=3000)
+        except Exception:  # redrawn under the click: look again
+            continue
+    assert page.locator("#outcome").count() == 1
+    assert seats_acting == {"0", "1"}
+    assert ada.errors == []
