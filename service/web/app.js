@@ -435,6 +435,9 @@ class Table {
     if (event.playerLeft) return `Seat ${(event.playerLeft.seat || 0) + 1} is free again.`;
     if (event.gameStarted) return "The game began.";
     if (event.gameFinished) return `The game is over. ${this.outcomeText(event.gameFinished.outcome || {})}`;
+    if (event.seedRevealed) {
+      return `The seed was revealed (${event.seedRevealed.seed || ""}): anyone can now check the game against the commitment made at its start.`;
+    }
     if (event.gameEvent) {
       const body = event.gameEvent[jsonKey(game.gameType)] || {};
       const [key] = Object.keys(body);

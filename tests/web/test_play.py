@@ -124,7 +124,9 @@ def test_a_person_plays_a_whole_game_against_a_bot(
     assert page.locator("#status").inner_text().startswith("Game over.")
     log = page.locator("#log li").all_inner_texts()
     assert log[0] == "The game was created for 2 players."
-    assert log[-1].startswith("The game is over.")
+    # The end, then the seed revealed (the game's commitment can be checked).
+    assert log[-2].startswith("The game is over.")
+    assert log[-1].startswith("The seed was revealed")
     # The log followed the game to its last event (a few events, such as
     # "an action was taken", have no line of their own).
     last = page.locator("#log li").last.get_attribute("data-version")
