@@ -261,6 +261,12 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--seed", default="", help="needs $STRATA_ADMIN_TOKEN")
     _add_options(create)
     _add_bots(create)
+    create.add_argument(
+        "--replace-leavers",
+        choices=["bot"],
+        default="",
+        help="a seat whose player leaves the started game goes to a bot",
+    )
 
     join = command("join", cmd_join, "Take a seat; prints the seat token.")
     join.add_argument("game_id")
@@ -272,7 +278,9 @@ def build_parser() -> argparse.ArgumentParser:
         "leave",
         cmd_leave,
         "Free a seat of a game not yet started (your seat's token, the game's "
-        "host token or the admin token).",
+        "host token or the admin token), or leave a started game (your seat's "
+        "token or the admin token): a bot takes the seat over when the game "
+        "was created with --replace-leavers bot, otherwise the seat is out.",
     )
     leave.add_argument("game_id")
     leave.add_argument("--seat", type=int, required=True)
@@ -573,6 +581,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             seed=args.seed,
             options=game_options(args.game, args.option, args.advanced),
             bots=bot_seats(args.bot),
+            replace_leavers=args.replace_leavers,
         )
         if created.host_token and created.host_token != token:
             print(f"host token: {created.host_token}", file=sys.stderr)

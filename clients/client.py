@@ -174,14 +174,18 @@ class StrataClient:
         scenario: pb.GameScenario | None = None,
         request_id: str = "",
         bots: dict[int, str] | None = None,
+        replace_leavers: str = "",
     ) -> pb.CreateGameResponse:
-        """``bots``: seat -> bot kind, for the seats the service's bots play."""
+        """``bots``: seat -> bot kind, for the seats the service's bots play.
+        ``replace_leavers="bot"``: a seat whose player leaves the started
+        game goes to a bot (otherwise it is out)."""
         request = pb.CreateGameRequest(
             game_type=game_type,
             players=players,
             seed=seed,
             request_id=request_id,
             bots=[pb.BotSeat(seat=s, bot=k) for s, k in sorted((bots or {}).items())],
+            replace_leavers=replace_leavers,
         )
         if options is not None:
             request.options.CopyFrom(options)
@@ -199,7 +203,8 @@ class StrataClient:
 
     def leave_game(self, game_id: str, seat: int) -> pb.LeaveGameResponse:
         """Free ``seat`` before the start (with the seat's token, the game's
-        host token or the admin token)."""
+        host token or the admin token), or take it out of the started game
+        (the seat's token or the admin token)."""
         request = pb.LeaveGameRequest(game_id=game_id, seat=seat)
         return self._call(self.stub.LeaveGame, request)  # type: ignore[no-any-return]
 

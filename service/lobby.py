@@ -53,6 +53,19 @@ from service.errors import (
 from service.games import Games, Loaded, new_event
 from service.inputs import quote
 
+#: ``CreateGameRequest.replace_leavers``: a leaver's seat goes to a bot.
+REPLACE_WITH_BOT = "bot"
+REPLACE_LEAVERS = ("", REPLACE_WITH_BOT)
+#: The table settings a creation logs beside the rules' options.
+TABLE_SETTINGS = ("replace_leavers",)
+
+
+def _replacement_bot(game_type: str) -> str:
+    """The bot that takes over a leaver's seat: the game's heuristic bot, or
+    its random bot for a game without one."""
+    kinds = domain_bots.bot_kinds(game_type)
+    return "heuristic" if "heuristic" in kinds else "random"
+
 
 class Created(NamedTuple):
     """A created game: its id, its version, and the token that proves its
@@ -147,9 +160,19 @@ class Lobby:
         seed: str = "",
         request_id: str = "",
         bots: Sequence[tuple[int, str]] = (),
+        replace_leavers: str = "",
     ) -> Created:
         """Create a game. ``bots`` (seat, kind) are seated at once; a game of
-        bots only is started too."""
+        bots only is started too. ``replace_leavers`` ``"bot"``: a seat
+        whose player leaves the started game goes to a bot (see
+        :meth:`leave_game`)."""
+        if replace_leavers not in REPLACE_LEAVERS:
+            raise InvalidArgument(
+                "REPLACE_LEAVERS_INVALID",
+                f"replace_leavers is empty or {quote(REPLACE_WITH_BOT)}, not "
+                f"{quote(replace_leavers)}.",
+                "replace_leavers",
+            )
         try:
             session = registry.session_for(game_type)
         except KeyError:
@@ -181,13 +204,17 @@ class Lobby:
         # from a different request under the same key).
         host_token = caller.token or new_seat_token()
         body: dict[str, Any] = {"host": hash_token(host_token)}
+        # The table's own settings (beside the rules' options): logged with
+        # the creation, which is where the lobby and the leaves read them.
+        table = {"replace_leavers": replace_leavers} if replace_leavers else {}
+        body.update(table)
         if request_id:
             # The key is its caller's: nobody else can claim it first.
             game_id = uuid.uuid5(
                 uuid.NAMESPACE_URL, f"strata:{caller.identity}:{request_id}"
             ).hex
             body["request_id"] = request_id
-            body["digest"] = _request_digest(created, seed, bots)
+            body["digest"] = _request_digest(created, seed, bots, table)
         else:
             game_id = _time_ordered_id()
         command = NewCommand(
@@ -232,6 +259,15 @@ class Lobby:
             return IN_PROCESS
         return "address:" + hashlib.sha256(caller.peer.encode()).hexdigest()[:16]
 
+    def settings_of(self, game_id: str) -> dict[str, Any]:
+        """The table settings the game was created with (``replace_leavers``,
+        …), from its logged creation."""
+        record = self.store.find_command(game_id, CREATE)
+        if record is None:
+            return {}
+        body: dict[str, Any] = record.payload.get("command", {})
+        return {k: v for k, v in body.items() if k in TABLE_SETTINGS}
+
     def host_of(self, game_id: str) -> tuple[str, str]:
         """(creator, host token hash) of a game, from its logged creation
         (empty strings for a game created before creations were logged)."""
@@ -267,41 +303,80 @@ class Lobby:
 
     def leave_game(self, caller: Caller, game_id: str, seat: int) -> int:
         """Free ``seat`` of a game not yet started (its own token, the
-        game's host token or the admin); returns the version."""
+        game's host token or the admin), or take it out of a started game
+        (its own token or the admin; a bot takes it over when the game was
+        created with ``replace_leavers: bot``); returns the version."""
         for _ in range(MAX_RETRIES):
             loaded = self.games.load(game_id)
             state = loaded.state
-            events = loaded.session.leave(state, seat)  # the seat exists, taken
+            if not 0 <= seat < len(state.seats) or state.seats[seat] is None:
+                loaded.session.leave(state, seat)  # says what is wrong
             info = state.seats[seat]
             assert info is not None
+            started = state.status is not Status.OPEN
+            owners = [info.token_hash] if info.token_hash else []
+            if not started:
+                owners.append(self.host_of(game_id)[1])
             allowed = caller.admin or (
-                bool(caller.token)
-                and caller.token_hash in (info.token_hash, self.host_of(game_id)[1])
+                bool(caller.token) and caller.token_hash in owners
             )
             if not allowed:
                 raise PermissionDenied(
                     "NOT_YOUR_SEAT",
-                    f"Only seat {seat}'s player, the game's host or the admin may "
-                    "free it.",
+                    f"Only seat {seat}'s player or the admin may take it out of "
+                    "the game."
+                    if started
+                    else f"Only seat {seat}'s player, the game's host or the "
+                    "admin may free it.",
                 )
-            command = NewCommand(
-                command_id=f"{LEAVE_PREFIX}{seat}-at-{state.version}",
-                actor=actor_of(caller, state, seat),
-                payload={"seat": seat, "type": LEAVE_TYPE, "command": {}},
-                decided_at_version=state.version,
-            )
-            try:
-                result = self.store.append(
-                    game_id,
-                    state.version,
-                    [new_event(e) for e in events],
-                    command,
-                )
-            except (ConcurrencyError, DuplicateCommand):
-                continue  # the game changed meanwhile: decide again
-            self.games.after_append(game_id, loaded, events, result.last_version)
-            return result.last_version
+            return_version = self._append_leave(game_id, loaded, seat, caller)
+            if return_version:
+                return return_version
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def leave_as_service(self, game_id: str, seat: int, command_id: str) -> int:
+        """Take ``seat`` out of its started game as the service's own
+        command (a forfeit on time), under ``command_id`` (reserved, pinned
+        to the version by the caller's id). 0 when the game moved on."""
+        loaded = self.games.load(game_id)
+        return self._append_leave(
+            game_id, loaded, seat, Caller(bot=True), command_id, actor="service"
+        )
+
+    def _append_leave(
+        self,
+        game_id: str,
+        loaded: Loaded,
+        seat: int,
+        caller: Caller,
+        command_id: str = "",
+        actor: str = "",
+    ) -> int:
+        """Decide and append a leave; 0 when the game changed meanwhile."""
+        state = loaded.state
+        bot = ""
+        if state.status is Status.ACTIVE and (
+            self.settings_of(game_id).get("replace_leavers") == REPLACE_WITH_BOT
+        ):
+            bot = _replacement_bot(state.game_type)
+        events = loaded.session.leave(
+            state, seat, bot, Rng(state.config.seed, state.version)
+        )
+        body = {"bot": bot} if bot else {}
+        command = NewCommand(
+            command_id=command_id or f"{LEAVE_PREFIX}{seat}-at-{state.version}",
+            actor=actor or actor_of(caller, state, seat),
+            payload={"seat": seat, "type": LEAVE_TYPE, "command": body},
+            decided_at_version=state.version,
+        )
+        try:
+            result = self.store.append(
+                game_id, state.version, [new_event(e) for e in events], command
+            )
+        except (ConcurrencyError, DuplicateCommand):
+            return 0  # the game changed meanwhile: decide again
+        self.games.after_append(game_id, loaded, events, result.last_version)
+        return result.last_version
 
     def expire_game(self, game_id: str, at: datetime) -> bool:
         """End a game never started, as the service's own command (id
@@ -448,12 +523,17 @@ class Lobby:
 
 
 def _request_digest(
-    created: GameCreated, seed: str, bots: Sequence[tuple[int, str]]
+    created: GameCreated,
+    seed: str,
+    bots: Sequence[tuple[int, str]],
+    table: dict[str, Any],
 ) -> str:
-    """A digest of what a CreateGame request asked for."""
+    """A digest of what a CreateGame request asked for (the table settings
+    only when set, so the digest of a request without them is unchanged)."""
     asked = codec.encode(created)
     asked["seed"] = seed  # as asked: empty when the service drew it
     asked["bots"] = sorted([seat, kind] for seat, kind in bots)
+    asked.update(table)
     canonical = json.dumps(asked, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 

@@ -25,6 +25,7 @@ from domain.session import (
     GameStarted,
     PlayerJoined,
     PlayerLeft,
+    SeatLeft,
     Session,
     Status,
 )
@@ -132,6 +133,7 @@ class GameServicer:
             request.seed,
             request.request_id,
             bots=[(b.seat, b.bot) for b in request.bots],
+            replace_leavers=request.replace_leavers,
         )
         return pb.CreateGameResponse(
             game_id=created.game_id,
@@ -351,7 +353,13 @@ def game_to_proto(
         seats=[
             pb.Seat(seat=i)
             if s is None
-            else pb.Seat(seat=i, taken=True, player_name=s.name, bot=s.bot)
+            else pb.Seat(
+                seat=i,
+                taken=True,
+                player_name=s.name,
+                bot=s.bot,
+                left=i in state.left,
+            )
             for i, s in enumerate(state.seats)
         ],
     )
@@ -402,6 +410,8 @@ def event_to_proto(
             )
         case PlayerLeft():
             out.player_left.seat = event.seat
+        case SeatLeft():
+            out.seat_left.CopyFrom(pb.SeatLeft(seat=event.seat, bot=event.bot))
         case GameStarted():
             out.game_started.SetInParent()
         case GameFinished():

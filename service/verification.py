@@ -225,7 +225,8 @@ class _Verifier:
         if payload["type"] == START:
             return self.session.start(state, rng)
         if payload["type"] == LEAVE_TYPE:
-            return self.session.leave(state, seat)
+            bot = str(payload["command"].get("bot", ""))
+            return self.session.leave(state, seat, bot, rng)
         if payload["type"] == EXPIRE_TYPE:
             return self.session.expire(state)
         cls = self.session.command_type(payload["type"])

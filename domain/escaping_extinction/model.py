@@ -752,6 +752,14 @@ class TradeOfferLapsed:
 
 
 @dataclass(frozen=True)
+class DinosHandedOver:
+    """A seat left the game: its Dinos now go with the seats in ``control``
+    (the whole new table of who controls which Dino)."""
+
+    control: tuple[DinoControl, ...]
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     """``dino``'s turn is over."""
 
@@ -848,6 +856,7 @@ Event = (
     | TradeAccepted
     | TradeDeclined
     | TradeOfferLapsed
+    | DinosHandedOver
 )
 EVENT_TYPES: tuple[type, ...] = (
     WorldSetUp,
@@ -898,6 +907,7 @@ EVENT_TYPES: tuple[type, ...] = (
     TradeAccepted,
     TradeDeclined,
     TradeOfferLapsed,
+    DinosHandedOver,
 )
 
 

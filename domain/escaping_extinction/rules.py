@@ -75,6 +75,7 @@ from domain.escaping_extinction.model import (
     DinoDamaged,
     DinoHealed,
     DinoReturnedToOasis,
+    DinosHandedOver,
     DinoState,
     DinoTravelled,
     EarthquakeStruck,
@@ -763,7 +764,8 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     state_type: ClassVar[type] = State
     view_type: ClassVar[type] = View
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
-    character_events: ClassVar[frozenset[type] | None] = frozenset()  # set up front
+    # Set up front; a seat leaving hands its Dinos over.
+    character_events: ClassVar[frozenset[type] | None] = frozenset({DinosHandedOver})
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
     cooperative: ClassVar[bool] = True
@@ -1408,6 +1410,19 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                 return ExplorationDeckReshuffled(())
         return event
 
+    # -- a seat leaving --------------------------------------------------------
+
+    def leave(self, state: State, seat: int, seats_in: tuple[int, ...]) -> list[Event]:
+        """The team plays on: the leaver's Dinos are handed over. A shared
+        Dino stays with its other seats; a Dino of the leaver alone goes to
+        the next seat still in after it (upwards, around the table)."""
+        after = sorted(seats_in, key=lambda s: (s - seat) % state.players)
+        control = []
+        for c in state.control:
+            seats = tuple(s for s in c.seats if s != seat)
+            control.append(DinoControl(c.dino, seats or (after[0],)))
+        return [DinosHandedOver(tuple(control))]
+
     def characters(self, state: State) -> dict[int, str]:
         names: dict[int, list[str]] = {}
         for c in state.control:
@@ -1668,6 +1683,8 @@ def evolve(state: State, event: Event) -> State:
             return r(state, result=METEOR_HIT_EARTH)
         case RocketLaunched():
             return r(state, result=ESCAPED)
+        case DinosHandedOver(control):
+            return r(state, control=control)
         case TradeOffered(dino, recipient, item, card):
             return r(state, offer=TradeOffer(dino, recipient, item, card))
         case TradeAccepted() | TradeDeclined() | TradeOfferLapsed():

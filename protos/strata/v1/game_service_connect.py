@@ -69,7 +69,12 @@ class GameService(Protocol):
     async def leave_game(self, request: LeaveGameRequest, ctx: RequestContext[LeaveGameRequest, LeaveGameResponse], /) -> LeaveGameResponse:
         """
         Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -391,7 +396,12 @@ class GameServiceClient(ConnectClient):
     ) -> LeaveGameResponse:
         """
         Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
         """
         return await self.execute_unary(
             request=request,
@@ -581,7 +591,12 @@ class GameServiceSync(Protocol):
     def leave_game(self, request: LeaveGameRequest, ctx: RequestContext[LeaveGameRequest, LeaveGameResponse], /) -> LeaveGameResponse:
         """
         Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -901,7 +916,12 @@ class GameServiceClientSync(ConnectClientSync):
     ) -> LeaveGameResponse:
         """
         Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
         """
         return self.execute_unary(
             request=request,

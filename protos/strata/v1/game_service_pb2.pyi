@@ -245,6 +245,7 @@ class CreateGameRequest(_message.Message):
     SCENARIO_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     BOTS_FIELD_NUMBER: _builtins.int
+    REPLACE_LEAVERS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Game type id (see ListGameTypes)."""
     players: _builtins.int
@@ -253,6 +254,12 @@ class CreateGameRequest(_message.Message):
     """Seed of the game's chance; empty: the service picks a random one."""
     request_id: _builtins.str
     """Client-chosen id making the creation idempotent (optional)."""
+    replace_leavers: _builtins.str
+    """What becomes of a seat whose player leaves the started game (LeaveGame,
+    or a forfeit on time): empty (the default) the seat is out, as the
+    game's rules say; "bot" hands it to the game's heuristic bot (or its
+    random bot, for a game without one), which plays on for the seat.
+    """
     @_builtins.property
     def options(self) -> Global___GameOptions:
         """Options; unset or empty means the game's defaults."""
@@ -279,10 +286,11 @@ class CreateGameRequest(_message.Message):
         scenario: Global___GameScenario | None = ...,
         request_id: _builtins.str = ...,
         bots: _abc.Iterable[Global___BotSeat] | None = ...,
+        replace_leavers: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "options", b"options", "players", b"players", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "options", b"options", "players", b"players", "replace_leavers", b"replace_leavers", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -361,7 +369,7 @@ class LeaveGameRequest(_message.Message):
     game_id: _builtins.str
     """The game."""
     seat: _builtins.int
-    """The seat to free."""
+    """The seat to free (before the start) or that leaves (once started)."""
     def __init__(
         self,
         *,
@@ -384,7 +392,7 @@ class LeaveGameResponse(_message.Message):
 
     VERSION_FIELD_NUMBER: _builtins.int
     version: _builtins.int
-    """The game's version after the seat was freed."""
+    """The game's version after the seat was freed or left."""
     def __init__(
         self,
         *,
@@ -670,6 +678,7 @@ class Seat(_message.Message):
     TAKEN_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    LEFT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat number, from 0."""
     taken: _builtins.bool
@@ -677,7 +686,11 @@ class Seat(_message.Message):
     player_name: _builtins.str
     """The player's display name."""
     bot: _builtins.str
-    """Bot kind when a bot plays the seat (empty for a person)."""
+    """Bot kind when a bot plays the seat (empty for a person); also set when
+    a bot took over a seat its player left.
+    """
+    left: _builtins.bool
+    """True when the seat's player left the started game and the seat is out."""
     def __init__(
         self,
         *,
@@ -685,10 +698,11 @@ class Seat(_message.Message):
         taken: _builtins.bool = ...,
         player_name: _builtins.str = ...,
         bot: _builtins.str = ...,
+        left: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "player_name", b"player_name", "seat", b"seat", "taken", b"taken"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "left", b"left", "player_name", b"player_name", "seat", b"seat", "taken", b"taken"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1083,6 +1097,38 @@ class PlayerLeft(_message.Message):
 Global___PlayerLeft: _TypeAlias = PlayerLeft  # noqa: Y015
 
 @_typing.final
+class SeatLeft(_message.Message):
+    """A seat left a started game (LeaveGame by its player or the admin). With
+    bot set, that bot kind plays the seat from now on (the game was created
+    with replace_leavers "bot"); otherwise the seat is out: it never acts
+    again and shares no win, and what becomes of its pieces is its game's
+    rule (see the game's README). Events of the game's rules caused by the
+    leave, and GameFinished when it ends the game, follow.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    bot: _builtins.str
+    """The bot kind that took the seat over (empty: the seat is out)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatLeft: _TypeAlias = SeatLeft  # noqa: Y015
+
+@_typing.final
 class GameStarted(_message.Message):
     """Play began; the game's set-up events follow."""
 
@@ -1184,6 +1230,7 @@ class Event(_message.Message):
     GAME_FINISHED_FIELD_NUMBER: _builtins.int
     GAME_EVENT_FIELD_NUMBER: _builtins.int
     PLAYER_LEFT_FIELD_NUMBER: _builtins.int
+    SEAT_LEFT_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     version: _builtins.int
@@ -1220,6 +1267,10 @@ class Event(_message.Message):
     def player_left(self) -> Global___PlayerLeft:
         """Lifecycle: a seat given up before the start."""
 
+    @_builtins.property
+    def seat_left(self) -> Global___SeatLeft:
+        """Lifecycle: a seat left the started game (out, or handed to a bot)."""
+
     def __init__(
         self,
         *,
@@ -1234,12 +1285,13 @@ class Event(_message.Message):
         game_finished: Global___GameFinished | None = ...,
         game_event: Global___GameEvent | None = ...,
         player_left: Global___PlayerLeft | None = ...,
+        seat_left: Global___SeatLeft | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "recorded_at", b"recorded_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "recorded_at", b"recorded_at", "seat_left", b"seat_left"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "position", b"position", "recorded_at", b"recorded_at", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "position", b"position", "recorded_at", b"recorded_at", "seat_left", b"seat_left", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event", "player_left"]  # noqa: Y015
+    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event", "player_left", "seat_left"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_body) -> _WhichOneofReturnType_body | None: ...
 

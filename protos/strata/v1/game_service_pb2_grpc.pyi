@@ -55,7 +55,12 @@ class GameServiceStub:
     """Starts a game whose seats are all taken (a seated player or the admin)."""
     LeaveGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]
     """Frees a seat of a game not yet started: by the seat's own token, the
-    game's host token (CreateGameResponse.host_token) or the admin.
+    game's host token (CreateGameResponse.host_token) or the admin. In a
+    started game the seat leaves the game (its own token or the admin, not
+    the host): a bot takes it over when the game was created with
+    replace_leavers "bot", otherwise it is out, as its game's rules say; a
+    game whose last person leaves ends (result `abandoned`), a competitive
+    game with one seat left in ends with it the winner (`opponents_left`).
     """
     SubmitCommand: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]
     """Sends one typed game command for a seat the caller's token controls."""
@@ -94,7 +99,12 @@ class GameServiceAsyncStub(GameServiceStub):
     """Starts a game whose seats are all taken (a seated player or the admin)."""
     LeaveGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
     """Frees a seat of a game not yet started: by the seat's own token, the
-    game's host token (CreateGameResponse.host_token) or the admin.
+    game's host token (CreateGameResponse.host_token) or the admin. In a
+    started game the seat leaves the game (its own token or the admin, not
+    the host): a bot takes it over when the game was created with
+    replace_leavers "bot", otherwise it is out, as its game's rules say; a
+    game whose last person leaves ends (result `abandoned`), a competitive
+    game with one seat left in ends with it the winner (`opponents_left`).
     """
     SubmitCommand: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]  # type: ignore[assignment]
     """Sends one typed game command for a seat the caller's token controls."""
@@ -160,7 +170,12 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.LeaveGameResponse, _abc.Awaitable[_game_service_pb2.LeaveGameResponse]]:
         """Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
         """
 
     @_abc_1.abstractmethod

@@ -1067,6 +1067,7 @@ class Event(_message.Message):
     TRADE_ACCEPTED_FIELD_NUMBER: _builtins.int
     TRADE_DECLINED_FIELD_NUMBER: _builtins.int
     TRADE_OFFER_LAPSED_FIELD_NUMBER: _builtins.int
+    DINOS_HANDED_OVER_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def world_set_up(self) -> Global___WorldSetUp:
         """The table was set: tiles face down around the Oasis, decks shuffled.
@@ -1268,6 +1269,10 @@ class Event(_message.Message):
     def trade_offer_lapsed(self) -> Global___TradeOfferLapsed:
         """The turn (or the game) ended with the trade from dino unanswered."""
 
+    @_builtins.property
+    def dinos_handed_over(self) -> Global___DinosHandedOver:
+        """A seat left the game: its Dinos go with the seats in control."""
+
     def __init__(
         self,
         *,
@@ -1319,16 +1324,44 @@ class Event(_message.Message):
         trade_accepted: Global___TradeAccepted | None = ...,
         trade_declined: Global___TradeDeclined | None = ...,
         trade_offer_lapsed: Global___TradeOfferLapsed | None = ...,
+        dinos_handed_over: Global___DinosHandedOver | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "trade_accepted", b"trade_accepted", "trade_declined", b"trade_declined", "trade_offer_lapsed", b"trade_offer_lapsed", "trade_offered", b"trade_offered", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "dinos_handed_over", b"dinos_handed_over", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "trade_accepted", b"trade_accepted", "trade_declined", b"trade_declined", "trade_offer_lapsed", b"trade_offer_lapsed", "trade_offered", b"trade_offered", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "trade_accepted", b"trade_accepted", "trade_declined", b"trade_declined", "trade_offer_lapsed", b"trade_offer_lapsed", "trade_offered", b"trade_offered", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "dinos_handed_over", b"dinos_handed_over", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "trade_accepted", b"trade_accepted", "trade_declined", b"trade_declined", "trade_offer_lapsed", b"trade_offer_lapsed", "trade_offered", b"trade_offered", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["world_set_up", "rocket_docket_card_revealed", "turn_began", "action_taken", "die_rolled", "dino_travelled", "tarpit_held", "dino_returned_to_oasis", "tile_revealed", "dino_damaged", "dino_healed", "vine_spent", "resource_taken", "resource_gained", "resource_returned", "token_returned", "room_needed", "room_made", "resource_left", "exploration_card_drawn", "redraw_offered", "redraw_declined", "exploration_card_redrawn", "exploration_card_discarded", "exploration_card_kept", "exploration_card_played", "exploration_deck_reshuffled", "extra_action_gained", "lava_flow_placed", "secret_cave_placement_offered", "secret_caves_placed", "secret_caves_left", "resupplied", "rocket_part_collected", "rocket_docket_closed", "item_given", "card_given", "turn_ended", "meteor_card_drawn", "meteor_moved", "earthquake_struck", "meteor_deck_ran_out", "meteor_hit_earth", "rocket_launched", "trade_offered", "trade_accepted", "trade_declined", "trade_offer_lapsed"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["world_set_up", "rocket_docket_card_revealed", "turn_began", "action_taken", "die_rolled", "dino_travelled", "tarpit_held", "dino_returned_to_oasis", "tile_revealed", "dino_damaged", "dino_healed", "vine_spent", "resource_taken", "resource_gained", "resource_returned", "token_returned", "room_needed", "room_made", "resource_left", "exploration_card_drawn", "redraw_offered", "redraw_declined", "exploration_card_redrawn", "exploration_card_discarded", "exploration_card_kept", "exploration_card_played", "exploration_deck_reshuffled", "extra_action_gained", "lava_flow_placed", "secret_cave_placement_offered", "secret_caves_placed", "secret_caves_left", "resupplied", "rocket_part_collected", "rocket_docket_closed", "item_given", "card_given", "turn_ended", "meteor_card_drawn", "meteor_moved", "earthquake_struck", "meteor_deck_ran_out", "meteor_hit_earth", "rocket_launched", "trade_offered", "trade_accepted", "trade_declined", "trade_offer_lapsed", "dinos_handed_over"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___Event: _TypeAlias = Event  # noqa: Y015
+
+@_typing.final
+class DinosHandedOver(_message.Message):
+    """A seat left the game: its Dinos now go with the seats in control. A
+    shared Dino stays with its other seats; a Dino of the leaver alone goes
+    to the next seat still in after it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONTROL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def control(self) -> _containers.RepeatedCompositeFieldContainer[Global___DinoControl]:
+        """Who controls each Dino from now on."""
+
+    def __init__(
+        self,
+        *,
+        control: _abc.Iterable[Global___DinoControl] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["control", b"control"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DinosHandedOver: _TypeAlias = DinosHandedOver  # noqa: Y015
 
 @_typing.final
 class WorldSetUp(_message.Message):
