@@ -50,6 +50,7 @@ from google.protobuf import json_format, text_format
 from strata.v1 import admin_service_pb2 as admin_pb
 from strata.v1 import game_service_pb2 as pb
 
+from clients import client as client_module
 from clients.client import StrataClient, StrataError, Tls
 
 FINISHED = pb.GAME_STATUS_FINISHED
@@ -267,6 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         help="a seat whose player leaves the started game goes to a bot",
     )
+    _add_time_control(create)
 
     join = command("join", cmd_join, "Take a seat; prints the seat token.")
     join.add_argument("game_id")
@@ -572,6 +574,45 @@ def cmd_play(args: argparse.Namespace) -> int:
                 print(f"refused: {error}")
 
 
+def _add_time_control(parser: argparse.ArgumentParser) -> None:
+    timing = parser.add_mutually_exclusive_group()
+    timing.add_argument(
+        "--deadline",
+        type=int,
+        metavar="SECONDS",
+        help="a deadline per decision, in seconds",
+    )
+    timing.add_argument(
+        "--clock",
+        metavar="BASE[+INCREMENT]",
+        help="a clock per seat: BASE seconds, plus INCREMENT after each move "
+        "(e.g. 300+5)",
+    )
+    parser.add_argument(
+        "--on-timeout",
+        choices=["bot", "forfeit"],
+        default="bot",
+        help="when a seat's time runs out: a bot plays that decision (bot) or "
+        "the seat leaves the game (forfeit)",
+    )
+
+
+def time_control(args: argparse.Namespace) -> Any:
+    """The time control ``--deadline`` or ``--clock`` asks for (None: none)."""
+    if getattr(args, "deadline", None):
+        return client_module.deadline(args.deadline, args.on_timeout)
+    given = getattr(args, "clock", None)
+    if not given:
+        return None
+    base, _, increment = given.partition("+")
+    try:
+        return client_module.clock(int(base), int(increment or 0), args.on_timeout)
+    except ValueError:
+        raise SystemExit(
+            f"strata: --clock is BASE or BASE+INCREMENT in seconds, not {given!r}"
+        ) from None
+
+
 def cmd_create(args: argparse.Namespace) -> int:
     token = os.environ.get("STRATA_ADMIN_TOKEN", "")
     with connect(args, token) as client:
@@ -582,6 +623,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             options=game_options(args.game, args.option, args.advanced),
             bots=bot_seats(args.bot),
             replace_leavers=args.replace_leavers,
+            time_control=time_control(args),
         )
         if created.host_token and created.host_token != token:
             print(f"host token: {created.host_token}", file=sys.stderr)

@@ -80,6 +80,19 @@ class Tls:
         )
 
 
+def deadline(seconds: int, on_timeout: str = "bot") -> pb.TimeControl:
+    """A time control of ``seconds`` per decision (``on_timeout``: ``bot``
+    or ``forfeit``)."""
+    return pb.TimeControl(decision_seconds=seconds, on_timeout=on_timeout)
+
+
+def clock(base: int, increment: int = 0, on_timeout: str = "bot") -> pb.TimeControl:
+    """A clock per seat: ``base`` seconds plus ``increment`` after each move."""
+    return pb.TimeControl(
+        base_seconds=base, increment_seconds=increment, on_timeout=on_timeout
+    )
+
+
 class StrataClient:
     """A connection to a Strata service, optionally with a bearer token."""
 
@@ -175,10 +188,13 @@ class StrataClient:
         request_id: str = "",
         bots: dict[int, str] | None = None,
         replace_leavers: str = "",
+        time_control: pb.TimeControl | None = None,
     ) -> pb.CreateGameResponse:
         """``bots``: seat -> bot kind, for the seats the service's bots play.
         ``replace_leavers="bot"``: a seat whose player leaves the started
-        game goes to a bot (otherwise it is out)."""
+        game goes to a bot (otherwise it is out). ``time_control``: a
+        deadline per decision or a clock per seat (see :func:`deadline` and
+        :func:`clock`)."""
         request = pb.CreateGameRequest(
             game_type=game_type,
             players=players,
@@ -187,6 +203,8 @@ class StrataClient:
             bots=[pb.BotSeat(seat=s, bot=k) for s, k in sorted((bots or {}).items())],
             replace_leavers=replace_leavers,
         )
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control)
         if options is not None:
             request.options.CopyFrom(options)
         if scenario is not None:

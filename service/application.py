@@ -21,6 +21,7 @@ from __future__ import annotations
 from eventstore.base import EventStore
 from service.administration import Administration
 from service.callers import Callers
+from service.clocks import Timeouts
 from service.commands import Commands
 from service.games import Games
 from service.lobby import Lobby, OpenSeats
@@ -44,6 +45,7 @@ class GameApp:
         self.queries = Queries(self.games)
         self.administration = Administration(self.games)
         self.callers = Callers(admin_token)
+        self.timeouts = Timeouts(self.commands, self.lobby)
         # Each use case by name.
         self.caller = self.callers.caller
         self.load = self.games.load
@@ -55,6 +57,8 @@ class GameApp:
         self.start_game = self.lobby.start_game
         self.expire_game = self.lobby.expire_game
         self.host_of = self.lobby.host_of
+        self.timeout = self.timeouts.timeout
+        self.clocks_of = self.timeouts.clocks_of
         self.submit = self.commands.submit
         self.submit_async = self.commands.submit_async
         self.legal_actions = self.queries.legal_actions

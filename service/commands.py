@@ -69,6 +69,9 @@ EXPIRE_TYPE = "ExpireGame"
 #: The prefix of the bot runner's command ids (``service.bots.command_id``),
 #: which no other caller may use.
 BOT_COMMAND_PREFIX = "bot-seat-"
+#: The prefix of the service's timeout commands (``service.clocks``), which
+#: only the service itself may use.
+TIMEOUT_PREFIX = "timeout-seat-"
 #: Command ids that only the service gives (joins, the start, leaves, the
 #: creation, an expiry), whoever sends them.
 _RESERVED_IDS = (START_ID, CREATE, EXPIRE)
@@ -103,12 +106,16 @@ class _Attempt:
     after: SessionState[Any]
 
 
-def _payload(seat: int, command: Any) -> dict[str, Any]:
-    """A game command as its command log entry keeps it."""
+def _payload(
+    seat: int, command: Any, note: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A game command as its command log entry keeps it (with the service's
+    ``note`` on why it acted, e.g. a timeout's instant)."""
     return {
         "seat": seat,
         "type": type(command).__name__,
         "command": codec.encode(command),
+        **(note or {}),
     }
 
 
@@ -188,12 +195,14 @@ class Commands:
         command_id: str,
         command: Any,
         expected_version: int | None = None,
+        note: dict[str, Any] | None = None,
     ) -> Submitted:
         """Decide and append one game command, idempotently by ``command_id``
-        (for its actor: see :meth:`_replayed`)."""
+        (for its actor: see :meth:`_replayed`). ``note``: what the service
+        logs beside a command of its own (a timeout)."""
         with self.metrics.command(game_id, self.games) as counted:
             counted.submitted = self._submit(
-                caller, game_id, seat, command_id, command, expected_version
+                caller, game_id, seat, command_id, command, expected_version, note
             )
             return counted.submitted
 
@@ -205,6 +214,7 @@ class Commands:
         command_id: str,
         command: Any,
         expected_version: int | None = None,
+        note: dict[str, Any] | None = None,
     ) -> Submitted:
         self._check_command(caller, command_id)
         # Decide on the cached state without asking the store whether it is
@@ -219,6 +229,13 @@ class Commands:
                     attempt = self._attempt(
                         caller, loaded, seat, command_id, command, expected_version
                     )
+                    if note:
+                        logged = attempt.command
+                        payload = _payload(seat, command, note)
+                        attempt = dataclasses.replace(
+                            attempt,
+                            command=dataclasses.replace(logged, payload=payload),
+                        )
             except (PermissionDenied, Aborted):
                 if not fresh:
                     loaded, fresh = self.games.load(game_id), True
@@ -374,6 +391,12 @@ class Commands:
                 "own commands (the creation, joins, leaves, the start, expiry).",
                 "command_id",
             )
+        if command_id.startswith(TIMEOUT_PREFIX) and not caller.service:
+            raise InvalidArgument(
+                "COMMAND_ID_RESERVED",
+                f"command_id {command_id!r} is reserved for the service's timeouts.",
+                "command_id",
+            )
         if command_id.startswith(BOT_COMMAND_PREFIX) and not caller.bot:
             # The bot runner's ids are predictable: a player who took one
             # first would own it, and the bot could not make that move.
@@ -382,7 +405,7 @@ class Commands:
                 f"command_id {command_id!r} is reserved for the bot seats' moves.",
                 "command_id",
             )
-        if not caller.token and not caller.bot:
+        if not caller.token and not caller.bot and not caller.service:
             raise Unauthenticated(
                 "TOKEN_REQUIRED", "Send your seat token as `authorization: Bearer …`."
             )

@@ -29,6 +29,7 @@ from eventstore.base import (
 )
 from service import inputs
 from service.callers import Caller, actor_of, acts_for, hash_token, new_seat_token
+from service.clocks import TimeControl
 from service.commands import (
     CREATE,
     CREATE_TYPE,
@@ -57,7 +58,7 @@ from service.inputs import quote
 REPLACE_WITH_BOT = "bot"
 REPLACE_LEAVERS = ("", REPLACE_WITH_BOT)
 #: The table settings a creation logs beside the rules' options.
-TABLE_SETTINGS = ("replace_leavers",)
+TABLE_SETTINGS = ("replace_leavers", "time_control")
 
 
 def _replacement_bot(game_type: str) -> str:
@@ -161,6 +162,7 @@ class Lobby:
         request_id: str = "",
         bots: Sequence[tuple[int, str]] = (),
         replace_leavers: str = "",
+        time_control: TimeControl | None = None,
     ) -> Created:
         """Create a game. ``bots`` (seat, kind) are seated at once; a game of
         bots only is started too. ``replace_leavers`` ``"bot"``: a seat
@@ -206,7 +208,11 @@ class Lobby:
         body: dict[str, Any] = {"host": hash_token(host_token)}
         # The table's own settings (beside the rules' options): logged with
         # the creation, which is where the lobby and the leaves read them.
-        table = {"replace_leavers": replace_leavers} if replace_leavers else {}
+        table: dict[str, Any] = (
+            {"replace_leavers": replace_leavers} if replace_leavers else {}
+        )
+        if time_control is not None and time_control.check().timed:
+            table["time_control"] = time_control.to_body()
         body.update(table)
         if request_id:
             # The key is its caller's: nobody else can claim it first.
@@ -267,6 +273,10 @@ class Lobby:
             return {}
         body: dict[str, Any] = record.payload.get("command", {})
         return {k: v for k, v in body.items() if k in TABLE_SETTINGS}
+
+    def time_control_of(self, game_id: str) -> TimeControl:
+        """The game's time control (none for a game created without)."""
+        return TimeControl.from_body(self.settings_of(game_id).get("time_control"))
 
     def host_of(self, game_id: str) -> tuple[str, str]:
         """(creator, host token hash) of a game, from its logged creation
@@ -334,13 +344,23 @@ class Lobby:
                 return return_version
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
 
-    def leave_as_service(self, game_id: str, seat: int, command_id: str) -> int:
+    def leave_as_service(
+        self,
+        game_id: str,
+        seat: int,
+        command_id: str,
+        version: int,
+        note: dict[str, Any],
+    ) -> int:
         """Take ``seat`` out of its started game as the service's own
-        command (a forfeit on time), under ``command_id`` (reserved, pinned
-        to the version by the caller's id). 0 when the game moved on."""
+        command (a forfeit on time) decided at ``version``, under
+        ``command_id`` (reserved), with ``note`` (its instant) logged. 0 when
+        the game is at another version, or another replica did it."""
         loaded = self.games.load(game_id)
+        if loaded.state.version != version:
+            return 0
         return self._append_leave(
-            game_id, loaded, seat, Caller(bot=True), command_id, actor="service"
+            game_id, loaded, seat, Caller(service=True), command_id, note=note
         )
 
     def _append_leave(
@@ -350,7 +370,7 @@ class Lobby:
         seat: int,
         caller: Caller,
         command_id: str = "",
-        actor: str = "",
+        note: dict[str, Any] | None = None,
     ) -> int:
         """Decide and append a leave; 0 when the game changed meanwhile."""
         state = loaded.state
@@ -365,8 +385,8 @@ class Lobby:
         body = {"bot": bot} if bot else {}
         command = NewCommand(
             command_id=command_id or f"{LEAVE_PREFIX}{seat}-at-{state.version}",
-            actor=actor or actor_of(caller, state, seat),
-            payload={"seat": seat, "type": LEAVE_TYPE, "command": body},
+            actor=actor_of(caller, state, seat),
+            payload={"seat": seat, "type": LEAVE_TYPE, "command": body, **(note or {})},
             decided_at_version=state.version,
         )
         try:

@@ -33,6 +33,7 @@ from eventstore.base import RecordedEvent
 from service import protomap
 from service.application import GameApp
 from service.callers import Caller
+from service.clocks import BOT, SeatClock, TimeControl
 from service.door import Call
 from service.errors import InvalidArgument
 from service.games import Loaded
@@ -134,6 +135,9 @@ class GameServicer:
             request.request_id,
             bots=[(b.seat, b.bot) for b in request.bots],
             replace_leavers=request.replace_leavers,
+            time_control=_time_control(request)
+            if request.HasField("time_control")
+            else None,
         )
         return pb.CreateGameResponse(
             game_id=created.game_id,
@@ -210,9 +214,13 @@ class GameServicer:
         else:
             loaded = self.app.load(request.game_id)
             viewer_state = loaded.state
-        return pb.GetGameResponse(
-            game=game_to_proto(request.game_id, loaded, caller, viewer_state)
-        )
+        game = game_to_proto(request.game_id, loaded, caller, viewer_state)
+        control, clocks = self.app.clocks_of(request.game_id)
+        if control.timed:
+            game.time_control.CopyFrom(pb.TimeControl(**control.to_body()))
+            if not request.HasField("at_version"):
+                game.clocks.extend(_clocks_to_proto(clocks))
+        return pb.GetGameResponse(game=game)
 
     def ListLegalActions(
         self, request: pb.ListLegalActionsRequest, call: Call
@@ -332,6 +340,28 @@ def describe(command: Any) -> str:
     if not data:
         return name
     return name + "(" + ", ".join(f"{k}={v}" for k, v in data.items()) + ")"
+
+
+def _time_control(request: pb.CreateGameRequest) -> TimeControl:
+    given = request.time_control
+    return TimeControl(
+        decision_seconds=given.decision_seconds,
+        base_seconds=given.base_seconds,
+        increment_seconds=given.increment_seconds,
+        on_timeout=given.on_timeout or BOT,
+    )
+
+
+def _clocks_to_proto(clocks: dict[int, SeatClock]) -> list[pb.SeatClock]:
+    out = []
+    for seat, clock in sorted(clocks.items()):
+        message = pb.SeatClock(seat=seat)
+        if clock.deadline is not None:
+            message.deadline.FromDatetime(clock.deadline)
+        if clock.remaining is not None:
+            message.remaining_ms = int(clock.remaining.total_seconds() * 1000)
+        out.append(message)
+    return out
 
 
 def game_to_proto(

@@ -246,6 +246,7 @@ class CreateGameRequest(_message.Message):
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     BOTS_FIELD_NUMBER: _builtins.int
     REPLACE_LEAVERS_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Game type id (see ListGameTypes)."""
     players: _builtins.int
@@ -276,6 +277,12 @@ class CreateGameRequest(_message.Message):
         bots fill every seat, the game starts at once and plays to its end.
         """
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """A time control: a deadline per decision or a clock per seat, and what
+        happens when a seat's time runs out (unset: none, the default).
+        """
+
     def __init__(
         self,
         *,
@@ -287,10 +294,11 @@ class CreateGameRequest(_message.Message):
         request_id: _builtins.str = ...,
         bots: _abc.Iterable[Global___BotSeat] | None = ...,
         replace_leavers: _builtins.str = ...,
+        time_control: Global___TimeControl | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "options", b"options", "players", b"players", "replace_leavers", b"replace_leavers", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "options", b"options", "players", b"players", "replace_leavers", b"replace_leavers", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -798,6 +806,8 @@ class Game(_message.Message):
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    CLOCKS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     game_type: _builtins.str
@@ -834,6 +844,16 @@ class Game(_message.Message):
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When the game was created."""
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The game's time control (unset: none)."""
+
+    @_builtins.property
+    def clocks(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatClock]:
+        """Each seat's time, in a game with a time control, as of the game's latest
+        version (not filled for an earlier version).
+        """
+
     def __init__(
         self,
         *,
@@ -849,14 +869,99 @@ class Game(_message.Message):
         rules_version: _builtins.str = ...,
         players: _builtins.int = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
+        time_control: Global___TimeControl | None = ...,
+        clocks: _abc.Iterable[Global___SeatClock] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "outcome", b"outcome", "view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "outcome", b"outcome", "time_control", b"time_control", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_seats", b"active_seats", "created_at", b"created_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "version", b"version", "view", b"view", "your_seats", b"your_seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_seats", b"active_seats", "clocks", b"clocks", "created_at", b"created_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "time_control", b"time_control", "version", b"version", "view", b"view", "your_seats", b"your_seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Game: _TypeAlias = Game  # noqa: Y015
+
+@_typing.final
+class TimeControl(_message.Message):
+    """A time control, chosen at CreateGame: a deadline per decision
+    (decision_seconds) or a clock per seat (base_seconds plus
+    increment_seconds after each of the seat's moves, as in chess); all 0 is
+    none. A seat's time runs while it has to act (in a simultaneous window,
+    every seat still to act has its own running); a decision starts at the
+    recorded time of the event after which the seat has to act. When a seat's
+    time runs out the service acts itself, through a command it logs as
+    `timeout-seat-<seat>-at-<version>` (pinned to that version: on several
+    replicas exactly one is appended) with the instant it decided, which
+    VerifyGame checks and decides again.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISION_SECONDS_FIELD_NUMBER: _builtins.int
+    BASE_SECONDS_FIELD_NUMBER: _builtins.int
+    INCREMENT_SECONDS_FIELD_NUMBER: _builtins.int
+    ON_TIMEOUT_FIELD_NUMBER: _builtins.int
+    decision_seconds: _builtins.int
+    """Seconds each decision may take (a deadline per decision); 0: none."""
+    base_seconds: _builtins.int
+    """A clock per seat: its starting time, in seconds; 0: no clock."""
+    increment_seconds: _builtins.int
+    """A clock per seat: seconds added after each of the seat's moves."""
+    on_timeout: _builtins.str
+    """What the service does when a seat's time runs out: "bot" (the default;
+    the game's bot plays that one decision, the seat stays its player's) or
+    "forfeit" (the seat leaves the game, as with LeaveGame).
+    """
+    def __init__(
+        self,
+        *,
+        decision_seconds: _builtins.int = ...,
+        base_seconds: _builtins.int = ...,
+        increment_seconds: _builtins.int = ...,
+        on_timeout: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_seconds", b"base_seconds", "decision_seconds", b"decision_seconds", "increment_seconds", b"increment_seconds", "on_timeout", b"on_timeout"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
+
+@_typing.final
+class SeatClock(_message.Message):
+    """One seat's time in a game with a time control."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    REMAINING_MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    remaining_ms: _builtins.int
+    """With a clock per seat: its time left, in milliseconds (while it acts,
+    from the start of its decision: deadline minus that instant).
+    """
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """When its time runs out, while it has to act (unset otherwise)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+        remaining_ms: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_remaining_ms", b"_remaining_ms", "deadline", b"deadline", "remaining_ms", b"remaining_ms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_remaining_ms", b"_remaining_ms", "deadline", b"deadline", "remaining_ms", b"remaining_ms", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__remaining_ms: _TypeAlias = _typing.Literal["remaining_ms"]  # noqa: Y015
+    _WhichOneofArgType__remaining_ms: _TypeAlias = _typing.Literal["_remaining_ms", b"_remaining_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__remaining_ms) -> _WhichOneofReturnType__remaining_ms | None: ...
+
+Global___SeatClock: _TypeAlias = SeatClock  # noqa: Y015
 
 @_typing.final
 class GetGameRequest(_message.Message):
