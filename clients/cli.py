@@ -288,6 +288,37 @@ def build_parser() -> argparse.ArgumentParser:
     leave.add_argument("--seat", type=int, required=True)
     leave.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
 
+    games = command(
+        "games",
+        cmd_games,
+        "List games, oldest first, one JSON line each, with their seats (free, "
+        "bots, players who left).",
+    )
+    games.add_argument("--game", default="", help="only this game type")
+    state = games.add_mutually_exclusive_group()
+    state.add_argument(
+        "--open", action="store_true", help="only games not started with a free seat"
+    )
+    state.add_argument("--running", action="store_true", help="only games in play")
+    state.add_argument("--finished", action="store_true", help="only finished games")
+    games.add_argument("--players", type=int, default=0, help="only games this size")
+
+    find = command(
+        "find",
+        cmd_find,
+        "Quick join: take a seat in the oldest open game of a type and player "
+        "count, or in a new one; prints the seat token (the game and seat on "
+        "stderr).",
+    )
+    find.add_argument("--game", required=True)
+    find.add_argument("--players", type=int, required=True)
+    find.add_argument("--name", default=os.environ.get("USER", "player"))
+    find.add_argument(
+        "--token",
+        default=os.environ.get("STRATA_TOKEN", ""),
+        help="your token: the seat is added to it (and never taken twice)",
+    )
+
     for name, handler, help in (
         ("start", cmd_start, "Start a game whose seats are taken."),
         ("show", cmd_show, "Show a game as your token may see it."),
@@ -634,6 +665,49 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_leave(args: argparse.Namespace) -> int:
     with connect(args, args.token) as client:
         print(f"version {client.leave_game(args.game_id, args.seat).version}")
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    status = (
+        pb.GAME_STATUS_ACTIVE
+        if args.running
+        else FINISHED
+        if args.finished
+        else pb.GAME_STATUS_UNSPECIFIED
+    )
+    with connect(args) as client:
+        token = ""
+        while True:
+            page = client.list_games(
+                args.game,
+                status,
+                page_token=token,
+                open_seats=args.open,
+                players=args.players,
+            )
+            for game in page.games:
+                line = {
+                    "game_id": game.game_id,
+                    "game_type": game.game_type,
+                    "status": pb.GameStatus.Name(game.status),
+                    "players": game.players,
+                    "free_seats": [s.seat for s in game.seats if not s.taken],
+                    "bots": {str(s.seat): s.bot for s in game.seats if s.bot},
+                    "left": [s.seat for s in game.seats if s.left],
+                }
+                print(json.dumps(line))
+            token = page.next_page_token
+            if not token:
+                return 0
+
+
+def cmd_find(args: argparse.Namespace) -> int:
+    with connect(args, args.token) as client:
+        found = client.find_game(args.game, args.players, args.name)
+        made = " (new)" if found.created else ""
+        print(f"game {found.game_id}{made} seat {found.seat}", file=sys.stderr)
+        print(found.seat_token)
     return 0
 
 

@@ -297,7 +297,13 @@ class StrataClient:
         status: int = pb.GAME_STATUS_UNSPECIFIED,
         page_size: int = 0,
         page_token: str = "",
+        open_seats: bool = False,
+        players: int = 0,
     ) -> pb.ListGamesResponse:
+        """A page of games, oldest first: of ``game_type``, in ``status``;
+        ``open_seats``: only games not started with a free seat; ``players``:
+        only games of that many seats. Each summary lists its seats (free,
+        taken, bots, left)."""
         return self._call(  # type: ignore[no-any-return]
             self.stub.ListGames,
             pb.ListGamesRequest(
@@ -305,8 +311,21 @@ class StrataClient:
                 status=status,  # type: ignore[arg-type]
                 page_size=page_size,
                 page_token=page_token,
+                open_seats=open_seats,
+                players=players,
             ),
         )
+
+    def find_game(
+        self, game_type: str, players: int, player_name: str = ""
+    ) -> pb.FindGameResponse:
+        """Quick join: a seat in the oldest open game of ``game_type`` for
+        ``players``, or in a new one (this client's token gets the seat when
+        it has one; otherwise the answer carries a new seat token)."""
+        request = pb.FindGameRequest(
+            game_type=game_type, players=players, player_name=player_name
+        )
+        return self._call(self.stub.FindGame, request)  # type: ignore[no-any-return]
 
     def replay_game(
         self, game_id: str, from_version: int = 1, to_version: int = 0

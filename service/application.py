@@ -25,6 +25,7 @@ from service.clocks import Timeouts
 from service.commands import Commands
 from service.games import Games
 from service.lobby import Lobby, OpenSeats
+from service.matchmaking import Matchmaking
 from service.queries import Queries
 
 
@@ -46,6 +47,7 @@ class GameApp:
         self.administration = Administration(self.games)
         self.callers = Callers(admin_token)
         self.timeouts = Timeouts(self.commands, self.lobby)
+        self.matchmaking = Matchmaking(self.lobby, self.queries)
         # Each use case by name.
         self.caller = self.callers.caller
         self.load = self.games.load
@@ -58,6 +60,7 @@ class GameApp:
         self.expire_game = self.lobby.expire_game
         self.host_of = self.lobby.host_of
         self.timeout = self.timeouts.timeout
+        self.find_game = self.matchmaking.find_game
         self.clocks_of = self.timeouts.clocks_of
         self.submit = self.commands.submit
         self.submit_async = self.commands.submit_async

@@ -520,6 +520,9 @@ class Lobby:
         self.games.after_append(game_id, loaded, events, result.last_version)
         return taken, result.last_version
 
+    #: Taking a seat, for the quick join (:mod:`service.matchmaking`).
+    append_join = _append_join
+
     def _seat_bots(self, game_id: str, bots: Sequence[tuple[int, str]]) -> int:
         """Seat each bot (logged as a join, idempotently); start the game when
         bots fill every seat. Returns the version."""

@@ -35,7 +35,7 @@ from service.application import GameApp
 from service.callers import Caller
 from service.clocks import BOT, SeatClock, TimeControl
 from service.door import Call
-from service.errors import InvalidArgument
+from service.errors import InvalidArgument, NotFound
 from service.games import Loaded
 from service.inputs import quote
 
@@ -76,6 +76,14 @@ class GameServicer:
 
     def _caller(self, call: Call) -> Caller:
         return self.app.caller(call.token, call.peer)
+
+    def _seats_of(self, game_id: str) -> list[pb.Seat]:
+        """A listed game's seats (from the game, cached: the list's read
+        model keeps only counts)."""
+        try:
+            return seats_to_proto(self.app.load(game_id, refresh=False).state)
+        except NotFound:
+            return []
 
     async def _cached(self, game_id: str) -> Loaded:
         """The game as cached (loaded in a worker thread when it is not)."""
@@ -165,6 +173,18 @@ class GameServicer:
     ) -> pb.LeaveGameResponse:
         version = self.app.leave_game(self._caller(call), request.game_id, request.seat)
         return pb.LeaveGameResponse(version=version)
+
+    def FindGame(self, request: pb.FindGameRequest, call: Call) -> pb.FindGameResponse:
+        found = self.app.find_game(
+            self._caller(call), request.game_type, request.players, request.player_name
+        )
+        return pb.FindGameResponse(
+            game_id=found.game_id,
+            seat=found.seat,
+            seat_token=found.token,
+            version=found.version,
+            created=found.created,
+        )
 
     async def SubmitCommand(
         self,
@@ -270,11 +290,23 @@ class GameServicer:
             if request.status not in _STATUS_FROM_PROTO:
                 raise InvalidArgument("ENUM_VALUE_INVALID", "Unknown status.", "status")
             status = _STATUS_FROM_PROTO[request.status]
+        if request.open_seats:
+            if status not in (None, Status.OPEN):
+                raise InvalidArgument(
+                    "FILTERS_CONFLICT",
+                    "open_seats lists games not started; ask no other status.",
+                    "open_seats",
+                )
+            status = Status.OPEN
         rows, token = self.app.queries.list_games(
             request.game_type, status, request.page_size, request.page_token
         )
         summaries = []
         for row in rows:
+            if request.players and row.players != request.players:
+                continue
+            if request.open_seats and row.seats_taken >= row.players:
+                continue
             summary = pb.GameSummary(
                 game_id=row.game_id,
                 game_type=row.game_type,
@@ -291,6 +323,7 @@ class GameServicer:
                 summary.created_at.FromDatetime(row.created_at)
             if row.finished_at is not None:
                 summary.finished_at.FromDatetime(row.finished_at)
+            summary.seats.extend(self._seats_of(row.game_id))
             summaries.append(summary)
         return pb.ListGamesResponse(games=summaries, next_page_token=token)
 
@@ -342,6 +375,22 @@ def describe(command: Any) -> str:
     return name + "(" + ", ".join(f"{k}={v}" for k, v in data.items()) + ")"
 
 
+def seats_to_proto(state: Any) -> list[pb.Seat]:
+    """Every seat of a game: free, or who took it (a bot, a player who left)."""
+    return [
+        pb.Seat(seat=i)
+        if s is None
+        else pb.Seat(
+            seat=i,
+            taken=True,
+            player_name=s.name,
+            bot=s.bot,
+            left=i in state.left,
+        )
+        for i, s in enumerate(state.seats)
+    ]
+
+
 def _time_control(request: pb.CreateGameRequest) -> TimeControl:
     given = request.time_control
     return TimeControl(
@@ -380,18 +429,7 @@ def game_to_proto(
         players=len(state.seats),
         your_seats=sorted(viewer.seats),
         active_seats=sorted(loaded.session.active_seats(state)),
-        seats=[
-            pb.Seat(seat=i)
-            if s is None
-            else pb.Seat(
-                seat=i,
-                taken=True,
-                player_name=s.name,
-                bot=s.bot,
-                left=i in state.left,
-            )
-            for i, s in enumerate(state.seats)
-        ],
+        seats=seats_to_proto(state),
     )
     if state.outcome is not None:
         game.outcome.CopyFrom(

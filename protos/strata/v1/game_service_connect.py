@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .game_service_pb2 import CreateGameRequest, CreateGameResponse, GetGameRequest, GetGameResponse, JoinGameRequest, JoinGameResponse, LeaveGameRequest, LeaveGameResponse, ListGameTypesRequest, ListGameTypesResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, ReplayGameRequest, ReplayGameResponse, StartGameRequest, StartGameResponse, SubmitCommandRequest, SubmitCommandResponse, WatchGameRequest, WatchGameResponse
+from .game_service_pb2 import CreateGameRequest, CreateGameResponse, FindGameRequest, FindGameResponse, GetGameRequest, GetGameResponse, JoinGameRequest, JoinGameResponse, LeaveGameRequest, LeaveGameResponse, ListGameTypesRequest, ListGameTypesResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, ReplayGameRequest, ReplayGameResponse, StartGameRequest, StartGameResponse, SubmitCommandRequest, SubmitCommandResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -75,6 +75,17 @@ class GameService(Protocol):
         replace_leavers "bot", otherwise it is out, as its game's rules say; a
         game whose last person leaves ends (result `abandoned`), a competitive
         game with one seat left in ends with it the winner (`opponents_left`).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def find_game(self, request: FindGameRequest, ctx: RequestContext[FindGameRequest, FindGameResponse], /) -> FindGameResponse:
+        """
+        Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -186,6 +197,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.leave_game,
+                ),
+                "/strata.v1.GameService/FindGame": Endpoint.unary(
+                    method=MethodInfo(
+                        name="FindGame",
+                        service_name="strata.v1.GameService",
+                        input=FindGameRequest,
+                        output=FindGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.find_game,
                 ),
                 "/strata.v1.GameService/SubmitCommand": Endpoint.unary(
                     method=MethodInfo(
@@ -416,6 +438,34 @@ class GameServiceClient(ConnectClient):
             headers=headers,
             timeout_ms=timeout_ms,
         )
+    async def find_game(
+        self,
+        request: FindGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> FindGameResponse:
+        """
+        Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="FindGame",
+                service_name="strata.v1.GameService",
+                input=FindGameRequest,
+                output=FindGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
     async def submit_command(
         self,
         request: SubmitCommandRequest,
@@ -600,6 +650,17 @@ class GameServiceSync(Protocol):
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
+    def find_game(self, request: FindGameRequest, ctx: RequestContext[FindGameRequest, FindGameResponse], /) -> FindGameResponse:
+        """
+        Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
     def submit_command(self, request: SubmitCommandRequest, ctx: RequestContext[SubmitCommandRequest, SubmitCommandResponse], /) -> SubmitCommandResponse:
         """
         Sends one typed game command for a seat the caller's token controls.
@@ -706,6 +767,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.leave_game,
+                ),
+                "/strata.v1.GameService/FindGame": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="FindGame",
+                        service_name="strata.v1.GameService",
+                        input=FindGameRequest,
+                        output=FindGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.find_game,
                 ),
                 "/strata.v1.GameService/SubmitCommand": EndpointSync.unary(
                     method=MethodInfo(
@@ -930,6 +1002,34 @@ class GameServiceClientSync(ConnectClientSync):
                 service_name="strata.v1.GameService",
                 input=LeaveGameRequest,
                 output=LeaveGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def find_game(
+        self,
+        request: FindGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> FindGameResponse:
+        """
+        Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="FindGame",
+                service_name="strata.v1.GameService",
+                input=FindGameRequest,
+                output=FindGameResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -415,6 +415,74 @@ class LeaveGameResponse(_message.Message):
 Global___LeaveGameResponse: _TypeAlias = LeaveGameResponse  # noqa: Y015
 
 @_typing.final
+class FindGameRequest(_message.Message):
+    """Request of FindGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    game_type: _builtins.str
+    """Game type id (see ListGameTypes)."""
+    players: _builtins.int
+    """Number of seats of the game to find (or create)."""
+    player_name: _builtins.str
+    """The player's display name."""
+    def __init__(
+        self,
+        *,
+        game_type: _builtins.str = ...,
+        players: _builtins.int = ...,
+        player_name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "player_name", b"player_name", "players", b"players"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FindGameRequest: _TypeAlias = FindGameRequest  # noqa: Y015
+
+@_typing.final
+class FindGameResponse(_message.Message):
+    """Response of FindGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game the caller is seated in."""
+    seat: _builtins.int
+    """The caller's seat."""
+    seat_token: _builtins.str
+    """The seat token that acts for it (the caller's own when it sent one)."""
+    version: _builtins.int
+    """The game's version after the seat was taken."""
+    created: _builtins.bool
+    """True when the game was created for this call."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        version: _builtins.int = ...,
+        created: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created", b"created", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FindGameResponse: _TypeAlias = FindGameResponse  # noqa: Y015
+
+@_typing.final
 class JoinGameRequest(_message.Message):
     """Request of JoinGame."""
 
@@ -1473,6 +1541,7 @@ class GameSummary(_message.Message):
     OUTCOME_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     FINISHED_AT_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     game_type: _builtins.str
@@ -1497,6 +1566,12 @@ class GameSummary(_message.Message):
     def finished_at(self) -> _timestamp_pb2.Timestamp:
         """Time it finished (unset while playing)."""
 
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
+        """Each seat: free (taken false) or taken, by whom, whether a bot plays it
+        and whether its player left.
+        """
+
     def __init__(
         self,
         *,
@@ -1509,10 +1584,11 @@ class GameSummary(_message.Message):
         outcome: Global___Outcome | None = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
         finished_at: _timestamp_pb2.Timestamp | None = ...,
+        seats: _abc.Iterable[Global___Seat] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "finished_at", b"finished_at", "outcome", b"outcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "finished_at", b"finished_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "seats_taken", b"seats_taken", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "finished_at", b"finished_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "seats", b"seats", "seats_taken", b"seats_taken", "status", b"status", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1588,6 +1664,8 @@ class ListGamesRequest(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Only games of this type (empty: every type)."""
     status: Global___GameStatus.ValueType
@@ -1596,6 +1674,10 @@ class ListGamesRequest(_message.Message):
     """Most games to return (default 50, at most 500)."""
     page_token: _builtins.str
     """From a previous response's next_page_token."""
+    open_seats: _builtins.bool
+    """Only games not started with a free seat (what a player may join)."""
+    players: _builtins.int
+    """Only games of this many seats (0: any)."""
     def __init__(
         self,
         *,
@@ -1603,10 +1685,12 @@ class ListGamesRequest(_message.Message):
         status: Global___GameStatus.ValueType = ...,
         page_size: _builtins.int = ...,
         page_token: _builtins.str = ...,
+        open_seats: _builtins.bool = ...,
+        players: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "page_size", b"page_size", "page_token", b"page_token", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "open_seats", b"open_seats", "page_size", b"page_size", "page_token", b"page_token", "players", b"players", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -62,6 +62,14 @@ class GameServiceStub:
     game whose last person leaves ends (result `abandoned`), a competitive
     game with one seat left in ends with it the winner (`opponents_left`).
     """
+    FindGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.FindGameRequest, _game_service_pb2.FindGameResponse]
+    """Quick join: seats the caller in the oldest open game of a type and
+    player count with a free seat, or creates one and seats it there. Safe
+    under races on several replicas: no game is overfilled and a caller (its
+    bearer token) is never seated twice (racing calls of one token get the
+    same seat). A caller without a token gets a new seat token, as with
+    JoinGame; with one, the seat is added to it.
+    """
     SubmitCommand: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]
     """Sends one typed game command for a seat the caller's token controls."""
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]
@@ -105,6 +113,14 @@ class GameServiceAsyncStub(GameServiceStub):
     replace_leavers "bot", otherwise it is out, as its game's rules say; a
     game whose last person leaves ends (result `abandoned`), a competitive
     game with one seat left in ends with it the winner (`opponents_left`).
+    """
+    FindGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.FindGameRequest, _game_service_pb2.FindGameResponse]  # type: ignore[assignment]
+    """Quick join: seats the caller in the oldest open game of a type and
+    player count with a free seat, or creates one and seats it there. Safe
+    under races on several replicas: no game is overfilled and a caller (its
+    bearer token) is never seated twice (racing calls of one token get the
+    same seat). A caller without a token gets a new seat token, as with
+    JoinGame; with one, the seat is added to it.
     """
     SubmitCommand: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]  # type: ignore[assignment]
     """Sends one typed game command for a seat the caller's token controls."""
@@ -176,6 +192,20 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         replace_leavers "bot", otherwise it is out, as its game's rules say; a
         game whose last person leaves ends (result `abandoned`), a competitive
         game with one seat left in ends with it the winner (`opponents_left`).
+        """
+
+    @_abc_1.abstractmethod
+    def FindGame(
+        self,
+        request: _game_service_pb2.FindGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.FindGameResponse, _abc.Awaitable[_game_service_pb2.FindGameResponse]]:
+        """Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
         """
 
     @_abc_1.abstractmethod
