@@ -303,6 +303,16 @@ def build_parser() -> argparse.ArgumentParser:
     state.add_argument("--finished", action="store_true", help="only finished games")
     games.add_argument("--players", type=int, default=0, help="only games this size")
 
+    rematch = command(
+        "rematch",
+        cmd_rematch,
+        "Create the rematch of a finished game (or get the one created); "
+        "prints its id. Each player then claims its seat: strata join NEW "
+        "--token OLD_TOKEN.",
+    )
+    rematch.add_argument("game_id")
+    rematch.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
+
     find = command(
         "find",
         cmd_find,
@@ -700,6 +710,13 @@ def cmd_games(args: argparse.Namespace) -> int:
             token = page.next_page_token
             if not token:
                 return 0
+
+
+def cmd_rematch(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("STRATA_ADMIN_TOKEN", "")
+    with connect(args, token) as client:
+        print(client.rematch(args.game_id).game_id)
+    return 0
 
 
 def cmd_find(args: argparse.Namespace) -> int:

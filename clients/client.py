@@ -211,6 +211,13 @@ class StrataClient:
             request.scenario.CopyFrom(scenario)
         return self._call(self.stub.CreateGame, request)  # type: ignore[no-any-return]
 
+    def rematch(self, game_id: str, seed: str = "") -> pb.CreateGameResponse:
+        """The rematch of the finished ``game_id`` (created once: asked again,
+        the same game). Each of its players claims its seat with
+        :meth:`join_game` and the old game's token."""
+        request = pb.CreateGameRequest(rematch_of=game_id, seed=seed)
+        return self._call(self.stub.CreateGame, request)  # type: ignore[no-any-return]
+
     def join_game(
         self, game_id: str, player_name: str = "", seat: int | None = None
     ) -> pb.JoinGameResponse:

@@ -105,6 +105,13 @@ class SeatLeft:
 
 
 @dataclass(frozen=True)
+class RematchCreated:
+    """The next game of this finished one was created: ``game_id``."""
+
+    game_id: str
+
+
+@dataclass(frozen=True)
 class GameStarted:
     """Every seat was taken and play began; the set-up events follow."""
 
@@ -124,6 +131,7 @@ LIFECYCLE_EVENTS: tuple[type, ...] = (
     GameStarted,
     GameFinished,
     SeatLeft,
+    RematchCreated,
 )
 
 #: The result of a game that expired before it started.
@@ -162,6 +170,8 @@ class SessionState(Generic[S]):
     #: Seats that left the started game and are out (a seat a bot took over
     #: is not listed: it plays on).
     left: tuple[int, ...] = ()
+    #: The id of this finished game's rematch, once created.
+    rematch: str = ""
 
     def seats_of(self, token_hash: str) -> frozenset[int]:
         """Seats whose token hashes to ``token_hash``."""
@@ -303,6 +313,7 @@ class Session(Generic[S]):
             version=codec.decode(int, data["version"]),
             outcome=codec.decode(Outcome | None, data["outcome"]),  # type: ignore[arg-type]
             left=codec.decode(tuple[int, ...], data.get("left", [])),
+            rematch=codec.decode(str, data.get("rematch", "")),
         )
 
     def fold(
@@ -362,6 +373,8 @@ class Session(Generic[S]):
                     seats[seat] = SeatInfo(name, "", bot)
                     return replace(state, seats=tuple(seats), version=version)
                 return replace(state, left=(*state.left, seat), version=version)
+            case RematchCreated(game_id=game_id):
+                return replace(state, rematch=game_id, version=version)
             case GameStarted():
                 return replace(state, status=Status.ACTIVE, version=version)
             case GameFinished(winners=winners, result=result):
@@ -437,7 +450,10 @@ class Session(Generic[S]):
         left = SeatLeft(seat=seat, bot=bot)
         after = self.evolve(state, left)
         if not after.people_in:
-            # The last person left (bots play for nobody): the game ends.
+            # The last person left (bots play for nobody): the game ends,
+            # and the seat stays its player's (no bot takes over a game
+            # that is over).
+            left = SeatLeft(seat=seat)
             finished = GameFinished(winners=(), result=ABANDONED)
             return [left, finished]
         if bot:
@@ -495,6 +511,18 @@ class Session(Generic[S]):
             events = [*events, finished]
             after = self.evolve(after, finished)
         return events, after
+
+    def rematch(self, state: SessionState[S], game_id: str) -> list[Any]:
+        """Link this finished game to its rematch ``game_id`` (one only)."""
+        if state.status is not Status.FINISHED:
+            raise RuleViolation(
+                "GAME_NOT_FINISHED", "A rematch follows a finished game."
+            )
+        if state.rematch:
+            raise RuleViolation(
+                "REMATCH_EXISTS", f"This game's rematch is {state.rematch}."
+            )
+        return [RematchCreated(game_id=game_id)]
 
     def expire(self, state: SessionState[S]) -> list[Any]:
         """End a game that was never started (no winners)."""

@@ -54,6 +54,7 @@ class GameApp:
         self.cached = self.games.cached
         self.state_at = self.games.state_at
         self.create_game = self.lobby.create_game
+        self.rematch = self.lobby.rematch
         self.join_game = self.lobby.join_game
         self.leave_game = self.lobby.leave_game
         self.start_game = self.lobby.start_game

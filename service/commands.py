@@ -56,6 +56,9 @@ START = "StartGame"
 #: A creation is logged under this id and type (see :meth:`create_game`).
 CREATE = "create"
 START_ID = "start"
+#: A finished game's rematch is logged in it under this id and type.
+REMATCH = "rematch"
+REMATCH_TYPE = "Rematch"
 CREATE_TYPE = "CreateGame"
 #: The creator of a game created in this process, without a token (the
 #: balance lab, tests): trusted, not counted against any quota.
@@ -74,7 +77,7 @@ BOT_COMMAND_PREFIX = "bot-seat-"
 TIMEOUT_PREFIX = "timeout-seat-"
 #: Command ids that only the service gives (joins, the start, leaves, the
 #: creation, an expiry), whoever sends them.
-_RESERVED_IDS = (START_ID, CREATE, EXPIRE)
+_RESERVED_IDS = (START_ID, CREATE, EXPIRE, REMATCH)
 _RESERVED_PREFIXES = ("join-seat-", LEAVE_PREFIX)
 
 _REFUSALS: dict[str, type[DomainError]] = {

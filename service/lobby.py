@@ -40,6 +40,8 @@ from service.commands import (
     LEAVE_PREFIX,
     LEAVE_TYPE,
     MAX_RETRIES,
+    REMATCH,
+    REMATCH_TYPE,
     START,
     START_ID,
 )
@@ -163,11 +165,13 @@ class Lobby:
         bots: Sequence[tuple[int, str]] = (),
         replace_leavers: str = "",
         time_control: TimeControl | None = None,
+        rematch: tuple[str, str, dict[str, Any]] | None = None,
     ) -> Created:
         """Create a game. ``bots`` (seat, kind) are seated at once; a game of
         bots only is started too. ``replace_leavers`` ``"bot"``: a seat
         whose player leaves the started game goes to a bot (see
-        :meth:`leave_game`)."""
+        :meth:`leave_game`). ``rematch`` (from :meth:`rematch`): the new
+        game's id, the old game's id and the seats kept for its players."""
         if replace_leavers not in REPLACE_LEAVERS:
             raise InvalidArgument(
                 "REPLACE_LEAVERS_INVALID",
@@ -221,6 +225,8 @@ class Lobby:
             ).hex
             body["request_id"] = request_id
             body["digest"] = _request_digest(created, seed, bots, table)
+        elif rematch is not None:
+            game_id, body["rematch_of"], body["reserved"] = rematch
         else:
             game_id = _time_ordered_id()
         command = NewCommand(
@@ -233,6 +239,9 @@ class Lobby:
         try:
             self.store.append(game_id, 0, [new_event(created)], command)
         except (ConcurrencyError, DuplicateCommand):
+            if rematch is not None:
+                # Created already (a retried rematch): the same game.
+                return Created(game_id, self.games.load(game_id).state.version, "")
             if not request_id:
                 raise
             first = self.store.find_command(game_id, CREATE)
@@ -265,6 +274,81 @@ class Lobby:
             return IN_PROCESS
         return "address:" + hashlib.sha256(caller.peer.encode()).hexdigest()[:16]
 
+    def rematch(self, caller: Caller, old_id: str, seed: str = "") -> Created:
+        """The next game of the finished ``old_id``: the same type, options,
+        table settings and bots; each person's seat kept for its player,
+        who claims it with the old game's seat token (JoinGame); the two
+        games linked (``rematch_of`` in the new one's creation, a
+        :class:`RematchCreated` in the old one). One rematch a game: asked
+        again (or by another of its players), the same game is the answer."""
+        for _ in range(MAX_RETRIES):
+            loaded = self.games.load(old_id)
+            state = loaded.state
+            if not caller.admin and not (
+                caller.token and state.seats_of(caller.token_hash)
+            ):
+                raise PermissionDenied(
+                    "NOT_SEATED",
+                    "Only a player of the game or the admin may ask for its rematch.",
+                )
+            if state.rematch:
+                return self._create_rematch(caller, loaded, state.rematch, seed)
+            game_id = _time_ordered_id()
+            events = loaded.session.rematch(state, game_id)
+            command = NewCommand(
+                command_id=REMATCH,
+                actor=actor_of(caller, state, -1),
+                payload={
+                    "seat": -1,
+                    "type": REMATCH_TYPE,
+                    "command": {"game_id": game_id},
+                },
+                decided_at_version=state.version,
+            )
+            try:
+                result = self.store.append(
+                    old_id, state.version, [new_event(e) for e in events], command
+                )
+            except (ConcurrencyError, DuplicateCommand):
+                continue  # another player's rematch came first: that one
+            self.games.after_append(old_id, loaded, events, result.last_version)
+            return self._create_rematch(caller, loaded, game_id, seed)
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def _create_rematch(
+        self, caller: Caller, old: Loaded, game_id: str, seed: str
+    ) -> Created:
+        state = old.state
+        bots = [
+            (i, s.bot) for i, s in enumerate(state.seats) if s is not None and s.bot
+        ]
+        reserved = {
+            str(i): {"token_hash": s.token_hash, "player_name": s.name}
+            for i, s in enumerate(state.seats)
+            if s is not None and not s.bot and s.token_hash
+        }
+        settings = self.settings_of(old.game_id)
+        control = settings.get("time_control")
+        return self.create_game(
+            caller,
+            state.game_type,
+            len(state.seats),
+            options=state.config.options,
+            seed=seed,
+            bots=bots,
+            replace_leavers=str(settings.get("replace_leavers", "")),
+            time_control=None if control is None else TimeControl.from_body(control),
+            rematch=(game_id, old.game_id, reserved),
+        )
+
+    def creation_of(self, game_id: str) -> dict[str, Any]:
+        """The body of the game's logged creation (empty if none)."""
+        record = self.store.find_command(game_id, CREATE)
+        if record is None:
+            return {}
+        body: dict[str, Any] = record.payload.get("command", {})
+        return body
+
     def settings_of(self, game_id: str) -> dict[str, Any]:
         """The table settings the game was created with (``replace_leavers``,
         …), from its logged creation."""
@@ -292,6 +376,10 @@ class Lobby:
         """Take a seat; returns (seat, token, version)."""
         name = inputs.player_name(name)
         self.open_seats.check(caller)
+        reserved = {
+            int(s): kept
+            for s, kept in self.creation_of(game_id).get("reserved", {}).items()
+        }
         for _ in range(MAX_RETRIES):
             loaded = self.games.load(game_id)
             state = loaded.state
@@ -300,6 +388,10 @@ class Lobby:
                 if caller.token and state.seats_of(caller.token_hash)
                 else ""
             )
+            if reserved:
+                seat, claimed = self._reserved_seat(caller, state, seat, reserved)
+                if claimed:
+                    token, name = caller.token, claimed
             token = token or new_seat_token()
             token_hash = hash_token(token)
             taken, version = self._append_join(
@@ -310,6 +402,45 @@ class Lobby:
                 return taken, token, version
             # someone else joined meanwhile: decide again
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    @staticmethod
+    def _reserved_seat(
+        caller: Caller,
+        state: Any,
+        seat: int | None,
+        reserved: dict[int, dict[str, str]],
+    ) -> tuple[int | None, str]:
+        """In a rematch: the seat to take and, when the caller claims its own
+        kept seat (with the old game's token), the old name. A seat kept
+        for another player is refused (the admin may take any)."""
+        mine = [
+            s
+            for s, kept in sorted(reserved.items())
+            if caller.token
+            and kept["token_hash"] == caller.token_hash
+            and state.seats[s] is None
+        ]
+        if seat is None:
+            if mine:
+                seat = mine[0]
+            else:
+                unkept = [s for s in state.free_seats if s not in reserved]
+                seat = unkept[0] if unkept else None
+                if seat is None and state.free_seats and not caller.admin:
+                    raise PermissionDenied(
+                        "SEAT_RESERVED",
+                        "Every free seat of this rematch is kept for a player of "
+                        "the previous game; claim yours with its seat token.",
+                    )
+        if seat in mine:
+            return seat, reserved[seat]["player_name"]
+        if seat in reserved and not caller.admin:
+            raise PermissionDenied(
+                "SEAT_RESERVED",
+                f"Seat {seat} of this rematch is kept for its player of the previous "
+                "game; claim it with that game's seat token.",
+            )
+        return seat, ""
 
     def leave_game(self, caller: Caller, game_id: str, seat: int) -> int:
         """Free ``seat`` of a game not yet started (its own token, the

@@ -25,6 +25,7 @@ from domain.session import (
     GameStarted,
     PlayerJoined,
     PlayerLeft,
+    RematchCreated,
     SeatLeft,
     Session,
     Status,
@@ -35,7 +36,7 @@ from service.application import GameApp
 from service.callers import Caller
 from service.clocks import BOT, SeatClock, TimeControl
 from service.door import Call
-from service.errors import InvalidArgument, NotFound
+from service.errors import InvalidArgument, NotFound, PermissionDenied
 from service.games import Loaded
 from service.inputs import quote
 
@@ -115,6 +116,8 @@ class GameServicer:
         self, request: pb.CreateGameRequest, call: Call
     ) -> pb.CreateGameResponse:
         caller = self._caller(call)
+        if request.rematch_of:
+            return self._rematch(request, caller)
         game_type = request.game_type
         if game_type not in registry.game_types():
             raise InvalidArgument(
@@ -147,6 +150,29 @@ class GameServicer:
             if request.HasField("time_control")
             else None,
         )
+        return pb.CreateGameResponse(
+            game_id=created.game_id,
+            version=created.version,
+            host_token=created.host_token,
+        )
+
+    def _rematch(
+        self, request: pb.CreateGameRequest, caller: Caller
+    ) -> pb.CreateGameResponse:
+        old = self.app.load(request.rematch_of).state
+        if (request.game_type and request.game_type != old.game_type) or (
+            request.players and request.players != len(old.seats)
+        ):
+            raise InvalidArgument(
+                "REMATCH_MISMATCH",
+                "A rematch has its game's type and players; leave them empty.",
+                "rematch_of",
+            )
+        if request.seed and not caller.admin:
+            raise PermissionDenied(
+                "SEED_NEEDS_ADMIN", "Only the admin token may choose a game's seed."
+            )
+        created = self.app.rematch(caller, request.rematch_of, request.seed)
         return pb.CreateGameResponse(
             game_id=created.game_id,
             version=created.version,
@@ -235,6 +261,9 @@ class GameServicer:
             loaded = self.app.load(request.game_id)
             viewer_state = loaded.state
         game = game_to_proto(request.game_id, loaded, caller, viewer_state)
+        game.rematch_of = str(
+            self.app.lobby.creation_of(request.game_id).get("rematch_of", "")
+        )
         control, clocks = self.app.clocks_of(request.game_id)
         if control.timed:
             game.time_control.CopyFrom(pb.TimeControl(**control.to_body()))
@@ -430,6 +459,7 @@ def game_to_proto(
         your_seats=sorted(viewer.seats),
         active_seats=sorted(loaded.session.active_seats(state)),
         seats=seats_to_proto(state),
+        rematch=state.rematch,
     )
     if state.outcome is not None:
         game.outcome.CopyFrom(
@@ -480,6 +510,8 @@ def event_to_proto(
             out.player_left.seat = event.seat
         case SeatLeft():
             out.seat_left.CopyFrom(pb.SeatLeft(seat=event.seat, bot=event.bot))
+        case RematchCreated():
+            out.rematch_created.game_id = event.game_id
         case GameStarted():
             out.game_started.SetInParent()
         case GameFinished():

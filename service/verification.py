@@ -31,7 +31,7 @@ from domain.session import (
 )
 from eventstore.base import CommandRecord, EventStore, RecordedEvent
 from service.clocks import TimeControl, check_timeout, movers
-from service.commands import EXPIRE_TYPE, JOIN, LEAVE_TYPE, START
+from service.commands import EXPIRE_TYPE, JOIN, LEAVE_TYPE, REMATCH_TYPE, START
 
 
 class Verdict(enum.Enum):
@@ -260,6 +260,8 @@ class _Verifier:
             return self.session.leave(state, seat, bot, rng)
         if payload["type"] == EXPIRE_TYPE:
             return self.session.expire(state)
+        if payload["type"] == REMATCH_TYPE:
+            return self.session.rematch(state, str(payload["command"]["game_id"]))
         cls = self.session.command_type(payload["type"])
         decoded: Any = codec.decode(cls, payload["command"])
         return self.session.play(state, seat, decoded, rng)

@@ -247,6 +247,7 @@ class CreateGameRequest(_message.Message):
     BOTS_FIELD_NUMBER: _builtins.int
     REPLACE_LEAVERS_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Game type id (see ListGameTypes)."""
     players: _builtins.int
@@ -260,6 +261,16 @@ class CreateGameRequest(_message.Message):
     or a forfeit on time): empty (the default) the seat is out, as the
     game's rules say; "bot" hands it to the game's heuristic bot (or its
     random bot, for a game without one), which plays on for the seat.
+    """
+    rematch_of: _builtins.str
+    """Creates the rematch of this finished game instead: the same game type,
+    players, options, table settings (replace_leavers, time_control) and
+    bots (game_type and players may be left empty; given, they must match).
+    Each person's seat is kept for its player, who claims it with JoinGame
+    and the old game's seat token (SEAT_RESERVED for anyone else); the old
+    game records RematchCreated and its Game.rematch names the new one. One
+    rematch a game: asked again, by any of its players, the same game is
+    the answer. Only a player of the old game or the admin may ask.
     """
     @_builtins.property
     def options(self) -> Global___GameOptions:
@@ -295,10 +306,11 @@ class CreateGameRequest(_message.Message):
         bots: _abc.Iterable[Global___BotSeat] | None = ...,
         replace_leavers: _builtins.str = ...,
         time_control: Global___TimeControl | None = ...,
+        rematch_of: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "options", b"options", "players", b"players", "replace_leavers", b"replace_leavers", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "options", b"options", "players", b"players", "rematch_of", b"rematch_of", "replace_leavers", b"replace_leavers", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -876,6 +888,8 @@ class Game(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     CLOCKS_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
+    REMATCH_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     game_type: _builtins.str
@@ -888,6 +902,10 @@ class Game(_message.Message):
     """The rules version the game is played under."""
     players: _builtins.int
     """Number of players."""
+    rematch_of: _builtins.str
+    """The game this one is the rematch of (empty: none)."""
+    rematch: _builtins.str
+    """This finished game's rematch, once created (empty: none yet)."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """The seats."""
@@ -939,10 +957,12 @@ class Game(_message.Message):
         created_at: _timestamp_pb2.Timestamp | None = ...,
         time_control: Global___TimeControl | None = ...,
         clocks: _abc.Iterable[Global___SeatClock] | None = ...,
+        rematch_of: _builtins.str = ...,
+        rematch: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "outcome", b"outcome", "time_control", b"time_control", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_seats", b"active_seats", "clocks", b"clocks", "created_at", b"created_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "time_control", b"time_control", "version", b"version", "view", b"view", "your_seats", b"your_seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_seats", b"active_seats", "clocks", b"clocks", "created_at", b"created_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "rematch", b"rematch", "rematch_of", b"rematch_of", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "time_control", b"time_control", "version", b"version", "view", b"view", "your_seats", b"your_seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1302,6 +1322,28 @@ class SeatLeft(_message.Message):
 Global___SeatLeft: _TypeAlias = SeatLeft  # noqa: Y015
 
 @_typing.final
+class RematchCreated(_message.Message):
+    """This finished game's rematch was created (CreateGame with rematch_of)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The new game."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchCreated: _TypeAlias = RematchCreated  # noqa: Y015
+
+@_typing.final
 class GameStarted(_message.Message):
     """Play began; the game's set-up events follow."""
 
@@ -1404,6 +1446,7 @@ class Event(_message.Message):
     GAME_EVENT_FIELD_NUMBER: _builtins.int
     PLAYER_LEFT_FIELD_NUMBER: _builtins.int
     SEAT_LEFT_FIELD_NUMBER: _builtins.int
+    REMATCH_CREATED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     version: _builtins.int
@@ -1444,6 +1487,10 @@ class Event(_message.Message):
     def seat_left(self) -> Global___SeatLeft:
         """Lifecycle: a seat left the started game (out, or handed to a bot)."""
 
+    @_builtins.property
+    def rematch_created(self) -> Global___RematchCreated:
+        """Lifecycle: this finished game's rematch was created."""
+
     def __init__(
         self,
         *,
@@ -1459,12 +1506,13 @@ class Event(_message.Message):
         game_event: Global___GameEvent | None = ...,
         player_left: Global___PlayerLeft | None = ...,
         seat_left: Global___SeatLeft | None = ...,
+        rematch_created: Global___RematchCreated | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "recorded_at", b"recorded_at", "seat_left", b"seat_left"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "recorded_at", b"recorded_at", "rematch_created", b"rematch_created", "seat_left", b"seat_left"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "position", b"position", "recorded_at", b"recorded_at", "seat_left", b"seat_left", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "position", b"position", "recorded_at", b"recorded_at", "rematch_created", b"rematch_created", "seat_left", b"seat_left", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event", "player_left", "seat_left"]  # noqa: Y015
+    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event", "player_left", "seat_left", "rematch_created"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_body) -> _WhichOneofReturnType_body | None: ...
 
