@@ -190,11 +190,17 @@ def seat_clocks(
 def expired_seats(
     state: SessionState[Any] | None, clocks: dict[int, SeatClock], now: datetime
 ) -> list[int]:
-    """Seats whose time ran out at ``now``, lowest first."""
+    """Seats a person plays whose time ran out at ``now``, lowest first (a
+    bot seat's moves are the bot runner's)."""
     if state is None or state.status is not Status.ACTIVE:
         return []
     return sorted(
-        s for s, c in clocks.items() if c.deadline is not None and c.deadline <= now
+        s
+        for s, c in clocks.items()
+        if c.deadline is not None
+        and c.deadline <= now
+        and (info := state.seats[s]) is not None
+        and not info.bot
     )
 
 
