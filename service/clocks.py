@@ -322,17 +322,24 @@ class Timekeeper:
         self.clock = clock
         self.every = every
         self.acted = 0
+        #: Each game's time control (fixed at its creation: read once).
+        self._controls: dict[str, TimeControl] = {}
 
     def timed_games(self) -> Iterator[tuple[str, TimeControl]]:
         """Games in play with a time control."""
         after = ""
+        seen: dict[str, TimeControl] = {}
         while True:
             rows, after = self.app.list_games("", Status.ACTIVE, 500, after)
             for row in rows:
-                control = self.app.lobby.time_control_of(row.game_id)
+                control = self._controls.get(row.game_id)
+                if control is None:
+                    control = self.app.lobby.time_control_of(row.game_id)
+                seen[row.game_id] = control
                 if control.timed:
                     yield row.game_id, control
             if not after:
+                self._controls = seen  # games no longer in play forgotten
                 return
 
     def sweep(self) -> int:
