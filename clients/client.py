@@ -298,6 +298,18 @@ class StrataClient:
         except grpc.RpcError as error:
             raise StrataError.from_rpc_error(error) from None
 
+    def watch_game_with_clocks(
+        self, game_id: str, from_version: int = 1, follow: bool = True
+    ) -> Iterator[pb.WatchGameResponse]:
+        """As :meth:`watch_game`, each event with the seats' clocks (set on
+        the newest event of a game with a time control)."""
+        request = pb.WatchGameRequest(
+            game_id=game_id, from_version=from_version, no_follow=not follow
+        )
+        yield from self._stream(
+            self.stub.WatchGame, request, None if follow else self.timeout
+        )
+
     def list_games(
         self,
         game_type: str = "",

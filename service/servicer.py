@@ -288,12 +288,23 @@ class GameServicer:
         # On the event loop: a watcher holds no thread while it waits.
         caller = self._caller(call)
         loaded = await asyncio.to_thread(self.app.load, request.game_id, False)
+        control = await asyncio.to_thread(
+            self.app.lobby.time_control_of, request.game_id
+        )
         async for recorded, event in self.app.watch_async(
             caller, request.game_id, request.from_version or 1, not request.no_follow
         ):
-            yield pb.WatchGameResponse(
+            response = pb.WatchGameResponse(
                 event=event_to_proto(loaded.session, recorded, event)
             )
+            if control.timed:
+                latest = self.app.cached(request.game_id)
+                if latest is None or latest.state.version <= recorded.version:
+                    _, clocks = await asyncio.to_thread(
+                        self.app.clocks_of, request.game_id
+                    )
+                    response.clocks.extend(_clocks_to_proto(clocks))
+            yield response
 
     def ReplayGame(
         self, request: pb.ReplayGameRequest, call: Call

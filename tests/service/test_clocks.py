@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from clients import cli
+from clients.client import deadline
 from domain import registry
 from domain.session import OPPONENTS_LEFT, Status
 from eventstore.memory import InMemoryEventStore
@@ -253,3 +254,20 @@ def test_strata_create_clock_sets_base_and_increment(
     assert control.on_timeout == BOT
     remaining = {c.seat: c.remaining_ms for c in client.get_game(game_id).clocks}
     assert remaining == {0: 300_000, 1: 300_000}
+
+
+def test_watching_a_timed_game_carries_the_clocks_on_its_newest_event(
+    client: Any, admin: Any
+) -> None:
+    game_id = admin.create_game(
+        "dinosaurs_extinct", 2, time_control=deadline(40)
+    ).game_id
+    for s in (0, 1):
+        admin.join_game(game_id, f"p{s}", seat=s)
+    admin.start_game(game_id)
+    responses = list(client.watch_game_with_clocks(game_id, follow=False))
+    assert all(not r.clocks for r in responses[:-1])
+    clocks = {c.seat: c for c in responses[-1].clocks}
+    assert set(clocks) == {0, 1}
+    active = client.get_game(game_id).active_seats
+    assert all(clocks[s].HasField("deadline") == (s in active) for s in clocks)

@@ -1557,18 +1557,27 @@ class WatchGameResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_FIELD_NUMBER: _builtins.int
+    CLOCKS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def event(self) -> Global___Event:
         """The next event."""
+
+    @_builtins.property
+    def clocks(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatClock]:
+        """In a game with a time control, on the game's newest event as it is
+        sent: each seat's clock after it (its deadline while it has to act;
+        with a clock, its time left). Empty otherwise.
+        """
 
     def __init__(
         self,
         *,
         event: Global___Event | None = ...,
+        clocks: _abc.Iterable[Global___SeatClock] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clocks", b"clocks", "event", b"event"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
