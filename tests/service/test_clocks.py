@@ -271,3 +271,19 @@ def test_watching_a_timed_game_carries_the_clocks_on_its_newest_event(
     assert set(clocks) == {0, 1}
     active = client.get_game(game_id).active_seats
     assert all(clocks[s].HasField("deadline") == (s in active) for s in clocks)
+
+
+def test_in_a_simultaneous_window_every_seat_still_to_act_has_its_clock() -> None:
+    app = GameApp(InMemoryEventStore())
+    control = TimeControl(decision_seconds=30)
+    game_id, tokens = timed_game(app, control, "happy_little_dinosaurs")
+    loaded = app.load(game_id)
+    assert loaded.session.active_seats(loaded.state) == {0, 1}  # both commit
+    before = app.clocks_of(game_id)[1]
+    assert before[0].deadline == before[1].deadline is not None
+    _, actions = app.legal_actions(app.caller(tokens[0]), game_id, 0)
+    app.submit(app.caller(tokens[0]), game_id, 0, "commit", actions[0][1])
+    after = app.clocks_of(game_id)[1]
+    # Seat 1's decision goes on: the same deadline; seat 0 waits.
+    assert after[1].deadline == before[1].deadline
+    assert after[0].deadline is None
