@@ -12,6 +12,7 @@ import pytest
 from domain import registry
 from domain.chance import Rng
 from domain.errors import NotYourSeat, RuleViolation
+from domain.rules import Viewer
 from domain.session import (
     ABANDONED,
     OPPONENTS_LEFT,
@@ -161,3 +162,30 @@ def test_a_competitive_game_every_other_seat_left_is_won_by_the_last_seat_in(
     state, _ = new_game(rules, 2, "last-in")
     new = session.leave(state, 1)
     assert new[-1] == GameFinished((0,), OPPONENTS_LEFT)
+
+
+def test_games_with_leavers_show_no_player_another_players_secret() -> None:
+    from types import SimpleNamespace
+
+    from tests.games.escaping_extinction.test_random_play import (
+        assert_no_secret_leaks,
+    )
+    from tests.games.happy_little_dinosaurs.test_random_play import assert_no_leak
+
+    with_leaves = 0
+    for n in range(12):
+        players = 2 + n % 3
+        _, events, steps = play_with_leavers(
+            "happy_little_dinosaurs", players, f"leak-{n}", 0.1
+        )
+        with_leaves += any(kind == "leave" for kind, _, _ in steps)
+        assert_no_leak(SimpleNamespace(events=events))
+        state, events, _ = play_with_leavers(
+            "escaping_extinction", players, f"leak-{n}", 0.01
+        )
+        assert_no_secret_leaks(state.game, events)
+    assert with_leaves >= 6
+    # The lifecycle's own events of leaving carry nothing secret.
+    session = Session(registry.rules_for("cubosaurs"))
+    for viewer in (Viewer.spectator(), Viewer.player(0)):
+        assert session.redact(SeatLeft(1, "bot"), viewer) == SeatLeft(1, "bot")
