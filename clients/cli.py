@@ -51,6 +51,7 @@ from google.protobuf import json_format, text_format
 from strata.v1 import admin_service_pb2 as admin_pb
 from strata.v1 import game_service_pb2 as pb
 
+from clients import client as client_module
 from clients.client import StrataClient, StrataError, Tls
 
 FINISHED = pb.GAME_STATUS_FINISHED
@@ -271,6 +272,13 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--seed", default="", help="needs $STRATA_ADMIN_TOKEN")
     _add_options(create)
     _add_bots(create)
+    create.add_argument(
+        "--replace-leavers",
+        choices=["bot"],
+        default="",
+        help="a seat whose player leaves the started game goes to a bot",
+    )
+    _add_time_control(create)
 
     join = command("join", cmd_join, "Take a seat; prints the seat token.")
     join.add_argument("game_id")
@@ -282,11 +290,54 @@ def build_parser() -> argparse.ArgumentParser:
         "leave",
         cmd_leave,
         "Free a seat of a game not yet started (your seat's token, the game's "
-        "host token or the admin token).",
+        "host token or the admin token), or leave a started game (your seat's "
+        "token or the admin token): a bot takes the seat over when the game "
+        "was created with --replace-leavers bot, otherwise the seat is out.",
     )
     leave.add_argument("game_id")
     leave.add_argument("--seat", type=int, required=True)
     leave.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
+
+    games = command(
+        "games",
+        cmd_games,
+        "List games, oldest first, one JSON line each, with their seats (free, "
+        "bots, players who left).",
+    )
+    games.add_argument("--game", default="", help="only this game type")
+    state = games.add_mutually_exclusive_group()
+    state.add_argument(
+        "--open", action="store_true", help="only games not started with a free seat"
+    )
+    state.add_argument("--running", action="store_true", help="only games in play")
+    state.add_argument("--finished", action="store_true", help="only finished games")
+    games.add_argument("--players", type=int, default=0, help="only games this size")
+
+    rematch = command(
+        "rematch",
+        cmd_rematch,
+        "Create the rematch of a finished game (or get the one created); "
+        "prints its id. Each player then claims its seat: strata join NEW "
+        "--token OLD_TOKEN.",
+    )
+    rematch.add_argument("game_id")
+    rematch.add_argument("--token", default=os.environ.get("STRATA_TOKEN", ""))
+
+    find = command(
+        "find",
+        cmd_find,
+        "Quick join: take a seat in the oldest open game of a type and player "
+        "count, or in a new one; prints the seat token (the game and seat on "
+        "stderr).",
+    )
+    find.add_argument("--game", required=True)
+    find.add_argument("--players", type=int, required=True)
+    find.add_argument("--name", default=os.environ.get("USER", "player"))
+    find.add_argument(
+        "--token",
+        default=os.environ.get("STRATA_TOKEN", ""),
+        help="your token: the seat is added to it (and never taken twice)",
+    )
 
     for name, handler, help in (
         ("start", cmd_start, "Start a game whose seats are taken."),
@@ -600,6 +651,45 @@ def cmd_play(args: argparse.Namespace) -> int:
                 print(f"refused: {error}")
 
 
+def _add_time_control(parser: argparse.ArgumentParser) -> None:
+    timing = parser.add_mutually_exclusive_group()
+    timing.add_argument(
+        "--deadline",
+        type=int,
+        metavar="SECONDS",
+        help="a deadline per decision, in seconds",
+    )
+    timing.add_argument(
+        "--clock",
+        metavar="BASE[+INCREMENT]",
+        help="a clock per seat: BASE seconds, plus INCREMENT after each move "
+        "(e.g. 300+5)",
+    )
+    parser.add_argument(
+        "--on-timeout",
+        choices=["bot", "forfeit"],
+        default="bot",
+        help="when a seat's time runs out: a bot plays that decision (bot) or "
+        "the seat leaves the game (forfeit)",
+    )
+
+
+def time_control(args: argparse.Namespace) -> Any:
+    """The time control ``--deadline`` or ``--clock`` asks for (None: none)."""
+    if getattr(args, "deadline", None):
+        return client_module.deadline(args.deadline, args.on_timeout)
+    given = getattr(args, "clock", None)
+    if not given:
+        return None
+    base, _, increment = given.partition("+")
+    try:
+        return client_module.clock(int(base), int(increment or 0), args.on_timeout)
+    except ValueError:
+        raise SystemExit(
+            f"strata: --clock is BASE or BASE+INCREMENT in seconds, not {given!r}"
+        ) from None
+
+
 def cmd_create(args: argparse.Namespace) -> int:
     token = os.environ.get("STRATA_ADMIN_TOKEN", "")
     with connect(args, token) as client:
@@ -609,6 +699,8 @@ def cmd_create(args: argparse.Namespace) -> int:
             seed=args.seed,
             options=game_options(args.game, args.option, args.advanced),
             bots=bot_seats(args.bot),
+            replace_leavers=args.replace_leavers,
+            time_control=time_control(args),
         )
         if created.host_token and created.host_token != token:
             print(f"host token: {created.host_token}", file=sys.stderr)
@@ -619,6 +711,56 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_leave(args: argparse.Namespace) -> int:
     with connect(args, args.token) as client:
         print(f"version {client.leave_game(args.game_id, args.seat).version}")
+    return 0
+
+
+def cmd_games(args: argparse.Namespace) -> int:
+    status = (
+        pb.GAME_STATUS_ACTIVE
+        if args.running
+        else FINISHED
+        if args.finished
+        else pb.GAME_STATUS_UNSPECIFIED
+    )
+    with connect(args) as client:
+        token = ""
+        while True:
+            page = client.list_games(
+                args.game,
+                status,
+                page_token=token,
+                open_seats=args.open,
+                players=args.players,
+            )
+            for game in page.games:
+                line = {
+                    "game_id": game.game_id,
+                    "game_type": game.game_type,
+                    "status": pb.GameStatus.Name(game.status),
+                    "players": game.players,
+                    "free_seats": [s.seat for s in game.seats if not s.taken],
+                    "bots": {str(s.seat): s.bot for s in game.seats if s.bot},
+                    "left": [s.seat for s in game.seats if s.left],
+                }
+                print(json.dumps(line))
+            token = page.next_page_token
+            if not token:
+                return 0
+
+
+def cmd_rematch(args: argparse.Namespace) -> int:
+    token = args.token or os.environ.get("STRATA_ADMIN_TOKEN", "")
+    with connect(args, token) as client:
+        print(client.rematch(args.game_id).game_id)
+    return 0
+
+
+def cmd_find(args: argparse.Namespace) -> int:
+    with connect(args, args.token) as client:
+        found = client.find_game(args.game, args.players, args.name)
+        made = " (new)" if found.created else ""
+        print(f"game {found.game_id}{made} seat {found.seat}", file=sys.stderr)
+        print(found.seat_token)
     return 0
 
 

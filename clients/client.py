@@ -80,6 +80,19 @@ class Tls:
         )
 
 
+def deadline(seconds: int, on_timeout: str = "bot") -> pb.TimeControl:
+    """A time control of ``seconds`` per decision (``on_timeout``: ``bot``
+    or ``forfeit``)."""
+    return pb.TimeControl(decision_seconds=seconds, on_timeout=on_timeout)
+
+
+def clock(base: int, increment: int = 0, on_timeout: str = "bot") -> pb.TimeControl:
+    """A clock per seat: ``base`` seconds plus ``increment`` after each move."""
+    return pb.TimeControl(
+        base_seconds=base, increment_seconds=increment, on_timeout=on_timeout
+    )
+
+
 class StrataClient:
     """A connection to a Strata service, optionally with a bearer token."""
 
@@ -174,10 +187,16 @@ class StrataClient:
         scenario: pb.GameScenario | None = None,
         request_id: str = "",
         bots: dict[int, str] | None = None,
+        replace_leavers: str = "",
+        time_control: pb.TimeControl | None = None,
         keep_seed_secret: bool = False,
     ) -> pb.CreateGameResponse:
-        """``bots``: seat -> bot kind, for the seats the service's bots play;
-        ``keep_seed_secret`` (admin): no reveal of the seed at the end."""
+        """``bots``: seat -> bot kind, for the seats the service's bots play.
+        ``replace_leavers="bot"``: a seat whose player leaves the started
+        game goes to a bot (otherwise it is out). ``time_control``: a
+        deadline per decision or a clock per seat (see :func:`deadline` and
+        :func:`clock`). ``keep_seed_secret`` (admin): no reveal of the seed
+        at the end."""
         request = pb.CreateGameRequest(
             game_type=game_type,
             players=players,
@@ -185,11 +204,21 @@ class StrataClient:
             request_id=request_id,
             bots=[pb.BotSeat(seat=s, bot=k) for s, k in sorted((bots or {}).items())],
             keep_seed_secret=keep_seed_secret,
+            replace_leavers=replace_leavers,
         )
+        if time_control is not None:
+            request.time_control.CopyFrom(time_control)
         if options is not None:
             request.options.CopyFrom(options)
         if scenario is not None:
             request.scenario.CopyFrom(scenario)
+        return self._call(self.stub.CreateGame, request)  # type: ignore[no-any-return]
+
+    def rematch(self, game_id: str, seed: str = "") -> pb.CreateGameResponse:
+        """The rematch of the finished ``game_id`` (created once: asked again,
+        the same game). Each of its players claims its seat with
+        :meth:`join_game` and the old game's token."""
+        request = pb.CreateGameRequest(rematch_of=game_id, seed=seed)
         return self._call(self.stub.CreateGame, request)  # type: ignore[no-any-return]
 
     def join_game(
@@ -202,7 +231,8 @@ class StrataClient:
 
     def leave_game(self, game_id: str, seat: int) -> pb.LeaveGameResponse:
         """Free ``seat`` before the start (with the seat's token, the game's
-        host token or the admin token)."""
+        host token or the admin token), or take it out of the started game
+        (the seat's token or the admin token)."""
         request = pb.LeaveGameRequest(game_id=game_id, seat=seat)
         return self._call(self.stub.LeaveGame, request)  # type: ignore[no-any-return]
 
@@ -271,13 +301,31 @@ class StrataClient:
         except grpc.RpcError as error:
             raise StrataError.from_rpc_error(error) from None
 
+    def watch_game_with_clocks(
+        self, game_id: str, from_version: int = 1, follow: bool = True
+    ) -> Iterator[pb.WatchGameResponse]:
+        """As :meth:`watch_game`, each event with the seats' clocks (set on
+        the newest event of a game with a time control)."""
+        request = pb.WatchGameRequest(
+            game_id=game_id, from_version=from_version, no_follow=not follow
+        )
+        yield from self._stream(
+            self.stub.WatchGame, request, None if follow else self.timeout
+        )
+
     def list_games(
         self,
         game_type: str = "",
         status: int = pb.GAME_STATUS_UNSPECIFIED,
         page_size: int = 0,
         page_token: str = "",
+        open_seats: bool = False,
+        players: int = 0,
     ) -> pb.ListGamesResponse:
+        """A page of games, oldest first: of ``game_type``, in ``status``;
+        ``open_seats``: only games not started with a free seat; ``players``:
+        only games of that many seats. Each summary lists its seats (free,
+        taken, bots, left)."""
         return self._call(  # type: ignore[no-any-return]
             self.stub.ListGames,
             pb.ListGamesRequest(
@@ -285,6 +333,8 @@ class StrataClient:
                 status=status,  # type: ignore[arg-type]
                 page_size=page_size,
                 page_token=page_token,
+                open_seats=open_seats,
+                players=players,
             ),
         )
 
@@ -298,6 +348,17 @@ class StrataClient:
         )
         record: dict[str, Any] = json.loads(response.record)
         return record
+
+    def find_game(
+        self, game_type: str, players: int, player_name: str = ""
+    ) -> pb.FindGameResponse:
+        """Quick join: a seat in the oldest open game of ``game_type`` for
+        ``players``, or in a new one (this client's token gets the seat when
+        it has one; otherwise the answer carries a new seat token)."""
+        request = pb.FindGameRequest(
+            game_type=game_type, players=players, player_name=player_name
+        )
+        return self._call(self.stub.FindGame, request)  # type: ignore[no-any-return]
 
     def replay_game(
         self, game_id: str, from_version: int = 1, to_version: int = 0

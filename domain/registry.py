@@ -40,6 +40,7 @@ def _load() -> None:
     older: tuple[Rules, ...] = (
         cubosaurs.RULES_V1,
         escaping_extinction.RULES_V1,
+        escaping_extinction.RULES_V2,
         happy_little_dinosaurs.RULES_V1,
     )
     versions = {(r.game_type, r.rules_version): r for r in (*current, *older)}

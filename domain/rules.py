@@ -192,6 +192,22 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
     def redact(self, event: E, viewer: Viewer) -> E:
         """``event`` as ``viewer`` may see it (secrets blanked)."""
 
+    # -- a seat leaving a started game ---------------------------------------
+
+    def leave(self, state: S, seat: int, seats_in: tuple[int, ...]) -> list[E]:
+        """The game's own events when ``seat`` leaves a started game and is
+        out (``seats_in``: the seats still in, people and bots). The
+        default: none; the seat's pieces stay where they are and its
+        stand-in (:meth:`stand_in`) makes its moves, so the other seats'
+        game goes on. Each game's README says what leaving means there."""
+        return []
+
+    def stand_in(self, state: S, seat: int) -> C:
+        """The move made for ``seat``, which is out, whenever it may act (it
+        must be one of :meth:`legal_actions`; the default is the first).
+        Deterministic: it is decided again when a game is verified."""
+        return self.legal_actions(state, seat)[0]
+
     #: The game's own event types that can change :meth:`characters` (None:
     #: not said). A reader that needs only the characters, the lifecycle and
     #: the version (the game list projection) folds only these and the

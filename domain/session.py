@@ -3,7 +3,18 @@
 A game's stream starts with :class:`GameCreated` (type, rules version,
 players, seed, options, scenario), then one :class:`PlayerJoined` per seat,
 then :class:`GameStarted` followed by the game's set-up events, then the
-game's own events, and :class:`GameFinished` once its rules say it is over.
+game's own events, and :class:`GameFinished` once its rules say it is over,
+followed by :class:`~domain.fairness.SeedRevealed` when the game committed to
+its seed at creation (:mod:`domain.fairness`).
+
+A seat may leave a started game (:class:`SeatLeft`): a bot takes it over
+when the game was created so, otherwise the seat is out. What "out" means
+is the game's rule (:meth:`~domain.rules.GameRules.leave` and
+:meth:`~domain.rules.GameRules.stand_in`); the lifecycle adds what every
+game shares: a seat that is out never acts again, it shares no win, a
+competitive game with one seat still in ends with that seat the winner
+(:data:`OPPONENTS_LEFT`), and a game whose last person leaves ends
+(:data:`ABANDONED`).
 """
 
 from __future__ import annotations
@@ -94,6 +105,23 @@ class PlayerLeft:
 
 
 @dataclass(frozen=True)
+class SeatLeft:
+    """A seat left a started game (its player, the admin for it, or the
+    service on a forfeit). ``bot``: the bot kind that took the seat over (a
+    game created with ``replace_leavers: bot``); empty: the seat is out."""
+
+    seat: int
+    bot: str = ""
+
+
+@dataclass(frozen=True)
+class RematchCreated:
+    """The next game of this finished one was created: ``game_id``."""
+
+    game_id: str
+
+
+@dataclass(frozen=True)
 class GameStarted:
     """Every seat was taken and play began; the set-up events follow."""
 
@@ -112,6 +140,8 @@ LIFECYCLE_EVENTS: tuple[type, ...] = (
     PlayerLeft,
     GameStarted,
     GameFinished,
+    SeatLeft,
+    RematchCreated,
     SeedRevealed,
 )
 
@@ -121,9 +151,18 @@ JOIN = "JoinGame"
 START = "StartGame"
 LEAVE = "LeaveGame"
 EXPIRE = "ExpireGame"
+REMATCH = "Rematch"
 
 #: The result of a game that expired before it started.
 EXPIRED = "expired"
+#: The result of a game whose last person left (no winner).
+ABANDONED = "abandoned"
+#: The result of a competitive game every other seat left: the one still in
+#: wins.
+OPPONENTS_LEFT = "opponents_left"
+#: Moves the stand-ins of seats that are out may make after one command (a
+#: bound against a game whose stand-ins would play on forever).
+MAX_STAND_IN_MOVES = 10_000
 
 
 @dataclass(frozen=True)
@@ -147,6 +186,11 @@ class SessionState(Generic[S]):
     game: S
     version: int
     outcome: Outcome | None = None
+    #: Seats that left the started game and are out (a seat a bot took over
+    #: is not listed: it plays on).
+    left: tuple[int, ...] = ()
+    #: The id of this finished game's rematch, once created.
+    rematch: str = ""
     #: What the end of the game reveals (a game that committed to its seed
     #: and did not switch the reveal off), until it is revealed.
     reveal: SeedRevealed | None = None
@@ -162,6 +206,20 @@ class SessionState(Generic[S]):
     @property
     def free_seats(self) -> tuple[int, ...]:
         return tuple(i for i, s in enumerate(self.seats) if s is None)
+
+    @property
+    def seats_in(self) -> tuple[int, ...]:
+        """Seats still in the game (people and bots), not those that left."""
+        return tuple(i for i in range(len(self.seats)) if i not in self.left)
+
+    @property
+    def people_in(self) -> tuple[int, ...]:
+        """Seats still in the game that a person plays (not a bot)."""
+        return tuple(
+            i
+            for i in self.seats_in
+            if (info := self.seats[i]) is not None and not info.bot
+        )
 
 
 class Session(Generic[S]):
@@ -283,6 +341,8 @@ class Session(Generic[S]):
             game=codec.decode(rules.state_type, data["game"]),
             version=codec.decode(int, data["version"]),
             outcome=codec.decode(Outcome | None, data["outcome"]),  # type: ignore[arg-type]
+            left=codec.decode(tuple[int, ...], data.get("left", [])),
+            rematch=codec.decode(str, data.get("rematch", "")),
             reveal=codec.decode(SeedRevealed | None, data.get("reveal")),  # type: ignore[arg-type]
         )
 
@@ -337,6 +397,17 @@ class Session(Generic[S]):
                 seats = list(state.seats)
                 seats[seat] = None
                 return replace(state, seats=tuple(seats), version=version)
+            case SeatLeft(seat=seat, bot=bot):
+                if bot:
+                    # A bot plays the seat from now on; no token acts for it.
+                    seats = list(state.seats)
+                    info = seats[seat]
+                    name = info.name if info is not None else ""
+                    seats[seat] = SeatInfo(name, "", bot)
+                    return replace(state, seats=tuple(seats), version=version)
+                return replace(state, left=(*state.left, seat), version=version)
+            case RematchCreated(game_id=game_id):
+                return replace(state, rematch=game_id, version=version)
             case GameStarted():
                 return replace(state, status=Status.ACTIVE, version=version)
             case GameFinished(winners=winners, result=result):
@@ -382,21 +453,118 @@ class Session(Generic[S]):
             PlayerJoined(seat=seat, player_name=name, token_hash=token_hash, bot=bot)
         ]
 
-    def leave(self, state: SessionState[S], seat: int) -> list[Any]:
-        """Give up ``seat`` before the game starts."""
-        if state.status is not Status.OPEN:
-            raise RuleViolation(
-                "GAME_ALREADY_STARTED",
-                "This game has started; a seat can be given up only before.",
-            )
+    def leave(
+        self,
+        state: SessionState[S],
+        seat: int,
+        bot: str = "",
+        rng: Rng | None = None,
+    ) -> list[Any]:
+        """Give up ``seat``: before the start it is free again
+        (:class:`PlayerLeft`); once started the seat leaves the game
+        (:class:`SeatLeft`): ``bot`` (a bot kind) takes it over, or else it
+        is out, as the game's rules say (:meth:`GameRules.leave`), and the
+        lifecycle ends the game when nobody (or, in a competitive game, one
+        seat) is left in it."""
         if not 0 <= seat < len(state.seats):
             raise InvalidCommand(
                 "SEAT_OUT_OF_RANGE",
                 f"Seat {seat} does not exist (seats 0 to {len(state.seats) - 1}).",
             )
-        if state.seats[seat] is None:
+        if state.status is Status.FINISHED:
+            raise RuleViolation("GAME_FINISHED", "This game is over.")
+        info = state.seats[seat]
+        if info is None:
             raise RuleViolation("SEAT_FREE", f"Seat {seat} is not taken.")
-        return [PlayerLeft(seat=seat)]
+        if state.status is Status.OPEN:
+            return [PlayerLeft(seat=seat)]
+        if seat in state.left:
+            raise RuleViolation("SEAT_LEFT", f"Seat {seat} has left the game.")
+        if info.bot:
+            raise RuleViolation("BOT_SEAT", f"A bot plays seat {seat}.")
+        left = SeatLeft(seat=seat, bot=bot)
+        after = self.evolve(state, left)
+        if not after.people_in:
+            # The last person left (bots play for nobody): the game ends,
+            # and the seat stays its player's (no bot takes over a game
+            # that is over).
+            left = SeatLeft(seat=seat)
+            return [left, *self.finish(state, Outcome((), ABANDONED))]
+        if bot:
+            return [left]
+        rng = rng or Rng(state.config.seed, state.version)
+        own = self.rules.leave(after.game, seat, after.seats_in)
+        events, after = self._fold_game([left], after, own)
+        if not self.rules.cooperative and len(after.seats_in) == 1:
+            ending = self.finish(after, Outcome(after.seats_in, OPPONENTS_LEFT))
+            return [*events, *ending]
+        return self._finished(*self._stand_ins(after, events, rng))[0]
+
+    def _fold_game(
+        self, events: list[Any], state: SessionState[S], more: list[Any]
+    ) -> tuple[list[Any], SessionState[S]]:
+        game = state.game
+        for event in more:
+            game = self.rules.evolve(game, event)
+        state = replace(state, game=game, version=state.version + len(more))
+        return [*events, *more], state
+
+    def _stand_ins(
+        self, state: SessionState[S], events: list[Any], rng: Rng
+    ) -> tuple[list[Any], SessionState[S]]:
+        """While a seat that is out may act, its stand-in (the game's rule,
+        :meth:`GameRules.stand_in`) moves for it, in the same command."""
+        if not state.left:
+            return events, state
+        rules = self.rules
+        for _ in range(MAX_STAND_IN_MOVES):
+            game = state.game
+            if rules.is_terminal(game):
+                break
+            waiting = sorted(rules.active_seats(game) & set(state.left))
+            if not waiting:
+                break
+            seat = waiting[0]
+            command = rules.stand_in(game, seat)
+            more, game = rules.decide_and_evolve(game, seat, command, rng)
+            events = [*events, *more]
+            state = replace(state, game=game, version=state.version + len(more))
+        return events, state
+
+    def _finished(
+        self, events: list[Any], after: SessionState[S]
+    ) -> tuple[list[Any], SessionState[S]]:
+        """``events`` and the state after them, with the lifecycle's
+        :class:`GameFinished` once the rules say the game is over. Seats that
+        left share no win."""
+        rules = self.rules
+        if rules.is_terminal(after.game):
+            outcome = rules.outcome(after.game)
+            winners = tuple(w for w in outcome.winners if w not in after.left)
+            ending = self.finish(after, Outcome(winners, outcome.result))
+            events = [*events, *ending]
+            after = self.fold(ending, after)
+        return events, after
+
+    def finish(self, state: SessionState[S], outcome: Outcome) -> list[Any]:
+        """The events that end the game with ``outcome``: GameFinished, then
+        what a game committed to its seed reveals."""
+        ending: list[Any] = [GameFinished(outcome.winners, outcome.result)]
+        if state.reveal is not None:
+            ending.append(state.reveal)
+        return ending
+
+    def rematch(self, state: SessionState[S], game_id: str) -> list[Any]:
+        """Link this finished game to its rematch ``game_id`` (one only)."""
+        if state.status is not Status.FINISHED:
+            raise RuleViolation(
+                "GAME_NOT_FINISHED", "A rematch follows a finished game."
+            )
+        if state.rematch:
+            raise RuleViolation(
+                "REMATCH_EXISTS", f"This game's rematch is {state.rematch}."
+            )
+        return [RematchCreated(game_id=game_id)]
 
     def expire(self, state: SessionState[S]) -> list[Any]:
         """End a game that was never started (no winners)."""
@@ -438,22 +606,13 @@ class Session(Generic[S]):
             raise RuleViolation("GAME_FINISHED", "This game is over.")
         if not 0 <= seat < len(state.seats):
             raise NotYourSeat("NOT_YOUR_SEAT", f"Seat {seat} does not exist.")
+        if seat in state.left:
+            raise NotYourSeat("SEAT_LEFT", f"Seat {seat} has left the game.")
         rules = self.rules
         events, game = rules.decide_and_evolve(state.game, seat, command, rng)
         after = replace(state, game=game, version=state.version + len(events))
-        if rules.is_terminal(game):
-            ending = self.finish(after, rules.outcome(game))
-            events = [*events, *ending]
-            after = self.fold(ending, after)
-        return events, after
-
-    def finish(self, state: SessionState[S], outcome: Outcome) -> list[Any]:
-        """The events that end the game with ``outcome``: GameFinished, then
-        what a game committed to its seed reveals."""
-        ending: list[Any] = [GameFinished(outcome.winners, outcome.result)]
-        if state.reveal is not None:
-            ending.append(state.reveal)
-        return ending
+        events, after = self._stand_ins(after, events, rng)
+        return self._finished(events, after)
 
     def _with_finish(self, state: SessionState[S], events: list[Any]) -> list[Any]:
         game = state.game
@@ -481,23 +640,25 @@ class Session(Generic[S]):
         if kind == START:
             return self.start(state, rng)
         if kind == LEAVE:
-            return self.leave(state, seat)
+            return self.leave(state, seat, str(body.get("bot", "")), rng)
         if kind == EXPIRE:
             return self.expire(state)
+        if kind == REMATCH:
+            return self.rematch(state, str(body["game_id"]))
         command: Any = codec.decode(self.command_type(kind), body)
         return self.play(state, seat, command, rng)
 
     # -- looking ------------------------------------------------------------
 
     def legal_actions(self, state: SessionState[S], seat: int) -> list[Any]:
-        if state.status is not Status.ACTIVE:
+        if state.status is not Status.ACTIVE or seat in state.left:
             return []
         return self.rules.legal_actions(state.game, seat)
 
     def active_seats(self, state: SessionState[S]) -> frozenset[int]:
         if state.status is not Status.ACTIVE:
             return frozenset()
-        return self.rules.active_seats(state.game)
+        return self.rules.active_seats(state.game) - set(state.left)
 
     def redact(self, event: Any, viewer: Viewer) -> Any:
         """An event as ``viewer`` may see it. Lifecycle events are public but

@@ -21,9 +21,11 @@ from __future__ import annotations
 from eventstore.base import EventStore
 from service.administration import Administration
 from service.callers import Callers
+from service.clocks import Timeouts
 from service.commands import Commands
 from service.games import Games
 from service.lobby import Lobby, OpenSeats
+from service.matchmaking import Matchmaking
 from service.queries import Queries
 
 
@@ -44,17 +46,23 @@ class GameApp:
         self.queries = Queries(self.games)
         self.administration = Administration(self.games)
         self.callers = Callers(admin_token)
+        self.timeouts = Timeouts(self.commands, self.lobby)
+        self.matchmaking = Matchmaking(self.lobby, self.queries)
         # Each use case by name.
         self.caller = self.callers.caller
         self.load = self.games.load
         self.cached = self.games.cached
         self.state_at = self.games.state_at
         self.create_game = self.lobby.create_game
+        self.rematch = self.lobby.rematch
         self.join_game = self.lobby.join_game
         self.leave_game = self.lobby.leave_game
         self.start_game = self.lobby.start_game
         self.expire_game = self.lobby.expire_game
         self.host_of = self.lobby.host_of
+        self.timeout = self.timeouts.timeout
+        self.find_game = self.matchmaking.find_game
+        self.clocks_of = self.timeouts.clocks_of
         self.submit = self.commands.submit
         self.submit_async = self.commands.submit_async
         self.legal_actions = self.queries.legal_actions

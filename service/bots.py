@@ -28,7 +28,7 @@ import structlog
 
 from domain import bots as domain_bots
 from domain.errors import DomainError
-from domain.session import GameFinished, PlayerJoined, Status
+from domain.session import GameFinished, PlayerJoined, SeatLeft, Status
 from eventstore.base import RecordedEvent, StoreError
 from service.application import GameApp
 from service.callers import Caller
@@ -43,9 +43,11 @@ log = structlog.get_logger("strata.bots")
 RUNNER = Caller(bot=True)
 
 #: The event types the runner reads of every game: a seat taken (by a bot
-#: or not), a game finished. Of its own games it reads every event.
+#: or not), a seat left (perhaps to a bot), a game finished. Of its own
+#: games it reads every event.
 _JOINED, _FINISHED = PlayerJoined.__name__, GameFinished.__name__
-_TRACKED = (_JOINED, _FINISHED)
+_LEFT = SeatLeft.__name__
+_TRACKED = (_JOINED, _LEFT, _FINISHED)
 
 
 def command_id(seat: int, version: int) -> str:
@@ -128,8 +130,9 @@ class BotRunner:
         """Take in an event of a :data:`_TRACKED` type or of a remembered
         game (events of a game whose bot seat was taken earlier in the same
         read may be missing: that game is marked changed already)."""
-        if event.type == _JOINED and event.data.get("bot"):
+        if event.type in (_JOINED, _LEFT) and event.data.get("bot"):
             self._games.add(event.game_id)
+            self._changed.add(event.game_id)
         if event.type == _FINISHED:
             self._games.discard(event.game_id)
             self._changed.discard(event.game_id)

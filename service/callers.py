@@ -33,7 +33,9 @@ def hash_token(token: str) -> str:
 class Caller:
     """Who is calling: the bearer token (empty for none) and whether it is
     the admin token. ``bot`` marks the service's own bot runner, which acts
-    for bot seats only (no token can: their token hash is empty)."""
+    for bot seats only (no token can: their token hash is empty).
+    ``service`` marks the service acting on its own account for any seat
+    (a timeout: :mod:`service.clocks`)."""
 
     token: str = ""
     admin: bool = False
@@ -41,6 +43,7 @@ class Caller:
     #: The caller's network address without its port (``""`` in process):
     #: who an anonymous caller is, for keys and quotas.
     peer: str = ""
+    service: bool = False
 
     @functools.cached_property
     def token_hash(self) -> str:
@@ -53,8 +56,8 @@ class Caller:
         quotas): the admin, a token (by its hash), else the address."""
         if self.admin:
             return "admin"
-        if self.bot:
-            return "bot"
+        if self.bot or self.service:
+            return "bot" if self.bot else "service"
         if self.token:
             return "token:" + self.token_hash[:32]
         return "address:" + self.peer
@@ -92,6 +95,8 @@ def actor_of(caller: Caller, state: SessionState[Any], seat: int) -> str:
     """Who the command log says acted."""
     if caller.admin:
         return "admin"
+    if caller.service:
+        return "service"
     info = state.seats[seat] if 0 <= seat < len(state.seats) else None
     if caller.bot and info is not None:
         return f"bot:{info.bot}"
@@ -99,7 +104,10 @@ def actor_of(caller: Caller, state: SessionState[Any], seat: int) -> str:
 
 
 def acts_for(caller: Caller, state: SessionState[Any]) -> frozenset[int]:
-    """The seats ``caller`` may act for (the bot runner: the bot seats)."""
+    """The seats ``caller`` may act for (the bot runner: the bot seats; the
+    service on its own account: every seat)."""
+    if caller.service:
+        return frozenset(range(len(state.seats)))
     if caller.bot:
         return frozenset(
             i for i, s in enumerate(state.seats) if s is not None and s.bot

@@ -57,6 +57,9 @@ START = session_kinds.START
 #: A creation is logged under this id and type (see :meth:`create_game`).
 CREATE = "create"
 START_ID = "start"
+#: A finished game's rematch is logged in it under this id and type.
+REMATCH = "rematch"
+REMATCH_TYPE = session_kinds.REMATCH
 CREATE_TYPE = "CreateGame"
 #: The creator of a game created in this process, without a token (the
 #: balance lab, tests): trusted, not counted against any quota.
@@ -70,9 +73,12 @@ EXPIRE_TYPE = session_kinds.EXPIRE
 #: The prefix of the bot runner's command ids (``service.bots.command_id``),
 #: which no other caller may use.
 BOT_COMMAND_PREFIX = "bot-seat-"
+#: The prefix of the service's timeout commands (``service.clocks``), which
+#: only the service itself may use.
+TIMEOUT_PREFIX = "timeout-seat-"
 #: Command ids that only the service gives (joins, the start, leaves, the
 #: creation, an expiry), whoever sends them.
-_RESERVED_IDS = (START_ID, CREATE, EXPIRE)
+_RESERVED_IDS = (START_ID, CREATE, EXPIRE, REMATCH)
 _RESERVED_PREFIXES = ("join-seat-", LEAVE_PREFIX)
 
 _REFUSALS: dict[str, type[DomainError]] = {
@@ -104,12 +110,26 @@ class _Attempt:
     after: SessionState[Any]
 
 
-def _payload(seat: int, command: Any) -> dict[str, Any]:
-    """A game command as its command log entry keeps it."""
+def _noted(attempt: Any, seat: int, command: Any, note: dict[str, Any] | None) -> Any:
+    """``attempt`` with ``note`` (what the service adds, e.g. a timeout's
+    instant) in its logged command's payload."""
+    if not note:
+        return attempt
+    payload = _payload(seat, command, note)
+    logged = dataclasses.replace(attempt.command, payload=payload)
+    return dataclasses.replace(attempt, command=logged)
+
+
+def _payload(
+    seat: int, command: Any, note: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """A game command as its command log entry keeps it (with the service's
+    ``note`` on why it acted, e.g. a timeout's instant)."""
     return {
         "seat": seat,
         "type": type(command).__name__,
         "command": codec.encode(command),
+        **(note or {}),
     }
 
 
@@ -189,12 +209,14 @@ class Commands:
         command_id: str,
         command: Any,
         expected_version: int | None = None,
+        note: dict[str, Any] | None = None,
     ) -> Submitted:
         """Decide and append one game command, idempotently by ``command_id``
-        (for its actor: see :meth:`_replayed`)."""
+        (for its actor: see :meth:`_replayed`). ``note``: what the service
+        logs beside a command of its own (a timeout)."""
         with self.metrics.command(game_id, self.games) as counted:
             counted.submitted = self._submit(
-                caller, game_id, seat, command_id, command, expected_version
+                caller, game_id, seat, command_id, command, expected_version, note
             )
             return counted.submitted
 
@@ -206,6 +228,7 @@ class Commands:
         command_id: str,
         command: Any,
         expected_version: int | None = None,
+        note: dict[str, Any] | None = None,
     ) -> Submitted:
         self._check_command(caller, command_id)
         # Decide on the cached state without asking the store whether it is
@@ -220,6 +243,7 @@ class Commands:
                     attempt = self._attempt(
                         caller, loaded, seat, command_id, command, expected_version
                     )
+                attempt = _noted(attempt, seat, command, note)
             except (PermissionDenied, Aborted):
                 if not fresh:
                     loaded, fresh = self.games.load(game_id), True
@@ -375,6 +399,12 @@ class Commands:
                 "own commands (the creation, joins, leaves, the start, expiry).",
                 "command_id",
             )
+        if command_id.startswith(TIMEOUT_PREFIX) and not caller.service:
+            raise InvalidArgument(
+                "COMMAND_ID_RESERVED",
+                f"command_id {command_id!r} is reserved for the service's timeouts.",
+                "command_id",
+            )
         if command_id.startswith(BOT_COMMAND_PREFIX) and not caller.bot:
             # The bot runner's ids are predictable: a player who took one
             # first would own it, and the bot could not make that move.
@@ -383,7 +413,7 @@ class Commands:
                 f"command_id {command_id!r} is reserved for the bot seats' moves.",
                 "command_id",
             )
-        if not caller.token and not caller.bot:
+        if not caller.token and not caller.bot and not caller.service:
             raise Unauthenticated(
                 "TOKEN_REQUIRED", "Send your seat token as `authorization: Bearer …`."
             )

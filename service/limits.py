@@ -92,6 +92,8 @@ BOT_SEAT_COST = 10
 LARGE_REQUESTS = frozenset({"/strata.v1.AdminService/ImportGame"})
 MAX_LARGE_REQUEST_BYTES = 1 << 20
 CREATE_GAME = "/strata.v1.GameService/CreateGame"
+#: A quick join may create a game: it costs a creation too.
+FIND_GAME = "/strata.v1.GameService/FindGame"
 
 #: Idle buckets are forgotten once there are more than this many.
 _PRUNE_ABOVE = 10_000
@@ -476,8 +478,8 @@ class Limits:
         game_id = getattr(request, "game_id", "")
         if game_id and not self.games.take(game_id):
             raise _rate_limited("for this game", settings.rate_per_game)
-        if call.method == CREATE_GAME:
-            cost = 1 + BOT_SEAT_COST * len(request.bots)
+        if call.method in (CREATE_GAME, FIND_GAME):
+            cost = 1 + BOT_SEAT_COST * len(getattr(request, "bots", ()))
             if not self.creations.take("address:" + call.peer, cost) or (
                 token and not self.creations.take("token:" + token, cost)
             ):

@@ -29,6 +29,7 @@ from eventstore.base import (
 )
 from service import inputs
 from service.callers import Caller, actor_of, acts_for, hash_token, new_seat_token
+from service.clocks import TimeControl
 from service.commands import (
     CREATE,
     CREATE_TYPE,
@@ -39,6 +40,8 @@ from service.commands import (
     LEAVE_PREFIX,
     LEAVE_TYPE,
     MAX_RETRIES,
+    REMATCH,
+    REMATCH_TYPE,
     START,
     START_ID,
 )
@@ -52,6 +55,19 @@ from service.errors import (
 )
 from service.games import Games, Loaded, new_event
 from service.inputs import quote
+
+#: ``CreateGameRequest.replace_leavers``: a leaver's seat goes to a bot.
+REPLACE_WITH_BOT = "bot"
+REPLACE_LEAVERS = ("", REPLACE_WITH_BOT)
+#: The table settings a creation logs beside the rules' options.
+TABLE_SETTINGS = ("replace_leavers", "time_control")
+
+
+def _replacement_bot(game_type: str) -> str:
+    """The bot that takes over a leaver's seat: the game's heuristic bot, or
+    its random bot for a game without one."""
+    kinds = domain_bots.bot_kinds(game_type)
+    return "heuristic" if "heuristic" in kinds else "random"
 
 
 class Created(NamedTuple):
@@ -147,12 +163,26 @@ class Lobby:
         seed: str = "",
         request_id: str = "",
         bots: Sequence[tuple[int, str]] = (),
+        replace_leavers: str = "",
+        time_control: TimeControl | None = None,
+        rematch: tuple[str, str, dict[str, Any]] | None = None,
         reveal: bool = True,
     ) -> Created:
         """Create a game. ``bots`` (seat, kind) are seated at once; a game of
-        bots only is started too. The game commits to its seed (with a salt
-        drawn here); its end reveals both unless ``reveal`` is off (admin
-        only): :mod:`domain.fairness`."""
+        bots only is started too. ``replace_leavers`` ``"bot"``: a seat
+        whose player leaves the started game goes to a bot (see
+        :meth:`leave_game`). ``rematch`` (from :meth:`rematch`): the new
+        game's id, the old game's id and the seats kept for its players.
+        The game commits to its seed (with a salt drawn here); its end
+        reveals both unless ``reveal`` is off (admin only):
+        :mod:`domain.fairness`."""
+        if replace_leavers not in REPLACE_LEAVERS:
+            raise InvalidArgument(
+                "REPLACE_LEAVERS_INVALID",
+                f"replace_leavers is empty or {quote(REPLACE_WITH_BOT)}, not "
+                f"{quote(replace_leavers)}.",
+                "replace_leavers",
+            )
         try:
             session = registry.session_for(game_type)
         except KeyError:
@@ -161,23 +191,7 @@ class Lobby:
                 f"No game type {quote(game_type)}; see ListGameTypes.",
                 "game_type",
             ) from None
-        if scenario is not None and not caller.admin:
-            raise PermissionDenied(
-                "SCENARIO_NEEDS_ADMIN", "Only the admin token may set a scenario."
-            )
-        if seed and not caller.admin:
-            # A seed foretells every draw: its chooser could compute the
-            # hands and deck orders offline, and pick a seed that wins.
-            raise PermissionDenied(
-                "SEED_NEEDS_ADMIN",
-                "Only the admin token may choose a game's seed; leave it empty "
-                "and the service draws one.",
-            )
-        if not reveal and not caller.admin:
-            raise PermissionDenied(
-                "KEEP_SEED_SECRET_NEEDS_ADMIN",
-                "Only the admin token may keep a game's seed secret after its end.",
-            )
+        _check_admin_only(caller, scenario, seed, reveal)
         created = session.create(
             players,
             seed or secrets.token_hex(16),
@@ -194,13 +208,23 @@ class Lobby:
         # from a different request under the same key).
         host_token = caller.token or new_seat_token()
         body: dict[str, Any] = {"host": hash_token(host_token)}
+        # The table's own settings (beside the rules' options): logged with
+        # the creation, which is where the lobby and the leaves read them.
+        table: dict[str, Any] = (
+            {"replace_leavers": replace_leavers} if replace_leavers else {}
+        )
+        if time_control is not None and time_control.check().timed:
+            table["time_control"] = time_control.to_body()
+        body.update(table)
         if request_id:
             # The key is its caller's: nobody else can claim it first.
             game_id = uuid.uuid5(
                 uuid.NAMESPACE_URL, f"strata:{caller.identity}:{request_id}"
             ).hex
             body["request_id"] = request_id
-            body["digest"] = _request_digest(created, seed, bots)
+            body["digest"] = _request_digest(created, seed, bots, table)
+        elif rematch is not None:
+            game_id, body["rematch_of"], body["reserved"] = rematch
         else:
             game_id = _time_ordered_id()
         command = NewCommand(
@@ -213,6 +237,9 @@ class Lobby:
         try:
             self.store.append(game_id, 0, [new_event(created)], command)
         except (ConcurrencyError, DuplicateCommand):
+            if rematch is not None:
+                # Created already (a retried rematch): the same game.
+                return Created(game_id, self.games.load(game_id).state.version, "")
             if not request_id:
                 raise
             first = self.store.find_command(game_id, CREATE)
@@ -245,6 +272,94 @@ class Lobby:
             return IN_PROCESS
         return "address:" + hashlib.sha256(caller.peer.encode()).hexdigest()[:16]
 
+    def rematch(self, caller: Caller, old_id: str, seed: str = "") -> Created:
+        """The next game of the finished ``old_id``: the same type, options,
+        table settings and bots; each person's seat kept for its player,
+        who claims it with the old game's seat token (JoinGame); the two
+        games linked (``rematch_of`` in the new one's creation, a
+        :class:`RematchCreated` in the old one). One rematch a game: asked
+        again (or by another of its players), the same game is the answer."""
+        for _ in range(MAX_RETRIES):
+            loaded = self.games.load(old_id)
+            state = loaded.state
+            if not caller.admin and not (
+                caller.token and state.seats_of(caller.token_hash)
+            ):
+                raise PermissionDenied(
+                    "NOT_SEATED",
+                    "Only a player of the game or the admin may ask for its rematch.",
+                )
+            if state.rematch:
+                return self._create_rematch(caller, loaded, state.rematch, seed)
+            game_id = _time_ordered_id()
+            events = loaded.session.rematch(state, game_id)
+            command = NewCommand(
+                command_id=REMATCH,
+                actor=actor_of(caller, state, -1),
+                payload={
+                    "seat": -1,
+                    "type": REMATCH_TYPE,
+                    "command": {"game_id": game_id},
+                },
+                decided_at_version=state.version,
+            )
+            try:
+                result = self.store.append(
+                    old_id, state.version, [new_event(e) for e in events], command
+                )
+            except (ConcurrencyError, DuplicateCommand):
+                continue  # another player's rematch came first: that one
+            self.games.after_append(old_id, loaded, events, result.last_version)
+            return self._create_rematch(caller, loaded, game_id, seed)
+        raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def _create_rematch(
+        self, caller: Caller, old: Loaded, game_id: str, seed: str
+    ) -> Created:
+        state = old.state
+        bots = [
+            (i, s.bot) for i, s in enumerate(state.seats) if s is not None and s.bot
+        ]
+        reserved = {
+            str(i): {"token_hash": s.token_hash, "player_name": s.name}
+            for i, s in enumerate(state.seats)
+            if s is not None and not s.bot and s.token_hash
+        }
+        settings = self.settings_of(old.game_id)
+        control = settings.get("time_control")
+        return self.create_game(
+            caller,
+            state.game_type,
+            len(state.seats),
+            options=state.config.options,
+            seed=seed,
+            bots=bots,
+            replace_leavers=str(settings.get("replace_leavers", "")),
+            time_control=None if control is None else TimeControl.from_body(control),
+            rematch=(game_id, old.game_id, reserved),
+        )
+
+    def creation_of(self, game_id: str) -> dict[str, Any]:
+        """The body of the game's logged creation (empty if none)."""
+        record = self.store.find_command(game_id, CREATE)
+        if record is None:
+            return {}
+        body: dict[str, Any] = record.payload.get("command", {})
+        return body
+
+    def settings_of(self, game_id: str) -> dict[str, Any]:
+        """The table settings the game was created with (``replace_leavers``,
+        …), from its logged creation."""
+        record = self.store.find_command(game_id, CREATE)
+        if record is None:
+            return {}
+        body: dict[str, Any] = record.payload.get("command", {})
+        return {k: v for k, v in body.items() if k in TABLE_SETTINGS}
+
+    def time_control_of(self, game_id: str) -> TimeControl:
+        """The game's time control (none for a game created without)."""
+        return TimeControl.from_body(self.settings_of(game_id).get("time_control"))
+
     def host_of(self, game_id: str) -> tuple[str, str]:
         """(creator, host token hash) of a game, from its logged creation
         (empty strings for a game created before creations were logged)."""
@@ -259,6 +374,10 @@ class Lobby:
         """Take a seat; returns (seat, token, version)."""
         name = inputs.player_name(name)
         self.open_seats.check(caller)
+        reserved = {
+            int(s): kept
+            for s, kept in self.creation_of(game_id).get("reserved", {}).items()
+        }
         for _ in range(MAX_RETRIES):
             loaded = self.games.load(game_id)
             state = loaded.state
@@ -267,6 +386,10 @@ class Lobby:
                 if caller.token and state.seats_of(caller.token_hash)
                 else ""
             )
+            if reserved:
+                seat, claimed = self._reserved_seat(caller, state, seat, reserved)
+                if claimed:
+                    token, name = caller.token, claimed
             token = token or new_seat_token()
             token_hash = hash_token(token)
             taken, version = self._append_join(
@@ -278,43 +401,131 @@ class Lobby:
             # someone else joined meanwhile: decide again
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
 
+    @staticmethod
+    def _reserved_seat(
+        caller: Caller,
+        state: Any,
+        seat: int | None,
+        reserved: dict[int, dict[str, str]],
+    ) -> tuple[int | None, str]:
+        """In a rematch: the seat to take and, when the caller claims its own
+        kept seat (with the old game's token), the old name. A seat kept
+        for another player is refused (the admin may take any)."""
+        mine = [
+            s
+            for s, kept in sorted(reserved.items())
+            if caller.token
+            and kept["token_hash"] == caller.token_hash
+            and state.seats[s] is None
+        ]
+        if seat is None:
+            if mine:
+                seat = mine[0]
+            else:
+                unkept = [s for s in state.free_seats if s not in reserved]
+                seat = unkept[0] if unkept else None
+                if seat is None and state.free_seats and not caller.admin:
+                    raise PermissionDenied(
+                        "SEAT_RESERVED",
+                        "Every free seat of this rematch is kept for a player of "
+                        "the previous game; claim yours with its seat token.",
+                    )
+        if seat in mine:
+            return seat, reserved[seat]["player_name"]
+        if seat in reserved and not caller.admin:
+            raise PermissionDenied(
+                "SEAT_RESERVED",
+                f"Seat {seat} of this rematch is kept for its player of the previous "
+                "game; claim it with that game's seat token.",
+            )
+        return seat, ""
+
     def leave_game(self, caller: Caller, game_id: str, seat: int) -> int:
         """Free ``seat`` of a game not yet started (its own token, the
-        game's host token or the admin); returns the version."""
+        game's host token or the admin), or take it out of a started game
+        (its own token or the admin; a bot takes it over when the game was
+        created with ``replace_leavers: bot``); returns the version."""
         for _ in range(MAX_RETRIES):
             loaded = self.games.load(game_id)
             state = loaded.state
-            events = loaded.session.leave(state, seat)  # the seat exists, taken
+            if not 0 <= seat < len(state.seats) or state.seats[seat] is None:
+                loaded.session.leave(state, seat)  # says what is wrong
             info = state.seats[seat]
             assert info is not None
+            started = state.status is not Status.OPEN
+            owners = [info.token_hash] if info.token_hash else []
+            if not started:
+                owners.append(self.host_of(game_id)[1])
             allowed = caller.admin or (
-                bool(caller.token)
-                and caller.token_hash in (info.token_hash, self.host_of(game_id)[1])
+                bool(caller.token) and caller.token_hash in owners
             )
             if not allowed:
                 raise PermissionDenied(
                     "NOT_YOUR_SEAT",
-                    f"Only seat {seat}'s player, the game's host or the admin may "
-                    "free it.",
+                    f"Only seat {seat}'s player or the admin may take it out of "
+                    "the game."
+                    if started
+                    else f"Only seat {seat}'s player, the game's host or the "
+                    "admin may free it.",
                 )
-            command = NewCommand(
-                command_id=f"{LEAVE_PREFIX}{seat}-at-{state.version}",
-                actor=actor_of(caller, state, seat),
-                payload={"seat": seat, "type": LEAVE_TYPE, "command": {}},
-                decided_at_version=state.version,
-            )
-            try:
-                result = self.store.append(
-                    game_id,
-                    state.version,
-                    [new_event(e) for e in events],
-                    command,
-                )
-            except (ConcurrencyError, DuplicateCommand):
-                continue  # the game changed meanwhile: decide again
-            self.games.after_append(game_id, loaded, events, result.last_version)
-            return result.last_version
+            return_version = self._append_leave(game_id, loaded, seat, caller)
+            if return_version:
+                return return_version
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
+
+    def leave_as_service(
+        self,
+        game_id: str,
+        seat: int,
+        command_id: str,
+        version: int,
+        note: dict[str, Any],
+    ) -> int:
+        """Take ``seat`` out of its started game as the service's own
+        command (a forfeit on time) decided at ``version``, under
+        ``command_id`` (reserved), with ``note`` (its instant) logged. 0 when
+        the game is at another version, or another replica did it."""
+        loaded = self.games.load(game_id)
+        if loaded.state.version != version:
+            return 0
+        return self._append_leave(
+            game_id, loaded, seat, Caller(service=True), command_id, note=note
+        )
+
+    def _append_leave(
+        self,
+        game_id: str,
+        loaded: Loaded,
+        seat: int,
+        caller: Caller,
+        command_id: str = "",
+        note: dict[str, Any] | None = None,
+    ) -> int:
+        """Decide and append a leave; 0 when the game changed meanwhile."""
+        state = loaded.state
+        bot = ""
+        if state.status is Status.ACTIVE and (
+            self.settings_of(game_id).get("replace_leavers") == REPLACE_WITH_BOT
+        ):
+            bot = _replacement_bot(state.game_type)
+        events = loaded.session.leave(
+            state, seat, bot, Rng(state.config.seed, state.version)
+        )
+        body = {"bot": bot} if bot else {}
+        command = NewCommand(
+            command_id=command_id or f"{LEAVE_PREFIX}{seat}-at-{state.version}",
+            actor=actor_of(caller, state, seat),
+            payload={"seat": seat, "type": LEAVE_TYPE, "command": body, **(note or {})},
+            decided_at_version=state.version,
+        )
+        try:
+            result = self.store.append(
+                game_id, state.version, [new_event(e) for e in events], command
+            )
+        except (ConcurrencyError, DuplicateCommand):
+            return 0  # the game changed meanwhile: decide again
+        self.games.after_append(game_id, loaded, events, result.last_version)
+        return result.last_version
 
     def expire_game(self, game_id: str, at: datetime) -> bool:
         """End a game never started, as the service's own command (id
@@ -438,6 +649,9 @@ class Lobby:
         self.games.after_append(game_id, loaded, events, result.last_version)
         return taken, result.last_version
 
+    #: Taking a seat, for the quick join (:mod:`service.matchmaking`).
+    append_join = _append_join
+
     def _seat_bots(self, game_id: str, bots: Sequence[tuple[int, str]]) -> int:
         """Seat each bot (logged as a join, idempotently); start the game when
         bots fill every seat. Returns the version."""
@@ -460,16 +674,42 @@ class Lobby:
         return state.version
 
 
+def _check_admin_only(caller: Caller, scenario: Any, seed: str, reveal: bool) -> None:
+    """What only the admin token may ask of a creation."""
+    if scenario is not None and not caller.admin:
+        raise PermissionDenied(
+            "SCENARIO_NEEDS_ADMIN", "Only the admin token may set a scenario."
+        )
+    if seed and not caller.admin:
+        # A seed foretells every draw: its chooser could compute the
+        # hands and deck orders offline, and pick a seed that wins.
+        raise PermissionDenied(
+            "SEED_NEEDS_ADMIN",
+            "Only the admin token may choose a game's seed; leave it empty "
+            "and the service draws one.",
+        )
+    if not reveal and not caller.admin:
+        raise PermissionDenied(
+            "KEEP_SEED_SECRET_NEEDS_ADMIN",
+            "Only the admin token may keep a game's seed secret after its end.",
+        )
+
+
 def _request_digest(
-    created: GameCreated, seed: str, bots: Sequence[tuple[int, str]]
+    created: GameCreated,
+    seed: str,
+    bots: Sequence[tuple[int, str]],
+    table: dict[str, Any],
 ) -> str:
-    """A digest of what a CreateGame request asked for."""
+    """A digest of what a CreateGame request asked for (the table settings
+    only when set, so the digest of a request without them is unchanged)."""
     asked = codec.encode(created)
     asked["seed"] = seed  # as asked: empty when the service drew it
     # Drawn by the service for each creation, not asked for.
     asked.pop("salt", None)
     asked.pop("commitment", None)
     asked["bots"] = sorted([seat, kind] for seat, kind in bots)
+    asked.update(table)
     canonical = json.dumps(asked, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 

@@ -36,6 +36,7 @@ from service.admin import AdminServicer, IntegrationServicer
 from service.administration import Integration
 from service.application import GameApp
 from service.bots import BotRunner
+from service.clocks import Timekeeper
 from service.config import BACKGROUND_WORK, Config
 from service.door import Door
 from service.health import HealthWatch
@@ -350,6 +351,16 @@ def _start_background(
                 target=housekeeper.run_forever,
                 args=(stopping,),
                 name="housekeeping",
+                daemon=True,
+            )
+        )
+        # The service's own moves on a timeout (games with a time control).
+        timekeeper = Timekeeper(app)
+        threads.append(
+            threading.Thread(
+                target=timekeeper.run_forever,
+                args=(stopping,),
+                name="timekeeper",
                 daemon=True,
             )
         )

@@ -27,14 +27,17 @@ from domain.session import (
     GameStarted,
     PlayerJoined,
     PlayerLeft,
+    RematchCreated,
+    SeatLeft,
     Session,
     Status,
 )
 from service import protomap
 from service.application import GameApp
 from service.callers import Caller
+from service.clocks import BOT, SeatClock, TimeControl
 from service.door import Call
-from service.errors import InvalidArgument
+from service.errors import InvalidArgument, NotFound, PermissionDenied
 from service.games import Loaded
 from service.inputs import quote
 
@@ -76,6 +79,14 @@ class GameServicer:
     def _caller(self, call: Call) -> Caller:
         return self.app.caller(call.token, call.peer)
 
+    def _seats_of(self, game_id: str) -> list[pb.Seat]:
+        """A listed game's seats (from the game, cached: the list's read
+        model keeps only counts)."""
+        try:
+            return seats_to_proto(self.app.load(game_id, refresh=False).state)
+        except NotFound:
+            return []
+
     async def _cached(self, game_id: str) -> Loaded:
         """The game as cached (loaded in a worker thread when it is not)."""
         loaded = self.app.cached(game_id)
@@ -106,6 +117,8 @@ class GameServicer:
         self, request: pb.CreateGameRequest, call: Call
     ) -> pb.CreateGameResponse:
         caller = self._caller(call)
+        if request.rematch_of:
+            return self._rematch(request, caller)
         game_type = request.game_type
         if game_type not in registry.game_types():
             raise InvalidArgument(
@@ -134,7 +147,34 @@ class GameServicer:
             request.request_id,
             bots=[(b.seat, b.bot) for b in request.bots],
             reveal=not request.keep_seed_secret,
+            replace_leavers=request.replace_leavers,
+            time_control=_time_control(request)
+            if request.HasField("time_control")
+            else None,
         )
+        return pb.CreateGameResponse(
+            game_id=created.game_id,
+            version=created.version,
+            host_token=created.host_token,
+        )
+
+    def _rematch(
+        self, request: pb.CreateGameRequest, caller: Caller
+    ) -> pb.CreateGameResponse:
+        old = self.app.load(request.rematch_of).state
+        if (request.game_type and request.game_type != old.game_type) or (
+            request.players and request.players != len(old.seats)
+        ):
+            raise InvalidArgument(
+                "REMATCH_MISMATCH",
+                "A rematch has its game's type and players; leave them empty.",
+                "rematch_of",
+            )
+        if request.seed and not caller.admin:
+            raise PermissionDenied(
+                "SEED_NEEDS_ADMIN", "Only the admin token may choose a game's seed."
+            )
+        created = self.app.rematch(caller, request.rematch_of, request.seed)
         return pb.CreateGameResponse(
             game_id=created.game_id,
             version=created.version,
@@ -161,6 +201,18 @@ class GameServicer:
     ) -> pb.LeaveGameResponse:
         version = self.app.leave_game(self._caller(call), request.game_id, request.seat)
         return pb.LeaveGameResponse(version=version)
+
+    def FindGame(self, request: pb.FindGameRequest, call: Call) -> pb.FindGameResponse:
+        found = self.app.find_game(
+            self._caller(call), request.game_type, request.players, request.player_name
+        )
+        return pb.FindGameResponse(
+            game_id=found.game_id,
+            seat=found.seat,
+            seat_token=found.token,
+            version=found.version,
+            created=found.created,
+        )
 
     async def SubmitCommand(
         self,
@@ -210,9 +262,16 @@ class GameServicer:
         else:
             loaded = self.app.load(request.game_id)
             viewer_state = loaded.state
-        return pb.GetGameResponse(
-            game=game_to_proto(request.game_id, loaded, caller, viewer_state)
+        game = game_to_proto(request.game_id, loaded, caller, viewer_state)
+        game.rematch_of = str(
+            self.app.lobby.creation_of(request.game_id).get("rematch_of", "")
         )
+        control, clocks = self.app.clocks_of(request.game_id)
+        if control.timed:
+            game.time_control.CopyFrom(pb.TimeControl(**control.to_body()))
+            if not request.HasField("at_version"):
+                game.clocks.extend(_clocks_to_proto(clocks))
+        return pb.GetGameResponse(game=game)
 
     def ListLegalActions(
         self, request: pb.ListLegalActionsRequest, call: Call
@@ -231,12 +290,23 @@ class GameServicer:
         # On the event loop: a watcher holds no thread while it waits.
         caller = self._caller(call)
         loaded = await asyncio.to_thread(self.app.load, request.game_id, False)
+        control = await asyncio.to_thread(
+            self.app.lobby.time_control_of, request.game_id
+        )
         async for recorded, event in self.app.watch_async(
             caller, request.game_id, request.from_version or 1, not request.no_follow
         ):
-            yield pb.WatchGameResponse(
+            response = pb.WatchGameResponse(
                 event=event_to_proto(loaded.session, recorded, event)
             )
+            if control.timed:
+                latest = self.app.cached(request.game_id)
+                if latest is None or latest.state.version <= recorded.version:
+                    _, clocks = await asyncio.to_thread(
+                        self.app.clocks_of, request.game_id
+                    )
+                    response.clocks.extend(_clocks_to_proto(clocks))
+            yield response
 
     def ReplayGame(
         self, request: pb.ReplayGameRequest, call: Call
@@ -270,11 +340,23 @@ class GameServicer:
             if request.status not in _STATUS_FROM_PROTO:
                 raise InvalidArgument("ENUM_VALUE_INVALID", "Unknown status.", "status")
             status = _STATUS_FROM_PROTO[request.status]
+        if request.open_seats:
+            if status not in (None, Status.OPEN):
+                raise InvalidArgument(
+                    "FILTERS_CONFLICT",
+                    "open_seats lists games not started; ask no other status.",
+                    "open_seats",
+                )
+            status = Status.OPEN
         rows, token = self.app.queries.list_games(
             request.game_type, status, request.page_size, request.page_token
         )
         summaries = []
         for row in rows:
+            if request.players and row.players != request.players:
+                continue
+            if request.open_seats and row.seats_taken >= row.players:
+                continue
             summary = pb.GameSummary(
                 game_id=row.game_id,
                 game_type=row.game_type,
@@ -291,6 +373,7 @@ class GameServicer:
                 summary.created_at.FromDatetime(row.created_at)
             if row.finished_at is not None:
                 summary.finished_at.FromDatetime(row.finished_at)
+            summary.seats.extend(self._seats_of(row.game_id))
             summaries.append(summary)
         return pb.ListGamesResponse(games=summaries, next_page_token=token)
 
@@ -342,6 +425,44 @@ def describe(command: Any) -> str:
     return name + "(" + ", ".join(f"{k}={v}" for k, v in data.items()) + ")"
 
 
+def seats_to_proto(state: Any) -> list[pb.Seat]:
+    """Every seat of a game: free, or who took it (a bot, a player who left)."""
+    return [
+        pb.Seat(seat=i)
+        if s is None
+        else pb.Seat(
+            seat=i,
+            taken=True,
+            player_name=s.name,
+            bot=s.bot,
+            left=i in state.left,
+        )
+        for i, s in enumerate(state.seats)
+    ]
+
+
+def _time_control(request: pb.CreateGameRequest) -> TimeControl:
+    given = request.time_control
+    return TimeControl(
+        decision_seconds=given.decision_seconds,
+        base_seconds=given.base_seconds,
+        increment_seconds=given.increment_seconds,
+        on_timeout=given.on_timeout or BOT,
+    )
+
+
+def _clocks_to_proto(clocks: dict[int, SeatClock]) -> list[pb.SeatClock]:
+    out = []
+    for seat, clock in sorted(clocks.items()):
+        message = pb.SeatClock(seat=seat)
+        if clock.deadline is not None:
+            message.deadline.FromDatetime(clock.deadline)
+        if clock.remaining is not None:
+            message.remaining_ms = int(clock.remaining.total_seconds() * 1000)
+        out.append(message)
+    return out
+
+
 def game_to_proto(
     game_id: str, loaded: Loaded, caller: Caller, viewer_state: Any
 ) -> pb.Game:
@@ -358,12 +479,8 @@ def game_to_proto(
         players=len(state.seats),
         your_seats=sorted(viewer.seats),
         active_seats=sorted(loaded.session.active_seats(state)),
-        seats=[
-            pb.Seat(seat=i)
-            if s is None
-            else pb.Seat(seat=i, taken=True, player_name=s.name, bot=s.bot)
-            for i, s in enumerate(state.seats)
-        ],
+        seats=seats_to_proto(state),
+        rematch=state.rematch,
     )
     if state.outcome is not None:
         game.outcome.CopyFrom(
@@ -438,6 +555,10 @@ def event_to_proto(session: Session[Any], recorded: Recorded, event: Any) -> pb.
             )
         case PlayerLeft():
             out.player_left.seat = event.seat
+        case SeatLeft():
+            out.seat_left.CopyFrom(pb.SeatLeft(seat=event.seat, bot=event.bot))
+        case RematchCreated():
+            out.rematch_created.game_id = event.game_id
         case GameStarted():
             out.game_started.SetInParent()
         case GameFinished():

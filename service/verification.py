@@ -30,6 +30,8 @@ from domain.session import (
     event_schema_version,
 )
 from eventstore.base import CommandRecord, EventStore, RecordedEvent
+from service.clocks import TimeControl, check_timeout, movers
+from service.commands import LEAVE_TYPE
 
 
 class Verdict(enum.Enum):
@@ -208,7 +210,37 @@ class _Verifier:
         return self._result(Verdict.VERIFIED)
 
     def _decide(self, state: Any, seed: str, command: CommandRecord) -> list[Any]:
-        """The events ``command`` causes when decided again at ``state``."""
+        """The events ``command`` causes when decided again at ``state`` (a
+        timeout of the service is first checked: see :func:`_check_timeout`)."""
+        if "timeout" in command.payload:
+            self._check_timeout(state, command)
+        return self._redecide(state, seed, command)
+
+    def _check_timeout(self, state: Any, command: CommandRecord) -> None:
+        """A logged timeout: the seat's time had run out at its recorded
+        instant (by the stored events' times), and the bot policy's move is
+        the bot's again. ValueError otherwise."""
+        payload = command.payload
+        created = self.accepted.get(1)
+        body = created.payload.get("command", {}) if created is not None else {}
+        control = TimeControl.from_body(body.get("time_control"))
+        decoded: Any = None
+        if payload["type"] != LEAVE_TYPE:
+            cls = self.session.command_type(payload["type"])
+            decoded = codec.decode(cls, payload["command"])
+        problem = check_timeout(
+            self.session,
+            self.recorded[: state.version],
+            movers(list(self.accepted.values())),
+            control,
+            int(payload["seat"]),
+            dict(payload["timeout"]),
+            decoded,
+        )
+        if problem:
+            raise ValueError(problem)
+
+    def _redecide(self, state: Any, seed: str, command: CommandRecord) -> list[Any]:
         payload = command.payload
         return self.session.redo(
             state,

@@ -304,6 +304,17 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             return frozenset({state.debts[0].seat})
         return frozenset({state.turn})
 
+    def stand_in(self, state: CubosaursState, seat: int) -> Command:
+        """A seat that left takes every packet it is offered and buys no
+        tile (ending its turn when it could); anything else it must do
+        (claiming owed tokens) is its first legal move."""
+        legal = self.legal_actions(state, seat)
+        for kind in (TakePacket, EndTurn):
+            for command in legal:
+                if isinstance(command, kind):
+                    return command
+        return legal[0]
+
     def legal_actions(self, state: CubosaursState, seat: int) -> list[Command]:
         if seat not in self.active_seats(state):
             return []

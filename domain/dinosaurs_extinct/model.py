@@ -208,6 +208,14 @@ class TurnPassed:
     seat: int
 
 
+@dataclass(frozen=True)
+class DinoLeftRace:
+    """``seat`` left the game: its Dino is off the track for good (no turn,
+    no challenge, no switch); a switch it was to choose lapses."""
+
+    seat: int
+
+
 Event = (
     EarthEventsShuffled
     | DieRolled
@@ -226,6 +234,7 @@ Event = (
     | DinosSwitched
     | DinoWarped
     | TurnPassed
+    | DinoLeftRace
 )
 
 EVENT_TYPES: tuple[type, ...] = (
@@ -246,6 +255,7 @@ EVENT_TYPES: tuple[type, ...] = (
     DinosSwitched,
     DinoWarped,
     TurnPassed,
+    DinoLeftRace,
 )
 
 # -- state --------------------------------------------------------------------
@@ -266,6 +276,8 @@ class Dino:
 
     step: int = 0
     bones: int = 0
+    #: True once its seat left the game: the Dino is off the track.
+    out: bool = False
 
 
 @dataclass(frozen=True)
@@ -300,6 +312,7 @@ class DinoView:
     bones: int
     alive_and_well: bool
     heading: Heading
+    out: bool = False
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from domain.dinosaurs_extinct.model import (
     DinoChallengeTied,
     DinoChallengeWon,
     DinoEnteredTwentyFirstCentury,
+    DinoLeftRace,
     DinoMoved,
     DinoPushedBack,
     DinosSwitched,
@@ -163,10 +164,20 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                 return [
                     SwitchWith(target_seat=other)
                     for other in range(state.players)
-                    if other != seat
+                    if other != seat and not state.dinos[other].out
                 ]
             case _:
                 return []
+
+    def leave(self, state: State, seat: int, seats_in: tuple[int, ...]) -> list[Event]:
+        """The seat's Dino leaves the race (off the track: no turn, no
+        challenge, no switch); on its turn, the turn passes on."""
+        events: list[Event] = [DinoLeftRace(seat=seat)]
+        playing = state.phase in (Phase.ROLL, Phase.CHOOSE_SWITCH)
+        if playing and state.turn == seat:
+            after = self.evolve(state, events[0])
+            events.append(TurnPassed(seat=next_in_race(after, seat)))
+        return events
 
     # -- deciding ---------------------------------------------------------------
 
@@ -211,6 +222,10 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                         "CANNOT_SWITCH_WITH_YOURSELF",
                         "Switch places with another Dino.",
                     )
+                if state.dinos[target].out:
+                    raise RuleViolation(
+                        "DINO_OUT", f"Seat {target}'s Dino has left the race."
+                    )
                 turn.switch_with(target)
             case _:
                 raise InvalidCommand("UNKNOWN_COMMAND", f"Unknown command {command!r}.")
@@ -254,6 +269,11 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                 return replace(state, phase=Phase.ROLL)
             case TurnPassed(seat=seat):
                 return replace(state, turn=seat)
+            case DinoLeftRace(seat=seat):
+                state = _with_dino(state, seat, out=True)
+                if state.turn == seat and state.phase is Phase.CHOOSE_SWITCH:
+                    state = replace(state, phase=Phase.ROLL)
+                return state
             case _:
                 # EarthEventSurvived and the challenge's begin, ties and
                 # winner change nothing the state keeps: the moves and
@@ -287,6 +307,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                     bones=dino.bones,
                     alive_and_well=dino.bones == 0,
                     heading=heading(content, dino),
+                    out=dino.out,
                 )
                 for seat, dino in enumerate(state.dinos)
             ),
@@ -309,13 +330,29 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
         return {seat: self.content.dinos[seat].name for seat in range(state.players)}
 
 
+def next_in_race(state: State, seat: int) -> int:
+    """The next seat after ``seat`` (clockwise) whose Dino is still racing."""
+    players = state.players
+    for k in range(1, players + 1):
+        other = (seat + k) % players
+        if not state.dinos[other].out:
+            return other
+    return seat
+
+
 def _with_dino(
-    state: State, seat: int, *, step: int | None = None, bones: int | None = None
+    state: State,
+    seat: int,
+    *,
+    step: int | None = None,
+    bones: int | None = None,
+    out: bool | None = None,
 ) -> State:
     dino = state.dinos[seat]
     dino = Dino(
         step=dino.step if step is None else step,
         bones=dino.bones if bones is None else bones,
+        out=dino.out if out is None else out,
     )
     return replace(state, dinos=(*state.dinos[:seat], dino, *state.dinos[seat + 1 :]))
 
@@ -378,7 +415,7 @@ class _Turn:
 
     def _end_turn(self) -> None:
         if self.state.phase is Phase.ROLL:
-            self._emit(TurnPassed(seat=(self.state.turn + 1) % self.state.players))
+            self._emit(TurnPassed(seat=next_in_race(self.state, self.state.turn)))
 
     # -- the spaces -------------------------------------------------------------
 
@@ -422,7 +459,9 @@ class _Turn:
         step = self._dino(seat).step
         players = self.state.players
         clockwise = [(seat + k) % players for k in range(1, players)]
-        defenders = tuple(s for s in clockwise if self._dino(s).step == step)
+        defenders = tuple(
+            s for s in clockwise if self._dino(s).step == step and not self._dino(s).out
+        )
         if not defenders:
             return  # relax and enjoy your territory
         self._emit(DinoChallengeBegan(seat=seat, step=step, defenders=defenders))

@@ -4,6 +4,8 @@
 the seat's view shows (never the state), so it could sit behind the public
 API. Its plan, for the Dino whose turn it is:
 
+0. A trade a teammate offers from this seat's Dino is accepted when it
+   can happen (declined when it cannot and nothing else is left to do).
 1. Decisions first: keep Wood over Vines, let Terry redraw a harmful card,
    put the second Secret Cave next to the Oasis.
 2. Free moves: heal itself with Vines when low, eat Trail Mix when hungry,
@@ -35,8 +37,10 @@ from domain.escaping_extinction.content import (
     Terrain,
 )
 from domain.escaping_extinction.model import (
+    AcceptTrade,
     CollectRocketPart,
     Command,
+    DeclineTrade,
     DinoState,
     EndTurn,
     Explore,
@@ -70,6 +74,13 @@ def choose(view: View, legal: Sequence[Command]) -> Command:
     """The bot's pick among ``legal`` (which must not be empty)."""
     if not legal:
         raise ValueError("no legal command to choose from")
+    # A teammate asks for one of our Dino's goods: in this co-operative
+    # game the bot agrees whenever the trade can happen.
+    for answer in legal:
+        if isinstance(answer, AcceptTrade):
+            return answer
+    if all(isinstance(answer, DeclineTrade) for answer in legal):
+        return legal[0]
     plan = _Plan(view, legal)
     for step in (plan.decide, plan.free_move, plan.action):
         command = step()

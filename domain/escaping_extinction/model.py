@@ -172,6 +172,18 @@ class DinoControl:
 
 
 @dataclass(frozen=True)
+class TradeOffer:
+    """A trade waiting for the consent of the giving Dino's seat (rules
+    version 3 on): ``dino`` would hand ``item`` (or, when ``item`` is None,
+    its held ``card``) to ``recipient``. Everything in it is public."""
+
+    dino: Dino
+    recipient: Dino
+    item: Item | None = None
+    card: str = ""
+
+
+@dataclass(frozen=True)
 class State:
     """The whole table, secrets included."""
 
@@ -202,6 +214,8 @@ class State:
     dice_used: int = 0
     earthquakes_used: int = 0
     reshuffles_used: int = 0
+    # A trade from another seat's Dino, waiting for that seat (version 3 on).
+    offer: TradeOffer | None = None
 
 
 # -- commands -----------------------------------------------------------------
@@ -334,6 +348,22 @@ class EndTurn:
     dino: Dino
 
 
+@dataclass(frozen=True)
+class AcceptTrade:
+    """The seat of ``dino`` agrees to the trade offered from ``dino``: it
+    happens now (rules version 3 on)."""
+
+    dino: Dino
+
+
+@dataclass(frozen=True)
+class DeclineTrade:
+    """The seat of ``dino`` refuses the trade offered from ``dino``: it
+    lapses (rules version 3 on)."""
+
+    dino: Dino
+
+
 Command = (
     Travel
     | Explore
@@ -351,6 +381,8 @@ Command = (
     | PlaceSecretCave
     | LeaveSecretCaves
     | EndTurn
+    | AcceptTrade
+    | DeclineTrade
 )
 COMMAND_TYPES: tuple[type, ...] = (
     Travel,
@@ -369,6 +401,8 @@ COMMAND_TYPES: tuple[type, ...] = (
     PlaceSecretCave,
     LeaveSecretCaves,
     EndTurn,
+    AcceptTrade,
+    DeclineTrade,
 )
 
 
@@ -684,6 +718,48 @@ class CardGiven:
 
 
 @dataclass(frozen=True)
+class TradeOffered:
+    """The seat of the Dino whose turn it is asked ``dino``'s seat to hand
+    ``item`` (or, when ``item`` is None, the held ``card``) to
+    ``recipient`` (rules version 3 on)."""
+
+    dino: Dino
+    recipient: Dino
+    item: Item | None = None
+    card: str = ""
+
+
+@dataclass(frozen=True)
+class TradeAccepted:
+    """``dino``'s seat agreed to the trade offered: the ``ItemGiven`` or
+    ``CardGiven`` that follows is it."""
+
+    dino: Dino
+
+
+@dataclass(frozen=True)
+class TradeDeclined:
+    """``dino``'s seat refused the trade offered."""
+
+    dino: Dino
+
+
+@dataclass(frozen=True)
+class TradeOfferLapsed:
+    """The turn ended with the trade from ``dino`` still unanswered."""
+
+    dino: Dino
+
+
+@dataclass(frozen=True)
+class DinosHandedOver:
+    """A seat left the game: its Dinos now go with the seats in ``control``
+    (the whole new table of who controls which Dino)."""
+
+    control: tuple[DinoControl, ...]
+
+
+@dataclass(frozen=True)
 class TurnEnded:
     """``dino``'s turn is over."""
 
@@ -776,6 +852,11 @@ Event = (
     | MeteorDeckRanOut
     | MeteorHitEarth
     | RocketLaunched
+    | TradeOffered
+    | TradeAccepted
+    | TradeDeclined
+    | TradeOfferLapsed
+    | DinosHandedOver
 )
 EVENT_TYPES: tuple[type, ...] = (
     WorldSetUp,
@@ -822,6 +903,11 @@ EVENT_TYPES: tuple[type, ...] = (
     MeteorDeckRanOut,
     MeteorHitEarth,
     RocketLaunched,
+    TradeOffered,
+    TradeAccepted,
+    TradeDeclined,
+    TradeOfferLapsed,
+    DinosHandedOver,
 )
 
 
@@ -871,3 +957,5 @@ class View:
     redraw_used: bool
     pending: Pending | None
     result: str
+    # The trade waiting for a seat's consent, if any (public).
+    offer: TradeOffer | None = None

@@ -33,7 +33,13 @@ table), ``decide`` (a ``match`` over the command, played out on a scratch
 table that applies every event as it is emitted, then settled: ending a
 turn, passing to the next Dino, drawing the Meteor card), views and
 redaction, and last ``evolve``, the pure fold, which decides nothing. Rules
-version 1 (``RULES_V1``) closes the module.
+versions 2 (``RULES_V2``: trades without consent) and 1 (``RULES_V1``) close
+the module.
+
+Consent (version 3): a trade from a Dino the sending seat does not control
+is only offered (``TradeOffered``); that Dino's seat answers with
+``AcceptTrade`` or ``DeclineTrade``, and the offer lapses when the turn
+ends (``_Table.lapse``).
 """
 
 from __future__ import annotations
@@ -57,16 +63,19 @@ from domain.escaping_extinction.content import (
 from domain.escaping_extinction.model import (
     COMMAND_TYPES,
     EVENT_TYPES,
+    AcceptTrade,
     ActionKind,
     ActionTaken,
     CardGiven,
     CollectRocketPart,
     Command,
+    DeclineTrade,
     DieRolled,
     DinoControl,
     DinoDamaged,
     DinoHealed,
     DinoReturnedToOasis,
+    DinosHandedOver,
     DinoState,
     DinoTravelled,
     EarthquakeStruck,
@@ -128,6 +137,11 @@ from domain.escaping_extinction.model import (
     TarpitHeld,
     TileRevealed,
     TokenReturned,
+    TradeAccepted,
+    TradeDeclined,
+    TradeOffer,
+    TradeOffered,
+    TradeOfferLapsed,
     Travel,
     TravelMode,
     TurnBegan,
@@ -149,6 +163,7 @@ METEOR_DECK_EMPTY = "meteor_deck_empty"
 
 _ACTIONS = (Travel, Explore, Resupply, CollectRocketPart, HealTeammates)
 _TRADES = (GiveItem, GiveCard)
+_ANSWERS = (AcceptTrade, DeclineTrade)
 _NOT_WHILE_INJURED = (*_ACTIONS, PlayCard)
 _NAMING_CARDS = (CollectRocketPart, PlayCard, GiveCard)
 _SORTED_NEIGHBOURS = tuple(tuple(sorted(n)) for n in CONTENT.neighbours)
@@ -186,6 +201,11 @@ def controls(state: State, seat: int, dino: Dino) -> bool:
 
 
 # -- small readings of the state ----------------------------------------------
+
+
+def _seats_of(state: State, dino: Dino) -> tuple[int, ...]:
+    """The seats controlling ``dino``."""
+    return state.control[_TURN_INDEX[dino]].seats
 
 
 def dino_of(state: State, dino: Dino) -> DinoState:
@@ -289,12 +309,21 @@ class _Table:
 
     def emit(self, *events: Event) -> None:
         for event in events:
+            if isinstance(event, TurnEnded):
+                self.lapse()
             self.events.append(event)
             self.state = evolve(self.state, event)
             # The end is checked after every event, and recorded at once.
             end = the_end(self.state, event)
             if end is not None:
+                self.lapse()
                 self.emit(end)
+
+    def lapse(self) -> None:
+        """An unanswered trade offer lapses (the turn or the game ends)."""
+        offer = self.state.offer
+        if offer is not None:
+            self.emit(TradeOfferLapsed(offer.dino))
 
     @property
     def over(self) -> bool:
@@ -633,6 +662,25 @@ def _check_trade(
     return g, rec
 
 
+def offered_trade(offer: TradeOffer) -> GiveItem | GiveCard:
+    """The trade ``offer`` stands for."""
+    if offer.item is not None:
+        return GiveItem(offer.dino, offer.recipient, offer.item)
+    return GiveCard(offer.dino, offer.recipient, offer.card)
+
+
+def _check_accept(state: State, offer: TradeOffer) -> None:
+    """The offered trade can happen now (what changed since it was offered,
+    the tile, the giver's goods, the recipient's room, may forbid it)."""
+    if state.pending is not None:
+        raise RuleViolation(
+            "DECISION_PENDING",
+            f"{_name(state.pending.dino)} must first decide "
+            f"({state.pending.kind.value.replace('_', ' ')}).",
+        )
+    _check_rule(state, offered_trade(offer))
+
+
 def _check_play_card(state: State, d: DinoState, command: PlayCard) -> None:
     card, target = command.card, command.target
     if card not in d.held_cards:
@@ -708,7 +756,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
 
     game_type: ClassVar[str] = "escaping_extinction"
     title: ClassVar[str] = "Escaping Extinction"
-    rules_version: ClassVar[str] = "2"
+    rules_version: ClassVar[str] = "3"
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
@@ -716,10 +764,14 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     state_type: ClassVar[type] = State
     view_type: ClassVar[type] = View
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
-    character_events: ClassVar[frozenset[type] | None] = frozenset()  # set up front
+    # Set up front; a seat leaving hands its Dinos over.
+    character_events: ClassVar[frozenset[type] | None] = frozenset({DinosHandedOver})
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
     cooperative: ClassVar[bool] = True
+    #: A trade from a Dino the sending seat does not control is an offer its
+    #: seat accepts or declines (version 3 on); before, it happened at once.
+    trades_need_consent: ClassVar[bool] = True
 
     # -- configuration and set-up -------------------------------------------
 
@@ -814,17 +866,33 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     def active_seats(self, state: State) -> frozenset[int]:
         if state.result or not state.turn_open:
             return frozenset()
-        return frozenset(state.control[state.current].seats)
+        seats = set(state.control[state.current].seats)
+        if state.offer is not None:
+            seats.update(_seats_of(state, state.offer.dino))
+        return frozenset(seats)
 
     def legal_actions(self, state: State, seat: int) -> list[Command]:
-        if seat not in self.active_seats(state):
+        if state.result or not state.turn_open:
             return []
+        legal: list[Command] = []
+        offer = state.offer
+        if offer is not None and seat in _seats_of(state, offer.dino):
+            # The seat asked for its consent answers (accepting only while
+            # the trade can still happen).
+            try:
+                _check_accept(state, offer)
+                legal.append(AcceptTrade(offer.dino))
+            except (RuleViolation, InvalidCommand):
+                pass
+            legal.append(DeclineTrade(offer.dino))
+        if seat not in state.control[state.current].seats:
+            return legal
         # The candidates are all for the Dino whose turn it is, decisions
         # only while one is pending: the rule-specific checks remain.
-        legal: list[Command] = []
         for command in self._candidates(state):
             try:
                 _check_rule(state, command)
+                self._check_consent(state, seat, command)
             except (RuleViolation, InvalidCommand):
                 continue
             legal.append(command)
@@ -853,6 +921,9 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             raise RuleViolation("GAME_OVER", "The game is over.")
         if not isinstance(command, COMMAND_TYPES):
             raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not a command.")
+        if isinstance(command, _ANSWERS):
+            self._check_answer(state, seat, command)
+            return
         cur = current_dino(state)
         acting = cur.dino if isinstance(command, _TRADES) else command.dino
         if not controls(state, seat, acting):
@@ -876,6 +947,41 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         elif isinstance(command, _ALL_DECISIONS):
             raise RuleViolation("NO_DECISION_PENDING", "There is nothing to decide.")
         _check_rule(state, command)
+        self._check_consent(state, seat, command)
+
+    def needs_consent(self, state: State, seat: int, command: Command) -> bool:
+        """True when ``command`` from ``seat`` is a trade from a Dino the seat
+        does not control: its seat must agree (an offer)."""
+        return (
+            self.trades_need_consent
+            and isinstance(command, _TRADES)
+            and not controls(state, seat, command.dino)
+        )
+
+    def _check_consent(self, state: State, seat: int, command: Command) -> None:
+        """One offer at a time: another waits for the first to be answered."""
+        if state.offer is not None and self.needs_consent(state, seat, command):
+            raise RuleViolation(
+                "TRADE_OFFER_PENDING",
+                f"The trade offered from {_name(state.offer.dino)} waits for an "
+                "answer.",
+            )
+
+    def _check_answer(
+        self, state: State, seat: int, command: AcceptTrade | DeclineTrade
+    ) -> None:
+        offer = state.offer
+        if offer is None or offer.dino is not command.dino or not state.turn_open:
+            raise RuleViolation(
+                "NO_TRADE_OFFER", f"No trade from {_name(command.dino)} is offered."
+            )
+        if not controls(state, seat, command.dino):
+            raise NotYourSeat(
+                "NOT_YOUR_DINO",
+                f"Seat {seat} does not control {_name(command.dino)}.",
+            )
+        if isinstance(command, AcceptTrade):
+            _check_accept(state, offer)
 
     # -- deciding ----------------------------------------------------------------
 
@@ -889,9 +995,21 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     ) -> tuple[list[Event], State]:
         self._check(state, seat, command)
         t = _Table(state, rng)
-        self._play_command(t, command)
+        if self.needs_consent(state, seat, command):
+            self._offer(t, command)
+        else:
+            self._play_command(t, command)
         self._settle(t)
         return t.events, t.state
+
+    @staticmethod
+    def _offer(t: _Table, trade: Command) -> None:
+        """A trade from another seat's Dino waits for that seat's consent."""
+        match trade:
+            case GiveItem(dino=dino, recipient=recipient, item=item):
+                t.emit(TradeOffered(dino, recipient, item, ""))
+            case GiveCard(dino=dino, recipient=recipient, card=card):
+                t.emit(TradeOffered(dino, recipient, None, card))
 
     def _play_command(self, t: _Table, command: Command) -> None:  # noqa: C901 (a flat match table)
         """What ``command`` (checked) does, one case per command type."""
@@ -931,6 +1049,13 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                 t.emit(SecretCavesLeft(dino))
             case EndTurn():
                 t.emit(TurnEnded(dino))
+            case AcceptTrade():
+                offer = t.state.offer
+                if offer is not None:  # _check guarantees one
+                    t.emit(TradeAccepted(dino))
+                    self._play_command(t, offered_trade(offer))
+            case DeclineTrade():
+                t.emit(TradeDeclined(dino))
 
     def _heal_teammates(self, t: _Table, dino: Dino) -> None:
         t.emit(ActionTaken(dino, ActionKind.HEAL_TEAMMATES))
@@ -1270,6 +1395,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             redraw_used=state.redraw_used,
             pending=state.pending,
             result=state.result,
+            offer=state.offer,
         )
 
     def redact(self, event: Event, viewer: Viewer) -> Event:
@@ -1283,6 +1409,19 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             case ExplorationDeckReshuffled():
                 return ExplorationDeckReshuffled(())
         return event
+
+    # -- a seat leaving --------------------------------------------------------
+
+    def leave(self, state: State, seat: int, seats_in: tuple[int, ...]) -> list[Event]:
+        """The team plays on: the leaver's Dinos are handed over. A shared
+        Dino stays with its other seats; a Dino of the leaver alone goes to
+        the next seat still in after it (upwards, around the table)."""
+        after = sorted(seats_in, key=lambda s: (s - seat) % state.players)
+        control = []
+        for c in state.control:
+            seats = tuple(s for s in c.seats if s != seat)
+            control.append(DinoControl(c.dino, seats or (after[0],)))
+        return [DinosHandedOver(tuple(control))]
 
     def characters(self, state: State) -> dict[int, str]:
         names: dict[int, list[str]] = {}
@@ -1544,11 +1683,26 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
             return r(state, result=METEOR_HIT_EARTH)
         case RocketLaunched():
             return r(state, result=ESCAPED)
+        case DinosHandedOver(control):
+            return r(state, control=control)
+        case TradeOffered(dino, recipient, item, card):
+            return r(state, offer=TradeOffer(dino, recipient, item, card))
+        case TradeAccepted() | TradeDeclined() | TradeOfferLapsed():
+            return r(state, offer=None)
     return state
 
 
+class EscapingExtinctionRulesV2(EscapingExtinctionRules):
+    """Rules version 2, for the games created under it: the same rules, but
+    a trade from any Dino on the tile happened at once, whoever controlled
+    it (the table agreed aloud; no offer, no consent)."""
+
+    rules_version: ClassVar[str] = "2"
+    trades_need_consent: ClassVar[bool] = False
+
+
 class EscapingExtinctionRulesV1(
-    ImplicitDecisions[State, Command, Event, View], EscapingExtinctionRules
+    ImplicitDecisions[State, Command, Event, View], EscapingExtinctionRulesV2
 ):
     """Rules version 1, for the games created under it: the same rules, but
     the end of the game was not recorded (no :class:`RocketLaunched`, no
@@ -1563,4 +1717,5 @@ class EscapingExtinctionRulesV1(
 
 
 RULES = EscapingExtinctionRules()
+RULES_V2 = EscapingExtinctionRulesV2()
 RULES_V1 = EscapingExtinctionRulesV1()

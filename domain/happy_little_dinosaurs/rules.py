@@ -170,6 +170,10 @@ _EFFECT_COMMANDS: dict[type, tuple[Effect, ...]] = {
 }
 
 
+#: What a seat that left chooses when it may (see ``stand_in``).
+_STAND_IN_PASSES = (PassInstant, PassEffect, KeepHand, TakeDisaster)
+
+
 class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     """The rules of Happy Little Dinosaurs."""
 
@@ -363,6 +367,17 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
             case Phase.DISASTER | Phase.DISCARD if state.taker is not None:
                 return frozenset({state.taker})
         return frozenset()
+
+    def stand_in(self, state: State, seat: int) -> Command:
+        """A seat that left spends nothing it could keep: it passes every
+        Instant window and optional effect, keeps its hand, takes a Disaster
+        rather than play Insurance or a Redirect, and otherwise (its Point
+        card) makes the first legal move."""
+        legal = self.legal_actions(state, seat)
+        for command in legal:
+            if isinstance(command, _STAND_IN_PASSES):
+                return command
+        return legal[0]
 
     def legal_actions(self, state: State, seat: int) -> list[Command]:
         if seat not in self.active_seats(state):

@@ -663,13 +663,14 @@ def test_the_host_the_seat_and_the_admin_may_free_a_seat_before_the_start(
     )
     events = [e.type for e in client.watch_game(game_id, follow=False)]
     assert events.count("PlayerLeft") == 3
-    # Seated again, started: no seat is given up any more this way.
+    # Seated again, started: the host frees no seat any more (only the
+    # seat's own token or the admin takes a seat out of a started game).
     tokens = [client.join_game(game_id, f"q{s}", seat=s).seat_token for s in range(3)]
     client.with_token(tokens[0]).start_game(game_id)
     refused(
         lambda: client.with_token(created.host_token).leave_game(game_id, 1),
-        grpc.StatusCode.FAILED_PRECONDITION,
-        "GAME_ALREADY_STARTED",
+        grpc.StatusCode.PERMISSION_DENIED,
+        "NOT_YOUR_SEAT",
     )
     assert admin.verify_game(game_id).verdict == admin_pb.VERDICT_VERIFIED
 

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from .game_service_pb2 import CreateGameRequest, CreateGameResponse, ExportPlayerRecordRequest, ExportPlayerRecordResponse, GetGameRequest, GetGameResponse, JoinGameRequest, JoinGameResponse, LeaveGameRequest, LeaveGameResponse, ListGameTypesRequest, ListGameTypesResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, ReplayGameRequest, ReplayGameResponse, StartGameRequest, StartGameResponse, SubmitCommandRequest, SubmitCommandResponse, WatchGameRequest, WatchGameResponse
+from .game_service_pb2 import CreateGameRequest, CreateGameResponse, ExportPlayerRecordRequest, ExportPlayerRecordResponse, FindGameRequest, FindGameResponse, GetGameRequest, GetGameResponse, JoinGameRequest, JoinGameResponse, LeaveGameRequest, LeaveGameResponse, ListGameTypesRequest, ListGameTypesResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, ReplayGameRequest, ReplayGameResponse, StartGameRequest, StartGameResponse, SubmitCommandRequest, SubmitCommandResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -69,7 +69,23 @@ class GameService(Protocol):
     async def leave_game(self, request: LeaveGameRequest, ctx: RequestContext[LeaveGameRequest, LeaveGameResponse], /) -> LeaveGameResponse:
         """
         Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def find_game(self, request: FindGameRequest, ctx: RequestContext[FindGameRequest, FindGameResponse], /) -> FindGameResponse:
+        """
+        Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -190,6 +206,17 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.leave_game,
+                ),
+                "/strata.v1.GameService/FindGame": Endpoint.unary(
+                    method=MethodInfo(
+                        name="FindGame",
+                        service_name="strata.v1.GameService",
+                        input=FindGameRequest,
+                        output=FindGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.find_game,
                 ),
                 "/strata.v1.GameService/SubmitCommand": Endpoint.unary(
                     method=MethodInfo(
@@ -411,7 +438,12 @@ class GameServiceClient(ConnectClient):
     ) -> LeaveGameResponse:
         """
         Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
         """
         return await self.execute_unary(
             request=request,
@@ -420,6 +452,34 @@ class GameServiceClient(ConnectClient):
                 service_name="strata.v1.GameService",
                 input=LeaveGameRequest,
                 output=LeaveGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def find_game(
+        self,
+        request: FindGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> FindGameResponse:
+        """
+        Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="FindGame",
+                service_name="strata.v1.GameService",
+                input=FindGameRequest,
+                output=FindGameResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),
@@ -627,7 +687,23 @@ class GameServiceSync(Protocol):
     def leave_game(self, request: LeaveGameRequest, ctx: RequestContext[LeaveGameRequest, LeaveGameResponse], /) -> LeaveGameResponse:
         """
         Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def find_game(self, request: FindGameRequest, ctx: RequestContext[FindGameRequest, FindGameResponse], /) -> FindGameResponse:
+        """
+        Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -746,6 +822,17 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.leave_game,
+                ),
+                "/strata.v1.GameService/FindGame": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="FindGame",
+                        service_name="strata.v1.GameService",
+                        input=FindGameRequest,
+                        output=FindGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.find_game,
                 ),
                 "/strata.v1.GameService/SubmitCommand": EndpointSync.unary(
                     method=MethodInfo(
@@ -967,7 +1054,12 @@ class GameServiceClientSync(ConnectClientSync):
     ) -> LeaveGameResponse:
         """
         Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
         """
         return self.execute_unary(
             request=request,
@@ -976,6 +1068,34 @@ class GameServiceClientSync(ConnectClientSync):
                 service_name="strata.v1.GameService",
                 input=LeaveGameRequest,
                 output=LeaveGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def find_game(
+        self,
+        request: FindGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> FindGameResponse:
+        """
+        Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="FindGame",
+                service_name="strata.v1.GameService",
+                input=FindGameRequest,
+                output=FindGameResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

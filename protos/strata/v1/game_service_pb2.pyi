@@ -245,6 +245,9 @@ class CreateGameRequest(_message.Message):
     SCENARIO_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
     BOTS_FIELD_NUMBER: _builtins.int
+    REPLACE_LEAVERS_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
     KEEP_SEED_SECRET_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Game type id (see ListGameTypes)."""
@@ -254,6 +257,22 @@ class CreateGameRequest(_message.Message):
     """Seed of the game's chance; empty: the service picks a random one."""
     request_id: _builtins.str
     """Client-chosen id making the creation idempotent (optional)."""
+    replace_leavers: _builtins.str
+    """What becomes of a seat whose player leaves the started game (LeaveGame,
+    or a forfeit on time): empty (the default) the seat is out, as the
+    game's rules say; "bot" hands it to the game's heuristic bot (or its
+    random bot, for a game without one), which plays on for the seat.
+    """
+    rematch_of: _builtins.str
+    """Creates the rematch of this finished game instead: the same game type,
+    players, options, table settings (replace_leavers, time_control) and
+    bots (game_type and players may be left empty; given, they must match).
+    Each person's seat is kept for its player, who claims it with JoinGame
+    and the old game's seat token (SEAT_RESERVED for anyone else); the old
+    game records RematchCreated and its Game.rematch names the new one. One
+    rematch a game: asked again, by any of its players, the same game is
+    the answer. Only a player of the old game or the admin may ask.
+    """
     keep_seed_secret: _builtins.bool
     """Keep the seed secret after the end: no SeedRevealed event, and so no
     player-verifiable record (for platforms that keep hands secret after the
@@ -276,6 +295,12 @@ class CreateGameRequest(_message.Message):
         bots fill every seat, the game starts at once and plays to its end.
         """
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """A time control: a deadline per decision or a clock per seat, and what
+        happens when a seat's time runs out (unset: none, the default).
+        """
+
     def __init__(
         self,
         *,
@@ -286,11 +311,14 @@ class CreateGameRequest(_message.Message):
         scenario: Global___GameScenario | None = ...,
         request_id: _builtins.str = ...,
         bots: _abc.Iterable[Global___BotSeat] | None = ...,
+        replace_leavers: _builtins.str = ...,
+        time_control: Global___TimeControl | None = ...,
+        rematch_of: _builtins.str = ...,
         keep_seed_secret: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "keep_seed_secret", b"keep_seed_secret", "options", b"options", "players", b"players", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "keep_seed_secret", b"keep_seed_secret", "options", b"options", "players", b"players", "rematch_of", b"rematch_of", "replace_leavers", b"replace_leavers", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -369,7 +397,7 @@ class LeaveGameRequest(_message.Message):
     game_id: _builtins.str
     """The game."""
     seat: _builtins.int
-    """The seat to free."""
+    """The seat to free (before the start) or that leaves (once started)."""
     def __init__(
         self,
         *,
@@ -392,7 +420,7 @@ class LeaveGameResponse(_message.Message):
 
     VERSION_FIELD_NUMBER: _builtins.int
     version: _builtins.int
-    """The game's version after the seat was freed."""
+    """The game's version after the seat was freed or left."""
     def __init__(
         self,
         *,
@@ -405,6 +433,74 @@ class LeaveGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___LeaveGameResponse: _TypeAlias = LeaveGameResponse  # noqa: Y015
+
+@_typing.final
+class FindGameRequest(_message.Message):
+    """Request of FindGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_TYPE_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    game_type: _builtins.str
+    """Game type id (see ListGameTypes)."""
+    players: _builtins.int
+    """Number of seats of the game to find (or create)."""
+    player_name: _builtins.str
+    """The player's display name."""
+    def __init__(
+        self,
+        *,
+        game_type: _builtins.str = ...,
+        players: _builtins.int = ...,
+        player_name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "player_name", b"player_name", "players", b"players"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FindGameRequest: _TypeAlias = FindGameRequest  # noqa: Y015
+
+@_typing.final
+class FindGameResponse(_message.Message):
+    """Response of FindGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game the caller is seated in."""
+    seat: _builtins.int
+    """The caller's seat."""
+    seat_token: _builtins.str
+    """The seat token that acts for it (the caller's own when it sent one)."""
+    version: _builtins.int
+    """The game's version after the seat was taken."""
+    created: _builtins.bool
+    """True when the game was created for this call."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        version: _builtins.int = ...,
+        created: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created", b"created", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FindGameResponse: _TypeAlias = FindGameResponse  # noqa: Y015
 
 @_typing.final
 class JoinGameRequest(_message.Message):
@@ -678,6 +774,7 @@ class Seat(_message.Message):
     TAKEN_FIELD_NUMBER: _builtins.int
     PLAYER_NAME_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    LEFT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat number, from 0."""
     taken: _builtins.bool
@@ -685,7 +782,11 @@ class Seat(_message.Message):
     player_name: _builtins.str
     """The player's display name."""
     bot: _builtins.str
-    """Bot kind when a bot plays the seat (empty for a person)."""
+    """Bot kind when a bot plays the seat (empty for a person); also set when
+    a bot took over a seat its player left.
+    """
+    left: _builtins.bool
+    """True when the seat's player left the started game and the seat is out."""
     def __init__(
         self,
         *,
@@ -693,10 +794,11 @@ class Seat(_message.Message):
         taken: _builtins.bool = ...,
         player_name: _builtins.str = ...,
         bot: _builtins.str = ...,
+        left: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "player_name", b"player_name", "seat", b"seat", "taken", b"taken"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "left", b"left", "player_name", b"player_name", "seat", b"seat", "taken", b"taken"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -792,6 +894,10 @@ class Game(_message.Message):
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
+    TIME_CONTROL_FIELD_NUMBER: _builtins.int
+    CLOCKS_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
+    REMATCH_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     game_type: _builtins.str
@@ -804,6 +910,10 @@ class Game(_message.Message):
     """The rules version the game is played under."""
     players: _builtins.int
     """Number of players."""
+    rematch_of: _builtins.str
+    """The game this one is the rematch of (empty: none)."""
+    rematch: _builtins.str
+    """This finished game's rematch, once created (empty: none yet)."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """The seats."""
@@ -828,6 +938,16 @@ class Game(_message.Message):
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When the game was created."""
 
+    @_builtins.property
+    def time_control(self) -> Global___TimeControl:
+        """The game's time control (unset: none)."""
+
+    @_builtins.property
+    def clocks(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatClock]:
+        """Each seat's time, in a game with a time control, as of the game's latest
+        version (not filled for an earlier version).
+        """
+
     def __init__(
         self,
         *,
@@ -843,14 +963,101 @@ class Game(_message.Message):
         rules_version: _builtins.str = ...,
         players: _builtins.int = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
+        time_control: Global___TimeControl | None = ...,
+        clocks: _abc.Iterable[Global___SeatClock] | None = ...,
+        rematch_of: _builtins.str = ...,
+        rematch: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "outcome", b"outcome", "view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "outcome", b"outcome", "time_control", b"time_control", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_seats", b"active_seats", "created_at", b"created_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "version", b"version", "view", b"view", "your_seats", b"your_seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["active_seats", b"active_seats", "clocks", b"clocks", "created_at", b"created_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "rematch", b"rematch", "rematch_of", b"rematch_of", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "time_control", b"time_control", "version", b"version", "view", b"view", "your_seats", b"your_seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Game: _TypeAlias = Game  # noqa: Y015
+
+@_typing.final
+class TimeControl(_message.Message):
+    """A time control, chosen at CreateGame: a deadline per decision
+    (decision_seconds) or a clock per seat (base_seconds plus
+    increment_seconds after each of the seat's moves, as in chess); all 0 is
+    none. A seat's time runs while it has to act (in a simultaneous window,
+    every seat still to act has its own running); a decision starts at the
+    recorded time of the event after which the seat has to act. When a seat's
+    time runs out the service acts itself, through a command it logs as
+    `timeout-seat-<seat>-at-<version>` (pinned to that version: on several
+    replicas exactly one is appended) with the instant it decided, which
+    VerifyGame checks and decides again.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISION_SECONDS_FIELD_NUMBER: _builtins.int
+    BASE_SECONDS_FIELD_NUMBER: _builtins.int
+    INCREMENT_SECONDS_FIELD_NUMBER: _builtins.int
+    ON_TIMEOUT_FIELD_NUMBER: _builtins.int
+    decision_seconds: _builtins.int
+    """Seconds each decision may take (a deadline per decision); 0: none."""
+    base_seconds: _builtins.int
+    """A clock per seat: its starting time, in seconds; 0: no clock."""
+    increment_seconds: _builtins.int
+    """A clock per seat: seconds added after each of the seat's moves."""
+    on_timeout: _builtins.str
+    """What the service does when a seat's time runs out: "bot" (the default;
+    the game's bot plays that one decision, the seat stays its player's) or
+    "forfeit" (the seat leaves the game, as with LeaveGame).
+    """
+    def __init__(
+        self,
+        *,
+        decision_seconds: _builtins.int = ...,
+        base_seconds: _builtins.int = ...,
+        increment_seconds: _builtins.int = ...,
+        on_timeout: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["base_seconds", b"base_seconds", "decision_seconds", b"decision_seconds", "increment_seconds", b"increment_seconds", "on_timeout", b"on_timeout"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TimeControl: _TypeAlias = TimeControl  # noqa: Y015
+
+@_typing.final
+class SeatClock(_message.Message):
+    """One seat's time in a game with a time control."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    REMAINING_MS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    remaining_ms: _builtins.int
+    """With a clock per seat: its time left, in milliseconds (while it acts,
+    from the start of its decision: deadline minus that instant).
+    """
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """When its time runs out, while it has to act (unset otherwise)."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+        remaining_ms: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_remaining_ms", b"_remaining_ms", "deadline", b"deadline", "remaining_ms", b"remaining_ms"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_remaining_ms", b"_remaining_ms", "deadline", b"deadline", "remaining_ms", b"remaining_ms", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__remaining_ms: _TypeAlias = _typing.Literal["remaining_ms"]  # noqa: Y015
+    _WhichOneofArgType__remaining_ms: _TypeAlias = _typing.Literal["_remaining_ms", b"_remaining_ms"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__remaining_ms) -> _WhichOneofReturnType__remaining_ms | None: ...
+
+Global___SeatClock: _TypeAlias = SeatClock  # noqa: Y015
 
 @_typing.final
 class GetGameRequest(_message.Message):
@@ -1141,6 +1348,60 @@ class PlayerLeft(_message.Message):
 Global___PlayerLeft: _TypeAlias = PlayerLeft  # noqa: Y015
 
 @_typing.final
+class SeatLeft(_message.Message):
+    """A seat left a started game (LeaveGame by its player or the admin). With
+    bot set, that bot kind plays the seat from now on (the game was created
+    with replace_leavers "bot"); otherwise the seat is out: it never acts
+    again and shares no win, and what becomes of its pieces is its game's
+    rule (see the game's README). Events of the game's rules caused by the
+    leave, and GameFinished when it ends the game, follow.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    bot: _builtins.str
+    """The bot kind that took the seat over (empty: the seat is out)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatLeft: _TypeAlias = SeatLeft  # noqa: Y015
+
+@_typing.final
+class RematchCreated(_message.Message):
+    """This finished game's rematch was created (CreateGame with rematch_of)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The new game."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchCreated: _TypeAlias = RematchCreated  # noqa: Y015
+
+@_typing.final
 class GameStarted(_message.Message):
     """Play began; the game's set-up events follow."""
 
@@ -1242,6 +1503,8 @@ class Event(_message.Message):
     GAME_FINISHED_FIELD_NUMBER: _builtins.int
     GAME_EVENT_FIELD_NUMBER: _builtins.int
     PLAYER_LEFT_FIELD_NUMBER: _builtins.int
+    SEAT_LEFT_FIELD_NUMBER: _builtins.int
+    REMATCH_CREATED_FIELD_NUMBER: _builtins.int
     SEED_REVEALED_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
@@ -1280,6 +1543,14 @@ class Event(_message.Message):
         """Lifecycle: a seat given up before the start."""
 
     @_builtins.property
+    def seat_left(self) -> Global___SeatLeft:
+        """Lifecycle: a seat left the started game (out, or handed to a bot)."""
+
+    @_builtins.property
+    def rematch_created(self) -> Global___RematchCreated:
+        """Lifecycle: this finished game's rematch was created."""
+
+    @_builtins.property
     def seed_revealed(self) -> Global___SeedRevealed:
         """Lifecycle: after the end, the seed and salt of the commitment."""
 
@@ -1297,13 +1568,15 @@ class Event(_message.Message):
         game_finished: Global___GameFinished | None = ...,
         game_event: Global___GameEvent | None = ...,
         player_left: Global___PlayerLeft | None = ...,
+        seat_left: Global___SeatLeft | None = ...,
+        rematch_created: Global___RematchCreated | None = ...,
         seed_revealed: Global___SeedRevealed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "recorded_at", b"recorded_at", "seed_revealed", b"seed_revealed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "recorded_at", b"recorded_at", "rematch_created", b"rematch_created", "seat_left", b"seat_left", "seed_revealed", b"seed_revealed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "position", b"position", "recorded_at", b"recorded_at", "seed_revealed", b"seed_revealed", "type", b"type", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["body", b"body", "game_created", b"game_created", "game_event", b"game_event", "game_finished", b"game_finished", "game_id", b"game_id", "game_started", b"game_started", "player_joined", b"player_joined", "player_left", b"player_left", "position", b"position", "recorded_at", b"recorded_at", "rematch_created", b"rematch_created", "seat_left", b"seat_left", "seed_revealed", b"seed_revealed", "type", b"type", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event", "player_left", "seed_revealed"]  # noqa: Y015
+    _WhichOneofReturnType_body: _TypeAlias = _typing.Literal["game_created", "player_joined", "game_started", "game_finished", "game_event", "player_left", "seat_left", "rematch_created", "seed_revealed"]  # noqa: Y015
     _WhichOneofArgType_body: _TypeAlias = _typing.Literal["body", b"body"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_body) -> _WhichOneofReturnType_body | None: ...
 
@@ -1348,18 +1621,27 @@ class WatchGameResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_FIELD_NUMBER: _builtins.int
+    CLOCKS_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def event(self) -> Global___Event:
         """The next event."""
+
+    @_builtins.property
+    def clocks(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatClock]:
+        """In a game with a time control, on the game's newest event as it is
+        sent: each seat's clock after it (its deadline while it has to act;
+        with a clock, its time left). Empty otherwise.
+        """
 
     def __init__(
         self,
         *,
         event: Global___Event | None = ...,
+        clocks: _abc.Iterable[Global___SeatClock] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clocks", b"clocks", "event", b"event"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1380,6 +1662,7 @@ class GameSummary(_message.Message):
     OUTCOME_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     FINISHED_AT_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's id."""
     game_type: _builtins.str
@@ -1404,6 +1687,12 @@ class GameSummary(_message.Message):
     def finished_at(self) -> _timestamp_pb2.Timestamp:
         """Time it finished (unset while playing)."""
 
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
+        """Each seat: free (taken false) or taken, by whom, whether a bot plays it
+        and whether its player left.
+        """
+
     def __init__(
         self,
         *,
@@ -1416,10 +1705,11 @@ class GameSummary(_message.Message):
         outcome: Global___Outcome | None = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
         finished_at: _timestamp_pb2.Timestamp | None = ...,
+        seats: _abc.Iterable[Global___Seat] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "finished_at", b"finished_at", "outcome", b"outcome"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "finished_at", b"finished_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "seats_taken", b"seats_taken", "status", b"status", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "finished_at", b"finished_at", "game_id", b"game_id", "game_type", b"game_type", "outcome", b"outcome", "players", b"players", "seats", b"seats", "seats_taken", b"seats_taken", "status", b"status", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1545,6 +1835,8 @@ class ListGamesRequest(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Only games of this type (empty: every type)."""
     status: Global___GameStatus.ValueType
@@ -1553,6 +1845,10 @@ class ListGamesRequest(_message.Message):
     """Most games to return (default 50, at most 500)."""
     page_token: _builtins.str
     """From a previous response's next_page_token."""
+    open_seats: _builtins.bool
+    """Only games not started with a free seat (what a player may join)."""
+    players: _builtins.int
+    """Only games of this many seats (0: any)."""
     def __init__(
         self,
         *,
@@ -1560,10 +1856,12 @@ class ListGamesRequest(_message.Message):
         status: Global___GameStatus.ValueType = ...,
         page_size: _builtins.int = ...,
         page_token: _builtins.str = ...,
+        open_seats: _builtins.bool = ...,
+        players: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "page_size", b"page_size", "page_token", b"page_token", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "open_seats", b"open_seats", "page_size", b"page_size", "page_token", b"page_token", "players", b"players", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -60,6 +60,11 @@ class GameServiceStub:
                 request_serializer=strata_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
                 response_deserializer=strata_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
                 _registered_method=True)
+        self.FindGame = channel.unary_unary(
+                '/strata.v1.GameService/FindGame',
+                request_serializer=strata_dot_v1_dot_game__service__pb2.FindGameRequest.SerializeToString,
+                response_deserializer=strata_dot_v1_dot_game__service__pb2.FindGameResponse.FromString,
+                _registered_method=True)
         self.SubmitCommand = channel.unary_unary(
                 '/strata.v1.GameService/SubmitCommand',
                 request_serializer=strata_dot_v1_dot_game__service__pb2.SubmitCommandRequest.SerializeToString,
@@ -132,7 +137,24 @@ class GameServiceServicer:
 
     def LeaveGame(self, request, context):
         """Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FindGame(self, request, context):
+        """Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -221,6 +243,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.LeaveGame,
                     request_deserializer=strata_dot_v1_dot_game__service__pb2.LeaveGameRequest.FromString,
                     response_serializer=strata_dot_v1_dot_game__service__pb2.LeaveGameResponse.SerializeToString,
+            ),
+            'FindGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.FindGame,
+                    request_deserializer=strata_dot_v1_dot_game__service__pb2.FindGameRequest.FromString,
+                    response_serializer=strata_dot_v1_dot_game__service__pb2.FindGameResponse.SerializeToString,
             ),
             'SubmitCommand': grpc.unary_unary_rpc_method_handler(
                     servicer.SubmitCommand,
@@ -394,6 +421,33 @@ class GameService:
             '/strata.v1.GameService/LeaveGame',
             strata_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
             strata_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FindGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/strata.v1.GameService/FindGame',
+            strata_dot_v1_dot_game__service__pb2.FindGameRequest.SerializeToString,
+            strata_dot_v1_dot_game__service__pb2.FindGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

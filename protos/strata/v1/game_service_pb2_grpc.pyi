@@ -55,7 +55,20 @@ class GameServiceStub:
     """Starts a game whose seats are all taken (a seated player or the admin)."""
     LeaveGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]
     """Frees a seat of a game not yet started: by the seat's own token, the
-    game's host token (CreateGameResponse.host_token) or the admin.
+    game's host token (CreateGameResponse.host_token) or the admin. In a
+    started game the seat leaves the game (its own token or the admin, not
+    the host): a bot takes it over when the game was created with
+    replace_leavers "bot", otherwise it is out, as its game's rules say; a
+    game whose last person leaves ends (result `abandoned`), a competitive
+    game with one seat left in ends with it the winner (`opponents_left`).
+    """
+    FindGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.FindGameRequest, _game_service_pb2.FindGameResponse]
+    """Quick join: seats the caller in the oldest open game of a type and
+    player count with a free seat, or creates one and seats it there. Safe
+    under races on several replicas: no game is overfilled and a caller (its
+    bearer token) is never seated twice (racing calls of one token get the
+    same seat). A caller without a token gets a new seat token, as with
+    JoinGame; with one, the seat is added to it.
     """
     SubmitCommand: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]
     """Sends one typed game command for a seat the caller's token controls."""
@@ -100,7 +113,20 @@ class GameServiceAsyncStub(GameServiceStub):
     """Starts a game whose seats are all taken (a seated player or the admin)."""
     LeaveGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
     """Frees a seat of a game not yet started: by the seat's own token, the
-    game's host token (CreateGameResponse.host_token) or the admin.
+    game's host token (CreateGameResponse.host_token) or the admin. In a
+    started game the seat leaves the game (its own token or the admin, not
+    the host): a bot takes it over when the game was created with
+    replace_leavers "bot", otherwise it is out, as its game's rules say; a
+    game whose last person leaves ends (result `abandoned`), a competitive
+    game with one seat left in ends with it the winner (`opponents_left`).
+    """
+    FindGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.FindGameRequest, _game_service_pb2.FindGameResponse]  # type: ignore[assignment]
+    """Quick join: seats the caller in the oldest open game of a type and
+    player count with a free seat, or creates one and seats it there. Safe
+    under races on several replicas: no game is overfilled and a caller (its
+    bearer token) is never seated twice (racing calls of one token get the
+    same seat). A caller without a token gets a new seat token, as with
+    JoinGame; with one, the seat is added to it.
     """
     SubmitCommand: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]  # type: ignore[assignment]
     """Sends one typed game command for a seat the caller's token controls."""
@@ -172,7 +198,26 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.LeaveGameResponse, _abc.Awaitable[_game_service_pb2.LeaveGameResponse]]:
         """Frees a seat of a game not yet started: by the seat's own token, the
-        game's host token (CreateGameResponse.host_token) or the admin.
+        game's host token (CreateGameResponse.host_token) or the admin. In a
+        started game the seat leaves the game (its own token or the admin, not
+        the host): a bot takes it over when the game was created with
+        replace_leavers "bot", otherwise it is out, as its game's rules say; a
+        game whose last person leaves ends (result `abandoned`), a competitive
+        game with one seat left in ends with it the winner (`opponents_left`).
+        """
+
+    @_abc_1.abstractmethod
+    def FindGame(
+        self,
+        request: _game_service_pb2.FindGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.FindGameResponse, _abc.Awaitable[_game_service_pb2.FindGameResponse]]:
+        """Quick join: seats the caller in the oldest open game of a type and
+        player count with a free seat, or creates one and seats it there. Safe
+        under races on several replicas: no game is overfilled and a caller (its
+        bearer token) is never seated twice (racing calls of one token get the
+        same seat). A caller without a token gets a new seat token, as with
+        JoinGame; with one, the seat is added to it.
         """
 
     @_abc_1.abstractmethod

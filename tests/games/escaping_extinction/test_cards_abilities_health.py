@@ -385,9 +385,11 @@ def test_vines_heal_only_a_dino_on_the_same_tile() -> None:
 
 
 def test_dinos_on_the_same_tile_trade_freely_during_one_of_their_turns() -> None:
+    # One seat controls both Dinos: no consent to ask (test_consent.py has
+    # the trades between seats).
     events = [*setup(), ResourceGained(REX, Resource.WOOD), hand(REX, "trail_mix_1")]
     events.append(ResourceReturned(REX, Resource.FOOD))
-    state = table(events, players=4)
+    state = table(events, players=2)
     assert when(RULES, state, 0, GiveItem(REX, TERRY, Item.WOOD)) == [
         ItemGiven(REX, TERRY, Item.WOOD)
     ]

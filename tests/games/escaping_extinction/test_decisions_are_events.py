@@ -117,5 +117,5 @@ def test_rules_version_one_records_no_meteor_hit_and_its_fold_loses() -> None:
 
 
 def test_the_versions_are_registered_and_the_current_one_is_two() -> None:
-    assert (RULES.rules_version, RULES_V1.rules_version) == ("2", "1")
+    assert (RULES.rules_version, RULES_V1.rules_version) == ("3", "1")
     assert RULES.cooperative and RULES_V1.cooperative

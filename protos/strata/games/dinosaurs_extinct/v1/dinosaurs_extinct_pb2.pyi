@@ -789,6 +789,7 @@ class Event(_message.Message):
     DINOS_SWITCHED_FIELD_NUMBER: _builtins.int
     DINO_WARPED_FIELD_NUMBER: _builtins.int
     TURN_PASSED_FIELD_NUMBER: _builtins.int
+    DINO_LEFT_RACE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def earth_events_shuffled(self) -> Global___EarthEventsShuffled:
         """The Earth Event stack was shuffled."""
@@ -857,6 +858,12 @@ class Event(_message.Message):
     def turn_passed(self) -> Global___TurnPassed:
         """The turn passed on."""
 
+    @_builtins.property
+    def dino_left_race(self) -> Global___DinoLeftRace:
+        """seat left the game: its Dino is off the track (no turn, no challenge,
+        no switch); a switch it was to choose lapses.
+        """
+
     def __init__(
         self,
         *,
@@ -877,16 +884,39 @@ class Event(_message.Message):
         dinos_switched: Global___DinosSwitched | None = ...,
         dino_warped: Global___DinoWarped | None = ...,
         turn_passed: Global___TurnPassed | None = ...,
+        dino_left_race: Global___DinoLeftRace | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["die_rolled", b"die_rolled", "dino_challenge_began", b"dino_challenge_began", "dino_challenge_tied", b"dino_challenge_tied", "dino_challenge_won", b"dino_challenge_won", "dino_entered_twenty_first_century", b"dino_entered_twenty_first_century", "dino_moved", b"dino_moved", "dino_pushed_back", b"dino_pushed_back", "dino_switch_reached", b"dino_switch_reached", "dino_warped", b"dino_warped", "dino_went_extinct", b"dino_went_extinct", "dinos_switched", b"dinos_switched", "earth_event_drawn", b"earth_event_drawn", "earth_event_survived", b"earth_event_survived", "earth_events_shuffled", b"earth_events_shuffled", "event", b"event", "life_card_recharged", b"life_card_recharged", "overlay_flipped", b"overlay_flipped", "turn_passed", b"turn_passed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["die_rolled", b"die_rolled", "dino_challenge_began", b"dino_challenge_began", "dino_challenge_tied", b"dino_challenge_tied", "dino_challenge_won", b"dino_challenge_won", "dino_entered_twenty_first_century", b"dino_entered_twenty_first_century", "dino_left_race", b"dino_left_race", "dino_moved", b"dino_moved", "dino_pushed_back", b"dino_pushed_back", "dino_switch_reached", b"dino_switch_reached", "dino_warped", b"dino_warped", "dino_went_extinct", b"dino_went_extinct", "dinos_switched", b"dinos_switched", "earth_event_drawn", b"earth_event_drawn", "earth_event_survived", b"earth_event_survived", "earth_events_shuffled", b"earth_events_shuffled", "event", b"event", "life_card_recharged", b"life_card_recharged", "overlay_flipped", b"overlay_flipped", "turn_passed", b"turn_passed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["die_rolled", b"die_rolled", "dino_challenge_began", b"dino_challenge_began", "dino_challenge_tied", b"dino_challenge_tied", "dino_challenge_won", b"dino_challenge_won", "dino_entered_twenty_first_century", b"dino_entered_twenty_first_century", "dino_moved", b"dino_moved", "dino_pushed_back", b"dino_pushed_back", "dino_switch_reached", b"dino_switch_reached", "dino_warped", b"dino_warped", "dino_went_extinct", b"dino_went_extinct", "dinos_switched", b"dinos_switched", "earth_event_drawn", b"earth_event_drawn", "earth_event_survived", b"earth_event_survived", "earth_events_shuffled", b"earth_events_shuffled", "event", b"event", "life_card_recharged", b"life_card_recharged", "overlay_flipped", b"overlay_flipped", "turn_passed", b"turn_passed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["die_rolled", b"die_rolled", "dino_challenge_began", b"dino_challenge_began", "dino_challenge_tied", b"dino_challenge_tied", "dino_challenge_won", b"dino_challenge_won", "dino_entered_twenty_first_century", b"dino_entered_twenty_first_century", "dino_left_race", b"dino_left_race", "dino_moved", b"dino_moved", "dino_pushed_back", b"dino_pushed_back", "dino_switch_reached", b"dino_switch_reached", "dino_warped", b"dino_warped", "dino_went_extinct", b"dino_went_extinct", "dinos_switched", b"dinos_switched", "earth_event_drawn", b"earth_event_drawn", "earth_event_survived", b"earth_event_survived", "earth_events_shuffled", b"earth_events_shuffled", "event", b"event", "life_card_recharged", b"life_card_recharged", "overlay_flipped", b"overlay_flipped", "turn_passed", b"turn_passed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["earth_events_shuffled", "die_rolled", "dino_moved", "dino_entered_twenty_first_century", "life_card_recharged", "earth_event_drawn", "earth_event_survived", "overlay_flipped", "dino_went_extinct", "dino_challenge_began", "dino_challenge_tied", "dino_challenge_won", "dino_pushed_back", "dino_switch_reached", "dinos_switched", "dino_warped", "turn_passed"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["earth_events_shuffled", "die_rolled", "dino_moved", "dino_entered_twenty_first_century", "life_card_recharged", "earth_event_drawn", "earth_event_survived", "overlay_flipped", "dino_went_extinct", "dino_challenge_began", "dino_challenge_tied", "dino_challenge_won", "dino_pushed_back", "dino_switch_reached", "dinos_switched", "dino_warped", "turn_passed", "dino_left_race"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___Event: _TypeAlias = Event  # noqa: Y015
+
+@_typing.final
+class DinoLeftRace(_message.Message):
+    """seat left the game: its Dino is off the track for good."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that left."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DinoLeftRace: _TypeAlias = DinoLeftRace  # noqa: Y015
 
 @_typing.final
 class DinoView(_message.Message):
@@ -901,6 +931,7 @@ class DinoView(_message.Message):
     BONES_FIELD_NUMBER: _builtins.int
     ALIVE_AND_WELL_FIELD_NUMBER: _builtins.int
     HEADING_FIELD_NUMBER: _builtins.int
+    OUT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Its seat."""
     name: _builtins.str
@@ -915,6 +946,8 @@ class DinoView(_message.Message):
     """True when no bones show."""
     heading: Global___Heading.ValueType
     """Which way it moves on its next turn."""
+    out: _builtins.bool
+    """True once its seat left the game: the Dino is off the track."""
     def __init__(
         self,
         *,
@@ -925,10 +958,11 @@ class DinoView(_message.Message):
         bones: _builtins.int = ...,
         alive_and_well: _builtins.bool = ...,
         heading: Global___Heading.ValueType = ...,
+        out: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive_and_well", b"alive_and_well", "bones", b"bones", "colour", b"colour", "heading", b"heading", "name", b"name", "seat", b"seat", "step", b"step"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive_and_well", b"alive_and_well", "bones", b"bones", "colour", b"colour", "heading", b"heading", "name", b"name", "out", b"out", "seat", b"seat", "step", b"step"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

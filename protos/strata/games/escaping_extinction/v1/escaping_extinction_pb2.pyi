@@ -485,6 +485,8 @@ class Command(_message.Message):
     PLACE_SECRET_CAVE_FIELD_NUMBER: _builtins.int
     LEAVE_SECRET_CAVES_FIELD_NUMBER: _builtins.int
     END_TURN_FIELD_NUMBER: _builtins.int
+    ACCEPT_TRADE_FIELD_NUMBER: _builtins.int
+    DECLINE_TRADE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def travel(self) -> Global___Travel:
         """Spend an action (and Food) to move dino to destination."""
@@ -553,6 +555,18 @@ class Command(_message.Message):
     def end_turn(self) -> Global___EndTurn:
         """End dino's turn."""
 
+    @_builtins.property
+    def accept_trade(self) -> Global___AcceptTrade:
+        """The seat of dino agrees to the trade offered from dino (rules version
+        3 on).
+        """
+
+    @_builtins.property
+    def decline_trade(self) -> Global___DeclineTrade:
+        """The seat of dino refuses the trade offered from dino (rules version 3
+        on).
+        """
+
     def __init__(
         self,
         *,
@@ -572,12 +586,14 @@ class Command(_message.Message):
         place_secret_cave: Global___PlaceSecretCave | None = ...,
         leave_secret_caves: Global___LeaveSecretCaves | None = ...,
         end_turn: Global___EndTurn | None = ...,
+        accept_trade: Global___AcceptTrade | None = ...,
+        decline_trade: Global___DeclineTrade | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["collect_rocket_part", b"collect_rocket_part", "command", b"command", "end_turn", b"end_turn", "explore", b"explore", "give_card", b"give_card", "give_item", b"give_item", "heal_teammates", b"heal_teammates", "heal_with_vines", b"heal_with_vines", "keep_card", b"keep_card", "leave_resource", b"leave_resource", "leave_secret_caves", b"leave_secret_caves", "make_room", b"make_room", "place_secret_cave", b"place_secret_cave", "play_card", b"play_card", "redraw_card", b"redraw_card", "resupply", b"resupply", "travel", b"travel"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["accept_trade", b"accept_trade", "collect_rocket_part", b"collect_rocket_part", "command", b"command", "decline_trade", b"decline_trade", "end_turn", b"end_turn", "explore", b"explore", "give_card", b"give_card", "give_item", b"give_item", "heal_teammates", b"heal_teammates", "heal_with_vines", b"heal_with_vines", "keep_card", b"keep_card", "leave_resource", b"leave_resource", "leave_secret_caves", b"leave_secret_caves", "make_room", b"make_room", "place_secret_cave", b"place_secret_cave", "play_card", b"play_card", "redraw_card", b"redraw_card", "resupply", b"resupply", "travel", b"travel"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["collect_rocket_part", b"collect_rocket_part", "command", b"command", "end_turn", b"end_turn", "explore", b"explore", "give_card", b"give_card", "give_item", b"give_item", "heal_teammates", b"heal_teammates", "heal_with_vines", b"heal_with_vines", "keep_card", b"keep_card", "leave_resource", b"leave_resource", "leave_secret_caves", b"leave_secret_caves", "make_room", b"make_room", "place_secret_cave", b"place_secret_cave", "play_card", b"play_card", "redraw_card", b"redraw_card", "resupply", b"resupply", "travel", b"travel"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept_trade", b"accept_trade", "collect_rocket_part", b"collect_rocket_part", "command", b"command", "decline_trade", b"decline_trade", "end_turn", b"end_turn", "explore", b"explore", "give_card", b"give_card", "give_item", b"give_item", "heal_teammates", b"heal_teammates", "heal_with_vines", b"heal_with_vines", "keep_card", b"keep_card", "leave_resource", b"leave_resource", "leave_secret_caves", b"leave_secret_caves", "make_room", b"make_room", "place_secret_cave", b"place_secret_cave", "play_card", b"play_card", "redraw_card", b"redraw_card", "resupply", b"resupply", "travel", b"travel"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_command: _TypeAlias = _typing.Literal["travel", "explore", "resupply", "collect_rocket_part", "heal_teammates", "heal_with_vines", "give_item", "give_card", "play_card", "make_room", "leave_resource", "keep_card", "redraw_card", "place_secret_cave", "leave_secret_caves", "end_turn"]  # noqa: Y015
+    _WhichOneofReturnType_command: _TypeAlias = _typing.Literal["travel", "explore", "resupply", "collect_rocket_part", "heal_teammates", "heal_with_vines", "give_item", "give_card", "play_card", "make_room", "leave_resource", "keep_card", "redraw_card", "place_secret_cave", "leave_secret_caves", "end_turn", "accept_trade", "decline_trade"]  # noqa: Y015
     _WhichOneofArgType_command: _TypeAlias = _typing.Literal["command", b"command"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_command) -> _WhichOneofReturnType_command | None: ...
 
@@ -739,7 +755,11 @@ Global___HealWithVines: _TypeAlias = HealWithVines  # noqa: Y015
 
 @_typing.final
 class GiveItem(_message.Message):
-    """Trade: dino hands one item to recipient on its tile."""
+    """Trade: dino hands one item to recipient on its tile. Sent by a seat of
+    the Dino whose turn it is; from a Dino that seat does not control it is an
+    offer (TradeOffered) that the giver's seat accepts or declines (rules
+    version 3 on; before, it happened at once).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -769,7 +789,9 @@ Global___GiveItem: _TypeAlias = GiveItem  # noqa: Y015
 
 @_typing.final
 class GiveCard(_message.Message):
-    """Trade: dino hands a held Exploration card to recipient."""
+    """Trade: dino hands a held Exploration card to recipient. From a Dino the
+    sending seat does not control it is an offer, as for GiveItem.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1041,6 +1063,11 @@ class Event(_message.Message):
     METEOR_DECK_RAN_OUT_FIELD_NUMBER: _builtins.int
     METEOR_HIT_EARTH_FIELD_NUMBER: _builtins.int
     ROCKET_LAUNCHED_FIELD_NUMBER: _builtins.int
+    TRADE_OFFERED_FIELD_NUMBER: _builtins.int
+    TRADE_ACCEPTED_FIELD_NUMBER: _builtins.int
+    TRADE_DECLINED_FIELD_NUMBER: _builtins.int
+    TRADE_OFFER_LAPSED_FIELD_NUMBER: _builtins.int
+    DINOS_HANDED_OVER_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def world_set_up(self) -> Global___WorldSetUp:
         """The table was set: tiles face down around the Oasis, decks shuffled.
@@ -1222,6 +1249,30 @@ class Event(_message.Message):
     def rocket_launched(self) -> Global___RocketLaunched:
         """The Rocket lifted off: everyone wins."""
 
+    @_builtins.property
+    def trade_offered(self) -> Global___TradeOffered:
+        """A trade from dino, a Dino the sending seat does not control, waits for
+        the consent of dino's seat (rules version 3 on).
+        """
+
+    @_builtins.property
+    def trade_accepted(self) -> Global___TradeAccepted:
+        """dino's seat agreed to the trade offered; the ItemGiven or CardGiven that
+        follows is the trade.
+        """
+
+    @_builtins.property
+    def trade_declined(self) -> Global___TradeDeclined:
+        """dino's seat refused the trade offered."""
+
+    @_builtins.property
+    def trade_offer_lapsed(self) -> Global___TradeOfferLapsed:
+        """The turn (or the game) ended with the trade from dino unanswered."""
+
+    @_builtins.property
+    def dinos_handed_over(self) -> Global___DinosHandedOver:
+        """A seat left the game: its Dinos go with the seats in control."""
+
     def __init__(
         self,
         *,
@@ -1269,16 +1320,48 @@ class Event(_message.Message):
         meteor_deck_ran_out: Global___MeteorDeckRanOut | None = ...,
         meteor_hit_earth: Global___MeteorHitEarth | None = ...,
         rocket_launched: Global___RocketLaunched | None = ...,
+        trade_offered: Global___TradeOffered | None = ...,
+        trade_accepted: Global___TradeAccepted | None = ...,
+        trade_declined: Global___TradeDeclined | None = ...,
+        trade_offer_lapsed: Global___TradeOfferLapsed | None = ...,
+        dinos_handed_over: Global___DinosHandedOver | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "dinos_handed_over", b"dinos_handed_over", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "trade_accepted", b"trade_accepted", "trade_declined", b"trade_declined", "trade_offer_lapsed", b"trade_offer_lapsed", "trade_offered", b"trade_offered", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_taken", b"action_taken", "card_given", b"card_given", "die_rolled", b"die_rolled", "dino_damaged", b"dino_damaged", "dino_healed", b"dino_healed", "dino_returned_to_oasis", b"dino_returned_to_oasis", "dino_travelled", b"dino_travelled", "dinos_handed_over", b"dinos_handed_over", "earthquake_struck", b"earthquake_struck", "event", b"event", "exploration_card_discarded", b"exploration_card_discarded", "exploration_card_drawn", b"exploration_card_drawn", "exploration_card_kept", b"exploration_card_kept", "exploration_card_played", b"exploration_card_played", "exploration_card_redrawn", b"exploration_card_redrawn", "exploration_deck_reshuffled", b"exploration_deck_reshuffled", "extra_action_gained", b"extra_action_gained", "item_given", b"item_given", "lava_flow_placed", b"lava_flow_placed", "meteor_card_drawn", b"meteor_card_drawn", "meteor_deck_ran_out", b"meteor_deck_ran_out", "meteor_hit_earth", b"meteor_hit_earth", "meteor_moved", b"meteor_moved", "redraw_declined", b"redraw_declined", "redraw_offered", b"redraw_offered", "resource_gained", b"resource_gained", "resource_left", b"resource_left", "resource_returned", b"resource_returned", "resource_taken", b"resource_taken", "resupplied", b"resupplied", "rocket_docket_card_revealed", b"rocket_docket_card_revealed", "rocket_docket_closed", b"rocket_docket_closed", "rocket_launched", b"rocket_launched", "rocket_part_collected", b"rocket_part_collected", "room_made", b"room_made", "room_needed", b"room_needed", "secret_cave_placement_offered", b"secret_cave_placement_offered", "secret_caves_left", b"secret_caves_left", "secret_caves_placed", b"secret_caves_placed", "tarpit_held", b"tarpit_held", "tile_revealed", b"tile_revealed", "token_returned", b"token_returned", "trade_accepted", b"trade_accepted", "trade_declined", b"trade_declined", "trade_offer_lapsed", b"trade_offer_lapsed", "trade_offered", b"trade_offered", "turn_began", b"turn_began", "turn_ended", b"turn_ended", "vine_spent", b"vine_spent", "world_set_up", b"world_set_up"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["world_set_up", "rocket_docket_card_revealed", "turn_began", "action_taken", "die_rolled", "dino_travelled", "tarpit_held", "dino_returned_to_oasis", "tile_revealed", "dino_damaged", "dino_healed", "vine_spent", "resource_taken", "resource_gained", "resource_returned", "token_returned", "room_needed", "room_made", "resource_left", "exploration_card_drawn", "redraw_offered", "redraw_declined", "exploration_card_redrawn", "exploration_card_discarded", "exploration_card_kept", "exploration_card_played", "exploration_deck_reshuffled", "extra_action_gained", "lava_flow_placed", "secret_cave_placement_offered", "secret_caves_placed", "secret_caves_left", "resupplied", "rocket_part_collected", "rocket_docket_closed", "item_given", "card_given", "turn_ended", "meteor_card_drawn", "meteor_moved", "earthquake_struck", "meteor_deck_ran_out", "meteor_hit_earth", "rocket_launched"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["world_set_up", "rocket_docket_card_revealed", "turn_began", "action_taken", "die_rolled", "dino_travelled", "tarpit_held", "dino_returned_to_oasis", "tile_revealed", "dino_damaged", "dino_healed", "vine_spent", "resource_taken", "resource_gained", "resource_returned", "token_returned", "room_needed", "room_made", "resource_left", "exploration_card_drawn", "redraw_offered", "redraw_declined", "exploration_card_redrawn", "exploration_card_discarded", "exploration_card_kept", "exploration_card_played", "exploration_deck_reshuffled", "extra_action_gained", "lava_flow_placed", "secret_cave_placement_offered", "secret_caves_placed", "secret_caves_left", "resupplied", "rocket_part_collected", "rocket_docket_closed", "item_given", "card_given", "turn_ended", "meteor_card_drawn", "meteor_moved", "earthquake_struck", "meteor_deck_ran_out", "meteor_hit_earth", "rocket_launched", "trade_offered", "trade_accepted", "trade_declined", "trade_offer_lapsed", "dinos_handed_over"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
 Global___Event: _TypeAlias = Event  # noqa: Y015
+
+@_typing.final
+class DinosHandedOver(_message.Message):
+    """A seat left the game: its Dinos now go with the seats in control. A
+    shared Dino stays with its other seats; a Dino of the leaver alone goes
+    to the next seat still in after it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CONTROL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def control(self) -> _containers.RepeatedCompositeFieldContainer[Global___DinoControl]:
+        """Who controls each Dino from now on."""
+
+    def __init__(
+        self,
+        *,
+        control: _abc.Iterable[Global___DinoControl] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["control", b"control"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DinosHandedOver: _TypeAlias = DinosHandedOver  # noqa: Y015
 
 @_typing.final
 class WorldSetUp(_message.Message):
@@ -2488,6 +2571,7 @@ class View(_message.Message):
     REDRAW_USED_FIELD_NUMBER: _builtins.int
     PENDING_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
+    OFFER_FIELD_NUMBER: _builtins.int
     round: _builtins.int
     """The round number (0 before set-up)."""
     current_dino: Global___Dino.ValueType
@@ -2554,6 +2638,12 @@ class View(_message.Message):
     def pending(self) -> Global___Pending:
         """The decision the game waits for, if any."""
 
+    @_builtins.property
+    def offer(self) -> Global___TradeOffer:
+        """The trade waiting for the consent of its giving Dino's seat, if any
+        (rules version 3 on; public, as everything a Dino holds).
+        """
+
     def __init__(
         self,
         *,
@@ -2580,14 +2670,209 @@ class View(_message.Message):
         redraw_used: _builtins.bool = ...,
         pending: Global___Pending | None = ...,
         result: _builtins.str = ...,
+        offer: Global___TradeOffer | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["pending", b"pending", "supply", b"supply"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["offer", b"offer", "pending", b"pending", "supply", b"supply"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_left", b"actions_left", "control", b"control", "current_dino", b"current_dino", "dinos", b"dinos", "exploration_cards_left", b"exploration_cards_left", "exploration_discard", b"exploration_discard", "launchpad_parts", b"launchpad_parts", "launchpad_wood", b"launchpad_wood", "meteor", b"meteor", "meteor_cards_left", b"meteor_cards_left", "meteor_drawn", b"meteor_drawn", "meteor_track_length", b"meteor_track_length", "pending", b"pending", "places", b"places", "redraw_used", b"redraw_used", "result", b"result", "rocket_docket_cards_left", b"rocket_docket_cards_left", "rocket_docket_done", b"rocket_docket_done", "rocket_docket_open", b"rocket_docket_open", "round", b"round", "supply", b"supply", "turn_open", b"turn_open", "your_dinos", b"your_dinos"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["actions_left", b"actions_left", "control", b"control", "current_dino", b"current_dino", "dinos", b"dinos", "exploration_cards_left", b"exploration_cards_left", "exploration_discard", b"exploration_discard", "launchpad_parts", b"launchpad_parts", "launchpad_wood", b"launchpad_wood", "meteor", b"meteor", "meteor_cards_left", b"meteor_cards_left", "meteor_drawn", b"meteor_drawn", "meteor_track_length", b"meteor_track_length", "offer", b"offer", "pending", b"pending", "places", b"places", "redraw_used", b"redraw_used", "result", b"result", "rocket_docket_cards_left", b"rocket_docket_cards_left", "rocket_docket_done", b"rocket_docket_done", "rocket_docket_open", b"rocket_docket_open", "round", b"round", "supply", b"supply", "turn_open", b"turn_open", "your_dinos", b"your_dinos"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___View: _TypeAlias = View  # noqa: Y015
+
+@_typing.final
+class TradeOffer(_message.Message):
+    """A trade waiting for the consent of the giving Dino's seat: dino would hand
+    item (or, when item is unset, its held card) to recipient.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DINO_FIELD_NUMBER: _builtins.int
+    RECIPIENT_FIELD_NUMBER: _builtins.int
+    ITEM_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    dino: Global___Dino.ValueType
+    """The Dino that would give (another seat's)."""
+    recipient: Global___Dino.ValueType
+    """The Dino that would receive (the Dino whose turn it is, or one on its
+    tile).
+    """
+    item: Global___Item.ValueType
+    """The item asked for (unset when it is a card)."""
+    card: _builtins.str
+    """The held Exploration card asked for (empty when it is an item)."""
+    def __init__(
+        self,
+        *,
+        dino: Global___Dino.ValueType = ...,
+        recipient: Global___Dino.ValueType = ...,
+        item: Global___Item.ValueType | None = ...,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_item", b"_item", "item", b"item"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_item", b"_item", "card", b"card", "dino", b"dino", "item", b"item", "recipient", b"recipient"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__item: _TypeAlias = _typing.Literal["item"]  # noqa: Y015
+    _WhichOneofArgType__item: _TypeAlias = _typing.Literal["_item", b"_item"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__item) -> _WhichOneofReturnType__item | None: ...
+
+Global___TradeOffer: _TypeAlias = TradeOffer  # noqa: Y015
+
+@_typing.final
+class AcceptTrade(_message.Message):
+    """The seat of dino agrees to the trade offered from dino: it happens now.
+    Legal for the seats controlling dino while the offer stands and the trade
+    can still happen.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DINO_FIELD_NUMBER: _builtins.int
+    dino: Global___Dino.ValueType
+    """The giving Dino named in the offer."""
+    def __init__(
+        self,
+        *,
+        dino: Global___Dino.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dino", b"dino"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AcceptTrade: _TypeAlias = AcceptTrade  # noqa: Y015
+
+@_typing.final
+class DeclineTrade(_message.Message):
+    """The seat of dino refuses the trade offered from dino: the offer is gone."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DINO_FIELD_NUMBER: _builtins.int
+    dino: Global___Dino.ValueType
+    """The giving Dino named in the offer."""
+    def __init__(
+        self,
+        *,
+        dino: Global___Dino.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dino", b"dino"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeclineTrade: _TypeAlias = DeclineTrade  # noqa: Y015
+
+@_typing.final
+class TradeOffered(_message.Message):
+    """The seat of the Dino whose turn it is asked dino's seat to hand item (or,
+    when item is unset, the held card) to recipient. Nothing moves until that
+    seat accepts; the offer lapses at the end of the turn or when declined.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DINO_FIELD_NUMBER: _builtins.int
+    RECIPIENT_FIELD_NUMBER: _builtins.int
+    ITEM_FIELD_NUMBER: _builtins.int
+    CARD_FIELD_NUMBER: _builtins.int
+    dino: Global___Dino.ValueType
+    """The Dino that would give."""
+    recipient: Global___Dino.ValueType
+    """The Dino that would receive."""
+    item: Global___Item.ValueType
+    """The item asked for (unset when it is a card)."""
+    card: _builtins.str
+    """The held Exploration card asked for (empty when it is an item)."""
+    def __init__(
+        self,
+        *,
+        dino: Global___Dino.ValueType = ...,
+        recipient: Global___Dino.ValueType = ...,
+        item: Global___Item.ValueType | None = ...,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_item", b"_item", "item", b"item"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_item", b"_item", "card", b"card", "dino", b"dino", "item", b"item", "recipient", b"recipient"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__item: _TypeAlias = _typing.Literal["item"]  # noqa: Y015
+    _WhichOneofArgType__item: _TypeAlias = _typing.Literal["_item", b"_item"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__item) -> _WhichOneofReturnType__item | None: ...
+
+Global___TradeOffered: _TypeAlias = TradeOffered  # noqa: Y015
+
+@_typing.final
+class TradeAccepted(_message.Message):
+    """dino's seat agreed to the trade offered: the ItemGiven or CardGiven that
+    follows is the trade.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DINO_FIELD_NUMBER: _builtins.int
+    dino: Global___Dino.ValueType
+    """The giving Dino."""
+    def __init__(
+        self,
+        *,
+        dino: Global___Dino.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dino", b"dino"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TradeAccepted: _TypeAlias = TradeAccepted  # noqa: Y015
+
+@_typing.final
+class TradeDeclined(_message.Message):
+    """dino's seat refused the trade offered."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DINO_FIELD_NUMBER: _builtins.int
+    dino: Global___Dino.ValueType
+    """The giving Dino."""
+    def __init__(
+        self,
+        *,
+        dino: Global___Dino.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dino", b"dino"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TradeDeclined: _TypeAlias = TradeDeclined  # noqa: Y015
+
+@_typing.final
+class TradeOfferLapsed(_message.Message):
+    """The turn (or the game) ended with the trade from dino unanswered."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DINO_FIELD_NUMBER: _builtins.int
+    dino: Global___Dino.ValueType
+    """The giving Dino."""
+    def __init__(
+        self,
+        *,
+        dino: Global___Dino.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dino", b"dino"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TradeOfferLapsed: _TypeAlias = TradeOfferLapsed  # noqa: Y015
 
 @_typing.final
 class PlaceView(_message.Message):

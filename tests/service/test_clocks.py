@@ -1,0 +1,289 @@
+"""Time controls: deadlines, clocks, and the service acting on a timeout as a
+logged command, with an injected clock (no test sleeps)."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from clients import cli
+from clients.client import deadline
+from domain import registry
+from domain.session import OPPONENTS_LEFT, Status
+from eventstore.memory import InMemoryEventStore
+from service.application import GameApp
+from service.callers import Caller
+from service.clocks import (
+    BOT,
+    FORFEIT,
+    SERVICE,
+    TimeControl,
+    Timekeeper,
+    movers,
+    seat_clocks,
+    timeout_id,
+)
+from service.errors import InvalidArgument
+from service.verification import verify_game
+
+
+def timed_game(
+    app: GameApp,
+    control: TimeControl,
+    game_type: str = "dinosaurs_extinct",
+    seed: str = "clock",
+) -> tuple[str, list[str]]:
+    game_id, _, _ = app.create_game(
+        Caller(admin=True), game_type, 2, seed=seed, time_control=control
+    )
+    tokens = [app.join_game(app.caller(""), game_id, s, f"p{s}")[1] for s in (0, 1)]
+    app.start_game(app.caller(tokens[0]), game_id)
+    return game_id, tokens
+
+
+def later(seconds: float) -> Any:
+    """A clock ``seconds`` ahead of the real one (the store stamps events
+    with the real time)."""
+    return lambda: datetime.now(UTC) + timedelta(seconds=seconds)
+
+
+def timeouts(app: GameApp, game_id: str) -> list[Any]:
+    return [
+        c
+        for c in app.store.read_commands(game_id)
+        if c.command_id.startswith("timeout-seat-")
+    ]
+
+
+def test_within_the_deadline_nothing_happens() -> None:
+    app = GameApp(InMemoryEventStore())
+    game_id, _ = timed_game(app, TimeControl(decision_seconds=30))
+    version = app.load(game_id).state.version
+    assert Timekeeper(app, clock=later(0)).sweep() == 0
+    assert Timekeeper(app, clock=later(20)).sweep() == 0
+    assert app.load(game_id).state.version == version
+
+
+def test_past_the_deadline_the_bot_decides_for_the_seat_once() -> None:
+    app = GameApp(InMemoryEventStore())
+    game_id, _ = timed_game(app, TimeControl(decision_seconds=30))
+    state = app.load(game_id).state
+    active = sorted(app.load(game_id).session.active_seats(state))
+    keeper = Timekeeper(app, clock=later(31))
+    assert keeper.act(game_id, TimeControl(decision_seconds=30), later(31)()) == 1
+    logged = timeouts(app, game_id)
+    assert [c.command_id for c in logged] == [timeout_id(active[0], state.version)]
+    assert logged[0].actor == "service"
+    assert logged[0].payload["timeout"]["policy"] == BOT
+    # The seat stays its player's.
+    after = app.load(game_id).state
+    assert after.seats == state.seats and after.left == ()
+    assert verify_game(app.store, game_id).ok
+
+
+def test_forfeit_on_time_takes_the_seat_out() -> None:
+    app = GameApp(InMemoryEventStore())
+    control = TimeControl(decision_seconds=30, on_timeout=FORFEIT)
+    game_id, _ = timed_game(app, control)
+    assert Timekeeper(app, clock=later(60)).sweep() == 1
+    state = app.load(game_id).state
+    assert state.status is Status.FINISHED
+    assert state.outcome is not None and state.outcome.result == OPPONENTS_LEFT
+    assert verify_game(app.store, game_id).ok
+
+
+def test_a_clock_per_seat_counts_base_plus_increments_minus_time_used() -> None:
+    app = GameApp(InMemoryEventStore())
+    control = TimeControl(base_seconds=60, increment_seconds=10)
+    game_id, tokens = timed_game(app, control, seed="clock-2")
+    loaded = app.load(game_id)
+    session = loaded.session
+    assert session.active_seats(loaded.state) == {0}
+    _, actions = app.legal_actions(app.caller(tokens[0]), game_id, 0)
+    app.submit(app.caller(tokens[0]), game_id, 0, "roll", actions[0][1])
+    # (with this seed the roll ends seat 0's turn)
+    assert session.active_seats(app.load(game_id).state) == {1}
+    # The stored times, rewritten: every event 5 s after the one before.
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    events = [
+        dataclasses.replace(e, recorded_at=t0 + timedelta(seconds=5 * i))
+        for i, e in enumerate(app.store.read_stream(game_id))
+    ]
+    moved = movers(app.store.read_commands(game_id))
+    _, clocks = seat_clocks(session, events, control, moved)
+    # Seat 0 had to act from the last set-up event (version `started`) to
+    # its roll (the events of one command share their time: the last).
+    started = app.store.find_command(game_id, "start")
+    roll = app.store.find_command(game_id, "roll")
+    assert started is not None and roll is not None
+    thought = 5 * (roll.outcome.last_version - started.outcome.last_version)
+    assert clocks[0].remaining == timedelta(seconds=60 + 10 - thought)
+    assert clocks[0].deadline is None  # not to act now
+    # Seat 1 has its whole base, its clock running since the roll.
+    assert clocks[1].remaining == timedelta(seconds=60)
+    assert clocks[1].deadline == events[-1].recorded_at + timedelta(seconds=60)
+
+
+def test_the_time_control_is_checked_at_creation() -> None:
+    app = GameApp(InMemoryEventStore())
+    for wrong in (
+        TimeControl(decision_seconds=-1),
+        TimeControl(decision_seconds=30, base_seconds=60),
+        TimeControl(increment_seconds=5),
+        TimeControl(decision_seconds=30, on_timeout="sulk"),
+    ):
+        with pytest.raises(InvalidArgument) as err:
+            app.create_game(Caller(admin=True), "cubosaurs", 2, time_control=wrong)
+        assert err.value.reason == "TIME_CONTROL_INVALID"
+
+
+def test_no_caller_may_use_the_timeout_ids() -> None:
+    app = GameApp(InMemoryEventStore())
+    game_id, tokens = timed_game(app, TimeControl(decision_seconds=30))
+    loaded = app.load(game_id)
+    seat = sorted(loaded.session.active_seats(loaded.state))[0]
+    _, actions = app.legal_actions(app.caller(tokens[seat]), game_id, seat)
+    with pytest.raises(InvalidArgument) as err:
+        app.submit(
+            app.caller(tokens[seat]),
+            game_id,
+            seat,
+            "timeout-seat-0-at-9",
+            actions[0][1],
+        )
+    assert err.value.reason == "COMMAND_ID_RESERVED"
+    assert SERVICE.service
+
+
+def test_three_racing_deciders_make_exactly_one_timeout_command() -> None:
+    store = InMemoryEventStore()
+    app = GameApp(store)
+    control = TimeControl(decision_seconds=30)
+    game_id, _ = timed_game(app, control)
+    replicas = [GameApp(store) for _ in range(3)]
+    for replica in replicas:
+        replica.load(game_id)  # each with its own cache of the game
+    # The very instant the decision's deadline passes (the next decision,
+    # begun by the timeout's own event, is not out of time then).
+    now = store.read_stream(game_id)[-1].recorded_at + timedelta(seconds=30)
+    gate = threading.Barrier(3)
+    acted: list[int] = []
+
+    def decide(replica: GameApp) -> None:
+        gate.wait()
+        acted.append(Timekeeper(replica).act(game_id, control, now))
+
+    threads = [threading.Thread(target=decide, args=(r,)) for r in replicas]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(acted) == [0, 0, 1]
+    assert len(timeouts(app, game_id)) == 1
+    assert verify_game(store, game_id).ok
+
+
+def test_verification_refuses_a_timeout_logged_before_the_deadline() -> None:
+    app = GameApp(InMemoryEventStore())
+    control = TimeControl(decision_seconds=30)
+    game_id, _ = timed_game(app, control)
+    loaded = app.load(game_id)
+    state = loaded.state
+    seat = sorted(loaded.session.active_seats(state))[0]
+    # The service acting early (a wrong clock): VerifyGame catches it.
+    assert app.timeout(game_id, state, seat, BOT, later(1)(), loaded.session)
+    result = verify_game(app.store, game_id)
+    assert not result.ok
+    assert "had not run out" in result.message
+
+
+@pytest.mark.parametrize("policy", [BOT, FORFEIT])
+@pytest.mark.parametrize(
+    "game_type",
+    ["dinosaurs_extinct", "cubosaurs", "happy_little_dinosaurs", "escaping_extinction"],
+)
+def test_a_game_whose_seats_go_silent_still_ends(game_type: str, policy: str) -> None:
+    app = GameApp(InMemoryEventStore())
+    control = TimeControl(decision_seconds=10, on_timeout=policy)
+    game_id, _ = timed_game(app, control, game_type)
+    keeper = Timekeeper(app, clock=later(3600))
+    for _ in range(3000):
+        if app.load(game_id).state.status is Status.FINISHED:
+            break
+        assert keeper.sweep() == 1
+    state = app.load(game_id).state
+    assert state.status is Status.FINISHED
+    assert verify_game(app.store, game_id).ok
+    assert registry.rules_for(game_type)
+
+
+def test_get_game_carries_the_time_control_and_each_seats_deadline(
+    target: str, client: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--game", "cubosaurs", "--players", "2", "--deadline", "45"]
+    timing = ["--on-timeout", "forfeit"]
+    assert cli.main(["create", *args, *timing, "--target", target]) == 0
+    game_id = capsys.readouterr().out.strip()
+    tokens = [client.join_game(game_id, f"p{s}", seat=s).seat_token for s in (0, 1)]
+    client.with_token(tokens[0]).start_game(game_id)
+    game = client.get_game(game_id)
+    assert game.time_control.decision_seconds == 45
+    assert game.time_control.on_timeout == FORFEIT
+    by_seat = {c.seat: c for c in game.clocks}
+    for seat in game.active_seats:
+        deadline = by_seat[seat].deadline.ToDatetime(tzinfo=UTC)
+        assert timedelta(0) < deadline - datetime.now(UTC) <= timedelta(seconds=45)
+    waiting = set(by_seat) - set(game.active_seats)
+    assert all(not by_seat[s].HasField("deadline") for s in waiting)
+
+
+def test_strata_create_clock_sets_base_and_increment(
+    target: str, client: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["--game", "dinosaurs_extinct", "--players", "2", "--clock", "300+5"]
+    assert cli.main(["create", *args, "--target", target]) == 0
+    game_id = capsys.readouterr().out.strip()
+    for s in (0, 1):
+        client.join_game(game_id, f"p{s}", seat=s)
+    control = client.get_game(game_id).time_control
+    assert (control.base_seconds, control.increment_seconds) == (300, 5)
+    assert control.on_timeout == BOT
+    remaining = {c.seat: c.remaining_ms for c in client.get_game(game_id).clocks}
+    assert remaining == {0: 300_000, 1: 300_000}
+
+
+def test_watching_a_timed_game_carries_the_clocks_on_its_newest_event(
+    client: Any, admin: Any
+) -> None:
+    game_id = admin.create_game(
+        "dinosaurs_extinct", 2, time_control=deadline(40)
+    ).game_id
+    for s in (0, 1):
+        admin.join_game(game_id, f"p{s}", seat=s)
+    admin.start_game(game_id)
+    responses = list(client.watch_game_with_clocks(game_id, follow=False))
+    assert all(not r.clocks for r in responses[:-1])
+    clocks = {c.seat: c for c in responses[-1].clocks}
+    assert set(clocks) == {0, 1}
+    active = client.get_game(game_id).active_seats
+    assert all(clocks[s].HasField("deadline") == (s in active) for s in clocks)
+
+
+def test_in_a_simultaneous_window_every_seat_still_to_act_has_its_clock() -> None:
+    app = GameApp(InMemoryEventStore())
+    control = TimeControl(decision_seconds=30)
+    game_id, tokens = timed_game(app, control, "happy_little_dinosaurs")
+    loaded = app.load(game_id)
+    assert loaded.session.active_seats(loaded.state) == {0, 1}  # both commit
+    before = app.clocks_of(game_id)[1]
+    assert before[0].deadline == before[1].deadline is not None
+    _, actions = app.legal_actions(app.caller(tokens[0]), game_id, 0)
+    app.submit(app.caller(tokens[0]), game_id, 0, "commit", actions[0][1])
+    after = app.clocks_of(game_id)[1]
+    # Seat 1's decision goes on: the same deadline; seat 0 waits.
+    assert after[1].deadline == before[1].deadline
+    assert after[0].deadline is None
