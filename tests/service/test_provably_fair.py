@@ -259,3 +259,33 @@ def test_a_live_watch_ends_with_the_reveal(client: StrataClient) -> None:
     last = watched[-1].version
     again = list(me.watch_game(game_id, from_version=last, follow=True))
     assert [e.type for e in again] == ["SeedRevealed"]
+
+
+@pytest.mark.parametrize("game_type", ["dinosaurs_extinct", "escaping_extinction"])
+def test_a_game_with_a_leaver_and_a_rematch_verifies_offline(
+    client: StrataClient, game_type: str
+) -> None:
+    """Live play's commands (a seat leaving the started game, the rematch
+    linked after the end) are in a record and re-executed like the others."""
+    game_id = client.create_game(game_type, 3).game_id
+    seats = {
+        seat: client.with_token(client.join_game(game_id, f"p{seat}", seat).seat_token)
+        for seat in range(3)
+    }
+    seats[0].start_game(game_id)
+    seats[2].leave_game(game_id, 2)
+    rng = random.Random(4)
+    for _ in range(5000):
+        game = client.get_game(game_id)
+        if game.status == pb.GAME_STATUS_FINISHED:
+            break
+        seat = rng.choice(list(game.active_seats))
+        action = rng.choice(list(seats[seat].list_legal_actions(game_id, seat).actions))
+        seats[seat].submit_command(game_id, seat, action.command)
+    seats[0].rematch(game_id)
+    record = seats[0].export_player_record(game_id)
+    types = [e["type"] for e in record["events"]]
+    assert "SeatLeft" in types and types[-1] == "RematchCreated"
+    assert {c["type"] for c in record["commands"]} >= {"LeaveGame", "Rematch"}
+    check = verify_record(record)
+    assert check.ok, check.message
