@@ -31,7 +31,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file strata/v1/game_service.proto.
  */
 export const file_strata_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdHJhdGEvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglzdHJhdGEudjEibQoIR2FtZVR5cGUSEQoJZ2FtZV90eXBlGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC21pbl9wbGF5ZXJzGAMgASgFEhMKC21heF9wbGF5ZXJzGAQgASgFEhUKDXJ1bGVzX3ZlcnNpb24YBSABKAkiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiQAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEicKCmdhbWVfdHlwZXMYASADKAsyEy5zdHJhdGEudjEuR2FtZVR5cGUitwIKC0dhbWVPcHRpb25zEkcKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLk9wdGlvbnNIABJRChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi8uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuT3B0aW9uc0gAEjcKCWN1Ym9zYXVycxgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuT3B0aW9uc0gAEksKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLC5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5PcHRpb25zSABCBgoEZ2FtZSK8AgoMR2FtZVNjZW5hcmlvEkgKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMisuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlNjZW5hcmlvSAASUgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIwLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlNjZW5hcmlvSAASOAoJY3Vib3NhdXJzGAMgASgLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5TY2VuYXJpb0gAEkwKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLS5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5TY2VuYXJpb0gAQgYKBGdhbWUi6QEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIPCgdwbGF5ZXJzGAIgASgFEicKB29wdGlvbnMYAyABKAsyFi5zdHJhdGEudjEuR2FtZU9wdGlvbnMSDAoEc2VlZBgEIAEoCRIpCghzY2VuYXJpbxgFIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8SEgoKcmVxdWVzdF9pZBgGIAEoCRIgCgRib3RzGAcgAygLMhIuc3RyYXRhLnYxLkJvdFNlYXQSGAoQa2VlcF9zZWVkX3NlY3JldBgUIAEoCCIkCgdCb3RTZWF0EgwKBHNlYXQYASABKAUSCwoDYm90GAIgASgJIkoKEkNyZWF0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAMSEgoKaG9zdF90b2tlbhgDIAEoCSIxChBMZWF2ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoBSIkChFMZWF2ZUdhbWVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDIlMKD0pvaW5HYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgDIAEoCUIHCgVfc2VhdCJFChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRIPCgd2ZXJzaW9uGAMgASgDIiMKEFN0YXJ0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIkChFTdGFydEdhbWVSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDIrcCCgtHYW1lQ29tbWFuZBJHChFkaW5vc2F1cnNfZXh0aW5jdBgBIAEoCzIqLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5Db21tYW5kSAASUQoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIvLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLkNvbW1hbmRIABI3CgljdWJvc2F1cnMYAyABKAsyIi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkNvbW1hbmRIABJLChNlc2NhcGluZ19leHRpbmN0aW9uGAQgASgLMiwuc3RyYXRhLmdhbWVzLmVzY2FwaW5nX2V4dGluY3Rpb24udjEuQ29tbWFuZEgAQgYKBGdhbWUixQEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoBRISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKANIAIgBARInCgdjb21tYW5kGAUgASgLMhYuc3RyYXRhLnYxLkdhbWVDb21tYW5kEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgGIAEoCEITChFfZXhwZWN0ZWRfdmVyc2lvbiKrAQoVU3VibWl0Q29tbWFuZFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIAoGZXZlbnRzGAIgAygLMhAuc3RyYXRhLnYxLkV2ZW50EhEKCWR1cGxpY2F0ZRgDIAEoCBItCg1sZWdhbF9hY3Rpb25zGAQgAygLMhYuc3RyYXRhLnYxLkxlZ2FsQWN0aW9uEh0KFWxlZ2FsX2FjdGlvbnNfdmVyc2lvbhgFIAEoAyJFCgRTZWF0EgwKBHNlYXQYASABKAUSDQoFdGFrZW4YAiABKAgSEwoLcGxheWVyX25hbWUYAyABKAkSCwoDYm90GAQgASgJIioKB091dGNvbWUSDwoHd2lubmVycxgBIAMoBRIOCgZyZXN1bHQYAiABKAkiqAIKCEdhbWVWaWV3EkQKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMicuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlZpZXdIABJOChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMiwuc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuVmlld0gAEjQKCWN1Ym9zYXVycxgDIAEoCzIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuVmlld0gAEkgKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyKS5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5WaWV3SABCBgoEZ2FtZSLMAgoER2FtZRIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5zdHJhdGEudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgDEh4KBXNlYXRzGAUgAygLMg8uc3RyYXRhLnYxLlNlYXQSEgoKeW91cl9zZWF0cxgGIAMoBRIUCgxhY3RpdmVfc2VhdHMYByADKAUSIwoHb3V0Y29tZRgIIAEoCzISLnN0cmF0YS52MS5PdXRjb21lEiEKBHZpZXcYCSABKAsyEy5zdHJhdGEudjEuR2FtZVZpZXcSFQoNcnVsZXNfdmVyc2lvbhgKIAEoCRIPCgdwbGF5ZXJzGAsgASgFEi4KCmNyZWF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkkKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFwoKYXRfdmVyc2lvbhgCIAEoA0gAiAEBQg0KC19hdF92ZXJzaW9uIjAKD0dldEdhbWVSZXNwb25zZRIdCgRnYW1lGAEgASgLMg8uc3RyYXRhLnYxLkdhbWUiWQoLTGVnYWxBY3Rpb24SDAoEc2VhdBgBIAEoBRInCgdjb21tYW5kGAIgASgLMhYuc3RyYXRhLnYxLkdhbWVDb21tYW5kEhMKC2Rlc2NyaXB0aW9uGAMgASgJIkYKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoBUgAiAEBQgcKBV9zZWF0IlQKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEicKB2FjdGlvbnMYAiADKAsyFi5zdHJhdGEudjEuTGVnYWxBY3Rpb24i3AEKC0dhbWVDcmVhdGVkEhEKCWdhbWVfdHlwZRgBIAEoCRIVCg1ydWxlc192ZXJzaW9uGAIgASgJEg8KB3BsYXllcnMYAyABKAUSDAoEc2VlZBgEIAEoCRInCgdvcHRpb25zGAUgASgLMhYuc3RyYXRhLnYxLkdhbWVPcHRpb25zEikKCHNjZW5hcmlvGAYgASgLMhcuc3RyYXRhLnYxLkdhbWVTY2VuYXJpbxISCgpjb21taXRtZW50GBQgASgJEgwKBHNhbHQYFSABKAkSDgoGcmV2ZWFsGBYgASgIIlUKDFNlZWRSZXZlYWxlZBIMCgRzZWVkGAEgASgJEgwKBHNhbHQYAiABKAkSKQoIc2NlbmFyaW8YAyABKAsyFy5zdHJhdGEudjEuR2FtZVNjZW5hcmlvIj4KDFBsYXllckpvaW5lZBIMCgRzZWF0GAEgASgFEhMKC3BsYXllcl9uYW1lGAIgASgJEgsKA2JvdBgDIAEoCSIaCgpQbGF5ZXJMZWZ0EgwKBHNlYXQYASABKAUiDQoLR2FtZVN0YXJ0ZWQiMwoMR2FtZUZpbmlzaGVkEiMKB291dGNvbWUYASABKAsyEi5zdHJhdGEudjEuT3V0Y29tZSKtAgoJR2FtZUV2ZW50EkUKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiguc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkV2ZW50SAASTwoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzItLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLkV2ZW50SAASNQoJY3Vib3NhdXJzGAMgASgLMiAuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5FdmVudEgAEkkKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyKi5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5FdmVudEgAQgYKBGdhbWUi0gMKBUV2ZW50Eg8KB2dhbWVfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIQCghwb3NpdGlvbhgDIAEoAxIMCgR0eXBlGAQgASgJEi8KC3JlY29yZGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgxnYW1lX2NyZWF0ZWQYCiABKAsyFi5zdHJhdGEudjEuR2FtZUNyZWF0ZWRIABIwCg1wbGF5ZXJfam9pbmVkGAsgASgLMhcuc3RyYXRhLnYxLlBsYXllckpvaW5lZEgAEi4KDGdhbWVfc3RhcnRlZBgMIAEoCzIWLnN0cmF0YS52MS5HYW1lU3RhcnRlZEgAEjAKDWdhbWVfZmluaXNoZWQYDSABKAsyFy5zdHJhdGEudjEuR2FtZUZpbmlzaGVkSAASKgoKZ2FtZV9ldmVudBgOIAEoCzIULnN0cmF0YS52MS5HYW1lRXZlbnRIABIsCgtwbGF5ZXJfbGVmdBgPIAEoCzIVLnN0cmF0YS52MS5QbGF5ZXJMZWZ0SAASMAoNc2VlZF9yZXZlYWxlZBgUIAEoCzIXLnN0cmF0YS52MS5TZWVkUmV2ZWFsZWRIAEIGCgRib2R5IkwKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSEQoJbm9fZm9sbG93GAMgASgIIjQKEVdhdGNoR2FtZVJlc3BvbnNlEh8KBWV2ZW50GAEgASgLMhAuc3RyYXRhLnYxLkV2ZW50IpUCCgtHYW1lU3VtbWFyeRIPCgdnYW1lX2lkGAEgASgJEhEKCWdhbWVfdHlwZRgCIAEoCRIlCgZzdGF0dXMYAyABKA4yFS5zdHJhdGEudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgDEg8KB3BsYXllcnMYBSABKAUSEwoLc2VhdHNfdGFrZW4YBiABKAUSIwoHb3V0Y29tZRgHIAEoCzISLnN0cmF0YS52MS5PdXRjb21lEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC2ZpbmlzaGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJOChFSZXBsYXlHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoAxISCgp0b192ZXJzaW9uGAMgASgDIlQKElJlcGxheUdhbWVSZXNwb25zZRIfCgVldmVudBgBIAEoCzIQLnN0cmF0YS52MS5FdmVudBIdCgRnYW1lGAIgASgLMg8uc3RyYXRhLnYxLkdhbWUiLAoZRXhwb3J0UGxheWVyUmVjb3JkUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIiwKGkV4cG9ydFBsYXllclJlY29yZFJlc3BvbnNlEg4KBnJlY29yZBgBIAEoCSJzChBMaXN0R2FtZXNSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIlCgZzdGF0dXMYAiABKA4yFS5zdHJhdGEudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCSJTChFMaXN0R2FtZXNSZXNwb25zZRIlCgVnYW1lcxgBIAMoCzIWLnN0cmF0YS52MS5HYW1lU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkqcQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhQKEEdBTUVfU1RBVFVTX09QRU4QARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADMrYHCgtHYW1lU2VydmljZRJSCg1MaXN0R2FtZVR5cGVzEh8uc3RyYXRhLnYxLkxpc3RHYW1lVHlwZXNSZXF1ZXN0GiAuc3RyYXRhLnYxLkxpc3RHYW1lVHlwZXNSZXNwb25zZRJJCgpDcmVhdGVHYW1lEhwuc3RyYXRhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh0uc3RyYXRhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRJDCghKb2luR2FtZRIaLnN0cmF0YS52MS5Kb2luR2FtZVJlcXVlc3QaGy5zdHJhdGEudjEuSm9pbkdhbWVSZXNwb25zZRJGCglTdGFydEdhbWUSGy5zdHJhdGEudjEuU3RhcnRHYW1lUmVxdWVzdBocLnN0cmF0YS52MS5TdGFydEdhbWVSZXNwb25zZRJGCglMZWF2ZUdhbWUSGy5zdHJhdGEudjEuTGVhdmVHYW1lUmVxdWVzdBocLnN0cmF0YS52MS5MZWF2ZUdhbWVSZXNwb25zZRJSCg1TdWJtaXRDb21tYW5kEh8uc3RyYXRhLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0GiAuc3RyYXRhLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZRJACgdHZXRHYW1lEhkuc3RyYXRhLnYxLkdldEdhbWVSZXF1ZXN0Ghouc3RyYXRhLnYxLkdldEdhbWVSZXNwb25zZRJbChBMaXN0TGVnYWxBY3Rpb25zEiIuc3RyYXRhLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiMuc3RyYXRhLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJICglXYXRjaEdhbWUSGy5zdHJhdGEudjEuV2F0Y2hHYW1lUmVxdWVzdBocLnN0cmF0YS52MS5XYXRjaEdhbWVSZXNwb25zZTABEkYKCUxpc3RHYW1lcxIbLnN0cmF0YS52MS5MaXN0R2FtZXNSZXF1ZXN0Ghwuc3RyYXRhLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEksKClJlcGxheUdhbWUSHC5zdHJhdGEudjEuUmVwbGF5R2FtZVJlcXVlc3QaHS5zdHJhdGEudjEuUmVwbGF5R2FtZVJlc3BvbnNlMAESYQoSRXhwb3J0UGxheWVyUmVjb3JkEiQuc3RyYXRhLnYxLkV4cG9ydFBsYXllclJlY29yZFJlcXVlc3QaJS5zdHJhdGEudjEuRXhwb3J0UGxheWVyUmVjb3JkUmVzcG9uc2VCJQoNZGV2LnN0cmF0YS52MVABWhJzdHJhdGEvdjE7c3RyYXRhdjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_strata_games_cubosaurs_v1_cubosaurs, file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, file_strata_games_escaping_extinction_v1_escaping_extinction, file_strata_games_happy_little_dinosaurs_v1_happy_little_dinosaurs]);
+  fileDesc("ChxzdHJhdGEvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglzdHJhdGEudjEibQoIR2FtZVR5cGUSEQoJZ2FtZV90eXBlGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC21pbl9wbGF5ZXJzGAMgASgFEhMKC21heF9wbGF5ZXJzGAQgASgFEhUKDXJ1bGVzX3ZlcnNpb24YBSABKAkiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiQAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEicKCmdhbWVfdHlwZXMYASADKAsyEy5zdHJhdGEudjEuR2FtZVR5cGUitwIKC0dhbWVPcHRpb25zEkcKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLk9wdGlvbnNIABJRChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi8uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuT3B0aW9uc0gAEjcKCWN1Ym9zYXVycxgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuT3B0aW9uc0gAEksKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLC5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5PcHRpb25zSABCBgoEZ2FtZSK8AgoMR2FtZVNjZW5hcmlvEkgKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMisuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlNjZW5hcmlvSAASUgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIwLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlNjZW5hcmlvSAASOAoJY3Vib3NhdXJzGAMgASgLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5TY2VuYXJpb0gAEkwKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLS5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5TY2VuYXJpb0gAQgYKBGdhbWUixAIKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIPCgdwbGF5ZXJzGAIgASgFEicKB29wdGlvbnMYAyABKAsyFi5zdHJhdGEudjEuR2FtZU9wdGlvbnMSDAoEc2VlZBgEIAEoCRIpCghzY2VuYXJpbxgFIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8SEgoKcmVxdWVzdF9pZBgGIAEoCRIgCgRib3RzGAcgAygLMhIuc3RyYXRhLnYxLkJvdFNlYXQSFwoPcmVwbGFjZV9sZWF2ZXJzGAggASgJEiwKDHRpbWVfY29udHJvbBgJIAEoCzIWLnN0cmF0YS52MS5UaW1lQ29udHJvbBISCgpyZW1hdGNoX29mGAogASgJEhgKEGtlZXBfc2VlZF9zZWNyZXQYFCABKAgiJAoHQm90U2VhdBIMCgRzZWF0GAEgASgFEgsKA2JvdBgCIAEoCSJKChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgDEhIKCmhvc3RfdG9rZW4YAyABKAkiMQoQTGVhdmVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKAUiJAoRTGVhdmVHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAyJKCg9GaW5kR2FtZVJlcXVlc3QSEQoJZ2FtZV90eXBlGAEgASgJEg8KB3BsYXllcnMYAiABKAUSEwoLcGxheWVyX25hbWUYAyABKAkiZwoQRmluZEdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSEgoKc2VhdF90b2tlbhgDIAEoCRIPCgd2ZXJzaW9uGAQgASgDEg8KB2NyZWF0ZWQYBSABKAgiUwoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoBUgAiAEBEhMKC3BsYXllcl9uYW1lGAMgASgJQgcKBV9zZWF0IkUKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRISCgpzZWF0X3Rva2VuGAIgASgJEg8KB3ZlcnNpb24YAyABKAMiIwoQU3RhcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIiQKEVN0YXJ0R2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMitwIKC0dhbWVDb21tYW5kEkcKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkNvbW1hbmRIABJRChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi8uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuQ29tbWFuZEgAEjcKCWN1Ym9zYXVycxgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuQ29tbWFuZEgAEksKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLC5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5Db21tYW5kSABCBgoEZ2FtZSLFAQoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEhIKCmNvbW1hbmRfaWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoA0gAiAEBEicKB2NvbW1hbmQYBSABKAsyFi5zdHJhdGEudjEuR2FtZUNvbW1hbmQSHQoVaW5jbHVkZV9sZWdhbF9hY3Rpb25zGAYgASgIQhMKEV9leHBlY3RlZF92ZXJzaW9uIqsBChVTdWJtaXRDb21tYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIgCgZldmVudHMYAiADKAsyEC5zdHJhdGEudjEuRXZlbnQSEQoJZHVwbGljYXRlGAMgASgIEi0KDWxlZ2FsX2FjdGlvbnMYBCADKAsyFi5zdHJhdGEudjEuTGVnYWxBY3Rpb24SHQoVbGVnYWxfYWN0aW9uc192ZXJzaW9uGAUgASgDIlMKBFNlYXQSDAoEc2VhdBgBIAEoBRINCgV0YWtlbhgCIAEoCBITCgtwbGF5ZXJfbmFtZRgDIAEoCRILCgNib3QYBCABKAkSDAoEbGVmdBgFIAEoCCIqCgdPdXRjb21lEg8KB3dpbm5lcnMYASADKAUSDgoGcmVzdWx0GAIgASgJIqgCCghHYW1lVmlldxJEChFkaW5vc2F1cnNfZXh0aW5jdBgBIAEoCzInLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5WaWV3SAASTgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIsLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlZpZXdIABI0CgljdWJvc2F1cnMYAyABKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlZpZXdIABJIChNlc2NhcGluZ19leHRpbmN0aW9uGAQgASgLMikuc3RyYXRhLmdhbWVzLmVzY2FwaW5nX2V4dGluY3Rpb24udjEuVmlld0gAQgYKBGdhbWUixQMKBEdhbWUSDwoHZ2FtZV9pZBgBIAEoCRIRCglnYW1lX3R5cGUYAiABKAkSJQoGc3RhdHVzGAMgASgOMhUuc3RyYXRhLnYxLkdhbWVTdGF0dXMSDwoHdmVyc2lvbhgEIAEoAxIeCgVzZWF0cxgFIAMoCzIPLnN0cmF0YS52MS5TZWF0EhIKCnlvdXJfc2VhdHMYBiADKAUSFAoMYWN0aXZlX3NlYXRzGAcgAygFEiMKB291dGNvbWUYCCABKAsyEi5zdHJhdGEudjEuT3V0Y29tZRIhCgR2aWV3GAkgASgLMhMuc3RyYXRhLnYxLkdhbWVWaWV3EhUKDXJ1bGVzX3ZlcnNpb24YCiABKAkSDwoHcGxheWVycxgLIAEoBRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgx0aW1lX2NvbnRyb2wYDSABKAsyFi5zdHJhdGEudjEuVGltZUNvbnRyb2wSJAoGY2xvY2tzGA4gAygLMhQuc3RyYXRhLnYxLlNlYXRDbG9jaxISCgpyZW1hdGNoX29mGA8gASgJEg8KB3JlbWF0Y2gYECABKAkibAoLVGltZUNvbnRyb2wSGAoQZGVjaXNpb25fc2Vjb25kcxgBIAEoBRIUCgxiYXNlX3NlY29uZHMYAiABKAUSGQoRaW5jcmVtZW50X3NlY29uZHMYAyABKAUSEgoKb25fdGltZW91dBgEIAEoCSJzCglTZWF0Q2xvY2sSDAoEc2VhdBgBIAEoBRIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMcmVtYWluaW5nX21zGAMgASgDSACIAQFCDwoNX3JlbWFpbmluZ19tcyJJCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhcKCmF0X3ZlcnNpb24YAiABKANIAIgBAUINCgtfYXRfdmVyc2lvbiIwCg9HZXRHYW1lUmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLnN0cmF0YS52MS5HYW1lIlkKC0xlZ2FsQWN0aW9uEgwKBHNlYXQYASABKAUSJwoHY29tbWFuZBgCIAEoCzIWLnN0cmF0YS52MS5HYW1lQ29tbWFuZBITCgtkZXNjcmlwdGlvbhgDIAEoCSJGChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBAUIHCgVfc2VhdCJUChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxInCgdhY3Rpb25zGAIgAygLMhYuc3RyYXRhLnYxLkxlZ2FsQWN0aW9uItwBCgtHYW1lQ3JlYXRlZBIRCglnYW1lX3R5cGUYASABKAkSFQoNcnVsZXNfdmVyc2lvbhgCIAEoCRIPCgdwbGF5ZXJzGAMgASgFEgwKBHNlZWQYBCABKAkSJwoHb3B0aW9ucxgFIAEoCzIWLnN0cmF0YS52MS5HYW1lT3B0aW9ucxIpCghzY2VuYXJpbxgGIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8SEgoKY29tbWl0bWVudBgUIAEoCRIMCgRzYWx0GBUgASgJEg4KBnJldmVhbBgWIAEoCCJVCgxTZWVkUmV2ZWFsZWQSDAoEc2VlZBgBIAEoCRIMCgRzYWx0GAIgASgJEikKCHNjZW5hcmlvGAMgASgLMhcuc3RyYXRhLnYxLkdhbWVTY2VuYXJpbyI+CgxQbGF5ZXJKb2luZWQSDAoEc2VhdBgBIAEoBRITCgtwbGF5ZXJfbmFtZRgCIAEoCRILCgNib3QYAyABKAkiGgoKUGxheWVyTGVmdBIMCgRzZWF0GAEgASgFIiUKCFNlYXRMZWZ0EgwKBHNlYXQYASABKAUSCwoDYm90GAIgASgJIiEKDlJlbWF0Y2hDcmVhdGVkEg8KB2dhbWVfaWQYASABKAkiDQoLR2FtZVN0YXJ0ZWQiMwoMR2FtZUZpbmlzaGVkEiMKB291dGNvbWUYASABKAsyEi5zdHJhdGEudjEuT3V0Y29tZSKtAgoJR2FtZUV2ZW50EkUKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiguc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkV2ZW50SAASTwoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzItLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLkV2ZW50SAASNQoJY3Vib3NhdXJzGAMgASgLMiAuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5FdmVudEgAEkkKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyKi5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5FdmVudEgAQgYKBGdhbWUisgQKBUV2ZW50Eg8KB2dhbWVfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIQCghwb3NpdGlvbhgDIAEoAxIMCgR0eXBlGAQgASgJEi8KC3JlY29yZGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgxnYW1lX2NyZWF0ZWQYCiABKAsyFi5zdHJhdGEudjEuR2FtZUNyZWF0ZWRIABIwCg1wbGF5ZXJfam9pbmVkGAsgASgLMhcuc3RyYXRhLnYxLlBsYXllckpvaW5lZEgAEi4KDGdhbWVfc3RhcnRlZBgMIAEoCzIWLnN0cmF0YS52MS5HYW1lU3RhcnRlZEgAEjAKDWdhbWVfZmluaXNoZWQYDSABKAsyFy5zdHJhdGEudjEuR2FtZUZpbmlzaGVkSAASKgoKZ2FtZV9ldmVudBgOIAEoCzIULnN0cmF0YS52MS5HYW1lRXZlbnRIABIsCgtwbGF5ZXJfbGVmdBgPIAEoCzIVLnN0cmF0YS52MS5QbGF5ZXJMZWZ0SAASKAoJc2VhdF9sZWZ0GBAgASgLMhMuc3RyYXRhLnYxLlNlYXRMZWZ0SAASNAoPcmVtYXRjaF9jcmVhdGVkGBEgASgLMhkuc3RyYXRhLnYxLlJlbWF0Y2hDcmVhdGVkSAASMAoNc2VlZF9yZXZlYWxlZBgUIAEoCzIXLnN0cmF0YS52MS5TZWVkUmV2ZWFsZWRIAEIGCgRib2R5IkwKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSEQoJbm9fZm9sbG93GAMgASgIIloKEVdhdGNoR2FtZVJlc3BvbnNlEh8KBWV2ZW50GAEgASgLMhAuc3RyYXRhLnYxLkV2ZW50EiQKBmNsb2NrcxgCIAMoCzIULnN0cmF0YS52MS5TZWF0Q2xvY2sitQIKC0dhbWVTdW1tYXJ5Eg8KB2dhbWVfaWQYASABKAkSEQoJZ2FtZV90eXBlGAIgASgJEiUKBnN0YXR1cxgDIAEoDjIVLnN0cmF0YS52MS5HYW1lU3RhdHVzEg8KB3ZlcnNpb24YBCABKAMSDwoHcGxheWVycxgFIAEoBRITCgtzZWF0c190YWtlbhgGIAEoBRIjCgdvdXRjb21lGAcgASgLMhIuc3RyYXRhLnYxLk91dGNvbWUSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KBXNlYXRzGAogAygLMg8uc3RyYXRhLnYxLlNlYXQiTgoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSEgoKdG9fdmVyc2lvbhgDIAEoAyJUChJSZXBsYXlHYW1lUmVzcG9uc2USHwoFZXZlbnQYASABKAsyEC5zdHJhdGEudjEuRXZlbnQSHQoEZ2FtZRgCIAEoCzIPLnN0cmF0YS52MS5HYW1lIiwKGUV4cG9ydFBsYXllclJlY29yZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIsChpFeHBvcnRQbGF5ZXJSZWNvcmRSZXNwb25zZRIOCgZyZWNvcmQYASABKAkimAEKEExpc3RHYW1lc1JlcXVlc3QSEQoJZ2FtZV90eXBlGAEgASgJEiUKBnN0YXR1cxgCIAEoDjIVLnN0cmF0YS52MS5HYW1lU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoBRISCgpwYWdlX3Rva2VuGAQgASgJEhIKCm9wZW5fc2VhdHMYBSABKAgSDwoHcGxheWVycxgGIAEoBSJTChFMaXN0R2FtZXNSZXNwb25zZRIlCgVnYW1lcxgBIAMoCzIWLnN0cmF0YS52MS5HYW1lU3VtbWFyeRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkqcQoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhQKEEdBTUVfU1RBVFVTX09QRU4QARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADMvsHCgtHYW1lU2VydmljZRJSCg1MaXN0R2FtZVR5cGVzEh8uc3RyYXRhLnYxLkxpc3RHYW1lVHlwZXNSZXF1ZXN0GiAuc3RyYXRhLnYxLkxpc3RHYW1lVHlwZXNSZXNwb25zZRJJCgpDcmVhdGVHYW1lEhwuc3RyYXRhLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh0uc3RyYXRhLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRJDCghKb2luR2FtZRIaLnN0cmF0YS52MS5Kb2luR2FtZVJlcXVlc3QaGy5zdHJhdGEudjEuSm9pbkdhbWVSZXNwb25zZRJGCglTdGFydEdhbWUSGy5zdHJhdGEudjEuU3RhcnRHYW1lUmVxdWVzdBocLnN0cmF0YS52MS5TdGFydEdhbWVSZXNwb25zZRJGCglMZWF2ZUdhbWUSGy5zdHJhdGEudjEuTGVhdmVHYW1lUmVxdWVzdBocLnN0cmF0YS52MS5MZWF2ZUdhbWVSZXNwb25zZRJDCghGaW5kR2FtZRIaLnN0cmF0YS52MS5GaW5kR2FtZVJlcXVlc3QaGy5zdHJhdGEudjEuRmluZEdhbWVSZXNwb25zZRJSCg1TdWJtaXRDb21tYW5kEh8uc3RyYXRhLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0GiAuc3RyYXRhLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZRJACgdHZXRHYW1lEhkuc3RyYXRhLnYxLkdldEdhbWVSZXF1ZXN0Ghouc3RyYXRhLnYxLkdldEdhbWVSZXNwb25zZRJbChBMaXN0TGVnYWxBY3Rpb25zEiIuc3RyYXRhLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiMuc3RyYXRhLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJICglXYXRjaEdhbWUSGy5zdHJhdGEudjEuV2F0Y2hHYW1lUmVxdWVzdBocLnN0cmF0YS52MS5XYXRjaEdhbWVSZXNwb25zZTABEkYKCUxpc3RHYW1lcxIbLnN0cmF0YS52MS5MaXN0R2FtZXNSZXF1ZXN0Ghwuc3RyYXRhLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEksKClJlcGxheUdhbWUSHC5zdHJhdGEudjEuUmVwbGF5R2FtZVJlcXVlc3QaHS5zdHJhdGEudjEuUmVwbGF5R2FtZVJlc3BvbnNlMAESYQoSRXhwb3J0UGxheWVyUmVjb3JkEiQuc3RyYXRhLnYxLkV4cG9ydFBsYXllclJlY29yZFJlcXVlc3QaJS5zdHJhdGEudjEuRXhwb3J0UGxheWVyUmVjb3JkUmVzcG9uc2VCJQoNZGV2LnN0cmF0YS52MVABWhJzdHJhdGEvdjE7c3RyYXRhdjFiBnByb3RvMw", [file_google_protobuf_timestamp, file_strata_games_cubosaurs_v1_cubosaurs, file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, file_strata_games_escaping_extinction_v1_escaping_extinction, file_strata_games_happy_little_dinosaurs_v1_happy_little_dinosaurs]);
 
 /**
  * A game type the service runs.
@@ -285,6 +285,38 @@ export type CreateGameRequest = Message<"strata.v1.CreateGameRequest"> & {
   bots: BotSeat[];
 
   /**
+   * What becomes of a seat whose player leaves the started game (LeaveGame,
+   * or a forfeit on time): empty (the default) the seat is out, as the
+   * game's rules say; "bot" hands it to the game's heuristic bot (or its
+   * random bot, for a game without one), which plays on for the seat.
+   *
+   * @generated from field: string replace_leavers = 8;
+   */
+  replaceLeavers: string;
+
+  /**
+   * A time control: a deadline per decision or a clock per seat, and what
+   * happens when a seat's time runs out (unset: none, the default).
+   *
+   * @generated from field: strata.v1.TimeControl time_control = 9;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * Creates the rematch of this finished game instead: the same game type,
+   * players, options, table settings (replace_leavers, time_control) and
+   * bots (game_type and players may be left empty; given, they must match).
+   * Each person's seat is kept for its player, who claims it with JoinGame
+   * and the old game's seat token (SEAT_RESERVED for anyone else); the old
+   * game records RematchCreated and its Game.rematch names the new one. One
+   * rematch a game: asked again, by any of its players, the same game is
+   * the answer. Only a player of the old game or the admin may ask.
+   *
+   * @generated from field: string rematch_of = 10;
+   */
+  rematchOf: string;
+
+  /**
    * Keep the seed secret after the end: no SeedRevealed event, and so no
    * player-verifiable record (for platforms that keep hands secret after the
    * end). Admin token only. Every game commits to its seed at creation
@@ -383,7 +415,7 @@ export type LeaveGameRequest = Message<"strata.v1.LeaveGameRequest"> & {
   gameId: string;
 
   /**
-   * The seat to free.
+   * The seat to free (before the start) or that leaves (once started).
    *
    * @generated from field: int32 seat = 2;
    */
@@ -404,7 +436,7 @@ export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*
  */
 export type LeaveGameResponse = Message<"strata.v1.LeaveGameResponse"> & {
   /**
-   * The game's version after the seat was freed.
+   * The game's version after the seat was freed or left.
    *
    * @generated from field: int64 version = 1;
    */
@@ -417,6 +449,90 @@ export type LeaveGameResponse = Message<"strata.v1.LeaveGameResponse"> & {
  */
 export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
   messageDesc(file_strata_v1_game_service, 9);
+
+/**
+ * Request of FindGame.
+ *
+ * @generated from message strata.v1.FindGameRequest
+ */
+export type FindGameRequest = Message<"strata.v1.FindGameRequest"> & {
+  /**
+   * Game type id (see ListGameTypes).
+   *
+   * @generated from field: string game_type = 1;
+   */
+  gameType: string;
+
+  /**
+   * Number of seats of the game to find (or create).
+   *
+   * @generated from field: int32 players = 2;
+   */
+  players: number;
+
+  /**
+   * The player's display name.
+   *
+   * @generated from field: string player_name = 3;
+   */
+  playerName: string;
+};
+
+/**
+ * Describes the message strata.v1.FindGameRequest.
+ * Use `create(FindGameRequestSchema)` to create a new message.
+ */
+export const FindGameRequestSchema: GenMessage<FindGameRequest> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 10);
+
+/**
+ * Response of FindGame.
+ *
+ * @generated from message strata.v1.FindGameResponse
+ */
+export type FindGameResponse = Message<"strata.v1.FindGameResponse"> & {
+  /**
+   * The game the caller is seated in.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The caller's seat.
+   *
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The seat token that acts for it (the caller's own when it sent one).
+   *
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+
+  /**
+   * The game's version after the seat was taken.
+   *
+   * @generated from field: int64 version = 4;
+   */
+  version: bigint;
+
+  /**
+   * True when the game was created for this call.
+   *
+   * @generated from field: bool created = 5;
+   */
+  created: boolean;
+};
+
+/**
+ * Describes the message strata.v1.FindGameResponse.
+ * Use `create(FindGameResponseSchema)` to create a new message.
+ */
+export const FindGameResponseSchema: GenMessage<FindGameResponse> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 11);
 
 /**
  * Request of JoinGame.
@@ -451,7 +567,7 @@ export type JoinGameRequest = Message<"strata.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 10);
+  messageDesc(file_strata_v1_game_service, 12);
 
 /**
  * Response of JoinGame.
@@ -488,7 +604,7 @@ export type JoinGameResponse = Message<"strata.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 11);
+  messageDesc(file_strata_v1_game_service, 13);
 
 /**
  * Request of StartGame.
@@ -509,7 +625,7 @@ export type StartGameRequest = Message<"strata.v1.StartGameRequest"> & {
  * Use `create(StartGameRequestSchema)` to create a new message.
  */
 export const StartGameRequestSchema: GenMessage<StartGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 12);
+  messageDesc(file_strata_v1_game_service, 14);
 
 /**
  * Response of StartGame.
@@ -530,7 +646,7 @@ export type StartGameResponse = Message<"strata.v1.StartGameResponse"> & {
  * Use `create(StartGameResponseSchema)` to create a new message.
  */
 export const StartGameResponseSchema: GenMessage<StartGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 13);
+  messageDesc(file_strata_v1_game_service, 15);
 
 /**
  * A typed command of one game type.
@@ -583,7 +699,7 @@ export type GameCommand = Message<"strata.v1.GameCommand"> & {
  * Use `create(GameCommandSchema)` to create a new message.
  */
 export const GameCommandSchema: GenMessage<GameCommand> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 14);
+  messageDesc(file_strata_v1_game_service, 16);
 
 /**
  * Request of SubmitCommand.
@@ -652,7 +768,7 @@ export type SubmitCommandRequest = Message<"strata.v1.SubmitCommandRequest"> & {
  * Use `create(SubmitCommandRequestSchema)` to create a new message.
  */
 export const SubmitCommandRequestSchema: GenMessage<SubmitCommandRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 15);
+  messageDesc(file_strata_v1_game_service, 17);
 
 /**
  * Response of SubmitCommand.
@@ -704,7 +820,7 @@ export type SubmitCommandResponse = Message<"strata.v1.SubmitCommandResponse"> &
  * Use `create(SubmitCommandResponseSchema)` to create a new message.
  */
 export const SubmitCommandResponseSchema: GenMessage<SubmitCommandResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 16);
+  messageDesc(file_strata_v1_game_service, 18);
 
 /**
  * A seat at a game.
@@ -734,11 +850,19 @@ export type Seat = Message<"strata.v1.Seat"> & {
   playerName: string;
 
   /**
-   * Bot kind when a bot plays the seat (empty for a person).
+   * Bot kind when a bot plays the seat (empty for a person); also set when
+   * a bot took over a seat its player left.
    *
    * @generated from field: string bot = 4;
    */
   bot: string;
+
+  /**
+   * True when the seat's player left the started game and the seat is out.
+   *
+   * @generated from field: bool left = 5;
+   */
+  left: boolean;
 };
 
 /**
@@ -746,7 +870,7 @@ export type Seat = Message<"strata.v1.Seat"> & {
  * Use `create(SeatSchema)` to create a new message.
  */
 export const SeatSchema: GenMessage<Seat> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 17);
+  messageDesc(file_strata_v1_game_service, 19);
 
 /**
  * How a finished game ended.
@@ -774,7 +898,7 @@ export type Outcome = Message<"strata.v1.Outcome"> & {
  * Use `create(OutcomeSchema)` to create a new message.
  */
 export const OutcomeSchema: GenMessage<Outcome> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 18);
+  messageDesc(file_strata_v1_game_service, 20);
 
 /**
  * A typed view of one game type's state, as one viewer may see it.
@@ -827,7 +951,7 @@ export type GameView = Message<"strata.v1.GameView"> & {
  * Use `create(GameViewSchema)` to create a new message.
  */
 export const GameViewSchema: GenMessage<GameView> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 19);
+  messageDesc(file_strata_v1_game_service, 21);
 
 /**
  * A game as one viewer may see it.
@@ -918,6 +1042,35 @@ export type Game = Message<"strata.v1.Game"> & {
    * @generated from field: google.protobuf.Timestamp created_at = 12;
    */
   createdAt?: Timestamp | undefined;
+
+  /**
+   * The game's time control (unset: none).
+   *
+   * @generated from field: strata.v1.TimeControl time_control = 13;
+   */
+  timeControl?: TimeControl | undefined;
+
+  /**
+   * Each seat's time, in a game with a time control, as of the game's latest
+   * version (not filled for an earlier version).
+   *
+   * @generated from field: repeated strata.v1.SeatClock clocks = 14;
+   */
+  clocks: SeatClock[];
+
+  /**
+   * The game this one is the rematch of (empty: none).
+   *
+   * @generated from field: string rematch_of = 15;
+   */
+  rematchOf: string;
+
+  /**
+   * This finished game's rematch, once created (empty: none yet).
+   *
+   * @generated from field: string rematch = 16;
+   */
+  rematch: string;
 };
 
 /**
@@ -925,7 +1078,96 @@ export type Game = Message<"strata.v1.Game"> & {
  * Use `create(GameSchema)` to create a new message.
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 20);
+  messageDesc(file_strata_v1_game_service, 22);
+
+/**
+ * A time control, chosen at CreateGame: a deadline per decision
+ * (decision_seconds) or a clock per seat (base_seconds plus
+ * increment_seconds after each of the seat's moves, as in chess); all 0 is
+ * none. A seat's time runs while it has to act (in a simultaneous window,
+ * every seat still to act has its own running); a decision starts at the
+ * recorded time of the event after which the seat has to act. When a seat's
+ * time runs out the service acts itself, through a command it logs as
+ * `timeout-seat-<seat>-at-<version>` (pinned to that version: on several
+ * replicas exactly one is appended) with the instant it decided, which
+ * VerifyGame checks and decides again.
+ *
+ * @generated from message strata.v1.TimeControl
+ */
+export type TimeControl = Message<"strata.v1.TimeControl"> & {
+  /**
+   * Seconds each decision may take (a deadline per decision); 0: none.
+   *
+   * @generated from field: int32 decision_seconds = 1;
+   */
+  decisionSeconds: number;
+
+  /**
+   * A clock per seat: its starting time, in seconds; 0: no clock.
+   *
+   * @generated from field: int32 base_seconds = 2;
+   */
+  baseSeconds: number;
+
+  /**
+   * A clock per seat: seconds added after each of the seat's moves.
+   *
+   * @generated from field: int32 increment_seconds = 3;
+   */
+  incrementSeconds: number;
+
+  /**
+   * What the service does when a seat's time runs out: "bot" (the default;
+   * the game's bot plays that one decision, the seat stays its player's) or
+   * "forfeit" (the seat leaves the game, as with LeaveGame).
+   *
+   * @generated from field: string on_timeout = 4;
+   */
+  onTimeout: string;
+};
+
+/**
+ * Describes the message strata.v1.TimeControl.
+ * Use `create(TimeControlSchema)` to create a new message.
+ */
+export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 23);
+
+/**
+ * One seat's time in a game with a time control.
+ *
+ * @generated from message strata.v1.SeatClock
+ */
+export type SeatClock = Message<"strata.v1.SeatClock"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * When its time runs out, while it has to act (unset otherwise).
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 2;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * With a clock per seat: its time left, in milliseconds (while it acts,
+   * from the start of its decision: deadline minus that instant).
+   *
+   * @generated from field: optional int64 remaining_ms = 3;
+   */
+  remainingMs?: bigint | undefined;
+};
+
+/**
+ * Describes the message strata.v1.SeatClock.
+ * Use `create(SeatClockSchema)` to create a new message.
+ */
+export const SeatClockSchema: GenMessage<SeatClock> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 24);
 
 /**
  * Request of GetGame.
@@ -953,7 +1195,7 @@ export type GetGameRequest = Message<"strata.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 21);
+  messageDesc(file_strata_v1_game_service, 25);
 
 /**
  * Response of GetGame.
@@ -974,7 +1216,7 @@ export type GetGameResponse = Message<"strata.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 22);
+  messageDesc(file_strata_v1_game_service, 26);
 
 /**
  * A legal command for one seat.
@@ -1009,7 +1251,7 @@ export type LegalAction = Message<"strata.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 23);
+  messageDesc(file_strata_v1_game_service, 27);
 
 /**
  * Request of ListLegalActions.
@@ -1037,7 +1279,7 @@ export type ListLegalActionsRequest = Message<"strata.v1.ListLegalActionsRequest
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 24);
+  messageDesc(file_strata_v1_game_service, 28);
 
 /**
  * Response of ListLegalActions.
@@ -1065,7 +1307,7 @@ export type ListLegalActionsResponse = Message<"strata.v1.ListLegalActionsRespon
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 25);
+  messageDesc(file_strata_v1_game_service, 29);
 
 /**
  * The game was created (always the first event, version 1).
@@ -1144,7 +1386,7 @@ export type GameCreated = Message<"strata.v1.GameCreated"> & {
  * Use `create(GameCreatedSchema)` to create a new message.
  */
 export const GameCreatedSchema: GenMessage<GameCreated> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 26);
+  messageDesc(file_strata_v1_game_service, 30);
 
 /**
  * The game is over and it reveals what its chance came from: the seed and
@@ -1181,7 +1423,7 @@ export type SeedRevealed = Message<"strata.v1.SeedRevealed"> & {
  * Use `create(SeedRevealedSchema)` to create a new message.
  */
 export const SeedRevealedSchema: GenMessage<SeedRevealed> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 27);
+  messageDesc(file_strata_v1_game_service, 31);
 
 /**
  * A seat was taken.
@@ -1216,7 +1458,7 @@ export type PlayerJoined = Message<"strata.v1.PlayerJoined"> & {
  * Use `create(PlayerJoinedSchema)` to create a new message.
  */
 export const PlayerJoinedSchema: GenMessage<PlayerJoined> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 28);
+  messageDesc(file_strata_v1_game_service, 32);
 
 /**
  * A seat was given up before the start: it is free again.
@@ -1237,7 +1479,61 @@ export type PlayerLeft = Message<"strata.v1.PlayerLeft"> & {
  * Use `create(PlayerLeftSchema)` to create a new message.
  */
 export const PlayerLeftSchema: GenMessage<PlayerLeft> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 29);
+  messageDesc(file_strata_v1_game_service, 33);
+
+/**
+ * A seat left a started game (LeaveGame by its player or the admin). With
+ * bot set, that bot kind plays the seat from now on (the game was created
+ * with replace_leavers "bot"); otherwise the seat is out: it never acts
+ * again and shares no win, and what becomes of its pieces is its game's
+ * rule (see the game's README). Events of the game's rules caused by the
+ * leave, and GameFinished when it ends the game, follow.
+ *
+ * @generated from message strata.v1.SeatLeft
+ */
+export type SeatLeft = Message<"strata.v1.SeatLeft"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The bot kind that took the seat over (empty: the seat is out).
+   *
+   * @generated from field: string bot = 2;
+   */
+  bot: string;
+};
+
+/**
+ * Describes the message strata.v1.SeatLeft.
+ * Use `create(SeatLeftSchema)` to create a new message.
+ */
+export const SeatLeftSchema: GenMessage<SeatLeft> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 34);
+
+/**
+ * This finished game's rematch was created (CreateGame with rematch_of).
+ *
+ * @generated from message strata.v1.RematchCreated
+ */
+export type RematchCreated = Message<"strata.v1.RematchCreated"> & {
+  /**
+   * The new game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message strata.v1.RematchCreated.
+ * Use `create(RematchCreatedSchema)` to create a new message.
+ */
+export const RematchCreatedSchema: GenMessage<RematchCreated> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 35);
 
 /**
  * Play began; the game's set-up events follow.
@@ -1252,7 +1548,7 @@ export type GameStarted = Message<"strata.v1.GameStarted"> & {
  * Use `create(GameStartedSchema)` to create a new message.
  */
 export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 30);
+  messageDesc(file_strata_v1_game_service, 36);
 
 /**
  * The game ended.
@@ -1273,7 +1569,7 @@ export type GameFinished = Message<"strata.v1.GameFinished"> & {
  * Use `create(GameFinishedSchema)` to create a new message.
  */
 export const GameFinishedSchema: GenMessage<GameFinished> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 31);
+  messageDesc(file_strata_v1_game_service, 37);
 
 /**
  * A typed event of one game type.
@@ -1326,7 +1622,7 @@ export type GameEvent = Message<"strata.v1.GameEvent"> & {
  * Use `create(GameEventSchema)` to create a new message.
  */
 export const GameEventSchema: GenMessage<GameEvent> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 32);
+  messageDesc(file_strata_v1_game_service, 38);
 
 /**
  * One event of a game's stream, redacted for its viewer.
@@ -1424,6 +1720,22 @@ export type Event = Message<"strata.v1.Event"> & {
     case: "playerLeft";
   } | {
     /**
+     * Lifecycle: a seat left the started game (out, or handed to a bot).
+     *
+     * @generated from field: strata.v1.SeatLeft seat_left = 16;
+     */
+    value: SeatLeft;
+    case: "seatLeft";
+  } | {
+    /**
+     * Lifecycle: this finished game's rematch was created.
+     *
+     * @generated from field: strata.v1.RematchCreated rematch_created = 17;
+     */
+    value: RematchCreated;
+    case: "rematchCreated";
+  } | {
+    /**
      * Lifecycle: after the end, the seed and salt of the commitment.
      *
      * @generated from field: strata.v1.SeedRevealed seed_revealed = 20;
@@ -1438,7 +1750,7 @@ export type Event = Message<"strata.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 33);
+  messageDesc(file_strata_v1_game_service, 39);
 
 /**
  * Request of WatchGame.
@@ -1474,7 +1786,7 @@ export type WatchGameRequest = Message<"strata.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 34);
+  messageDesc(file_strata_v1_game_service, 40);
 
 /**
  * One message of the WatchGame stream.
@@ -1488,6 +1800,15 @@ export type WatchGameResponse = Message<"strata.v1.WatchGameResponse"> & {
    * @generated from field: strata.v1.Event event = 1;
    */
   event?: Event | undefined;
+
+  /**
+   * In a game with a time control, on the game's newest event as it is
+   * sent: each seat's clock after it (its deadline while it has to act;
+   * with a clock, its time left). Empty otherwise.
+   *
+   * @generated from field: repeated strata.v1.SeatClock clocks = 2;
+   */
+  clocks: SeatClock[];
 };
 
 /**
@@ -1495,7 +1816,7 @@ export type WatchGameResponse = Message<"strata.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 35);
+  messageDesc(file_strata_v1_game_service, 41);
 
 /**
  * A game in a list.
@@ -1565,6 +1886,14 @@ export type GameSummary = Message<"strata.v1.GameSummary"> & {
    * @generated from field: google.protobuf.Timestamp finished_at = 9;
    */
   finishedAt?: Timestamp | undefined;
+
+  /**
+   * Each seat: free (taken false) or taken, by whom, whether a bot plays it
+   * and whether its player left.
+   *
+   * @generated from field: repeated strata.v1.Seat seats = 10;
+   */
+  seats: Seat[];
 };
 
 /**
@@ -1572,7 +1901,7 @@ export type GameSummary = Message<"strata.v1.GameSummary"> & {
  * Use `create(GameSummarySchema)` to create a new message.
  */
 export const GameSummarySchema: GenMessage<GameSummary> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 36);
+  messageDesc(file_strata_v1_game_service, 42);
 
 /**
  * Request of ReplayGame.
@@ -1607,7 +1936,7 @@ export type ReplayGameRequest = Message<"strata.v1.ReplayGameRequest"> & {
  * Use `create(ReplayGameRequestSchema)` to create a new message.
  */
 export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 37);
+  messageDesc(file_strata_v1_game_service, 43);
 
 /**
  * One step of a replay.
@@ -1635,7 +1964,7 @@ export type ReplayGameResponse = Message<"strata.v1.ReplayGameResponse"> & {
  * Use `create(ReplayGameResponseSchema)` to create a new message.
  */
 export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 38);
+  messageDesc(file_strata_v1_game_service, 44);
 
 /**
  * Request of ExportPlayerRecord.
@@ -1656,7 +1985,7 @@ export type ExportPlayerRecordRequest = Message<"strata.v1.ExportPlayerRecordReq
  * Use `create(ExportPlayerRecordRequestSchema)` to create a new message.
  */
 export const ExportPlayerRecordRequestSchema: GenMessage<ExportPlayerRecordRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 39);
+  messageDesc(file_strata_v1_game_service, 45);
 
 /**
  * Response of ExportPlayerRecord.
@@ -1682,7 +2011,7 @@ export type ExportPlayerRecordResponse = Message<"strata.v1.ExportPlayerRecordRe
  * Use `create(ExportPlayerRecordResponseSchema)` to create a new message.
  */
 export const ExportPlayerRecordResponseSchema: GenMessage<ExportPlayerRecordResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 40);
+  messageDesc(file_strata_v1_game_service, 46);
 
 /**
  * Request of ListGames.
@@ -1717,6 +2046,20 @@ export type ListGamesRequest = Message<"strata.v1.ListGamesRequest"> & {
    * @generated from field: string page_token = 4;
    */
   pageToken: string;
+
+  /**
+   * Only games not started with a free seat (what a player may join).
+   *
+   * @generated from field: bool open_seats = 5;
+   */
+  openSeats: boolean;
+
+  /**
+   * Only games of this many seats (0: any).
+   *
+   * @generated from field: int32 players = 6;
+   */
+  players: number;
 };
 
 /**
@@ -1724,7 +2067,7 @@ export type ListGamesRequest = Message<"strata.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 41);
+  messageDesc(file_strata_v1_game_service, 47);
 
 /**
  * Response of ListGames.
@@ -1752,7 +2095,7 @@ export type ListGamesResponse = Message<"strata.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 42);
+  messageDesc(file_strata_v1_game_service, 48);
 
 /**
  * Where a game is in its life.
@@ -1844,7 +2187,12 @@ export const GameService: GenService<{
   },
   /**
    * Frees a seat of a game not yet started: by the seat's own token, the
-   * game's host token (CreateGameResponse.host_token) or the admin.
+   * game's host token (CreateGameResponse.host_token) or the admin. In a
+   * started game the seat leaves the game (its own token or the admin, not
+   * the host): a bot takes it over when the game was created with
+   * replace_leavers "bot", otherwise it is out, as its game's rules say; a
+   * game whose last person leaves ends (result `abandoned`), a competitive
+   * game with one seat left in ends with it the winner (`opponents_left`).
    *
    * @generated from rpc strata.v1.GameService.LeaveGame
    */
@@ -1852,6 +2200,21 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof LeaveGameRequestSchema;
     output: typeof LeaveGameResponseSchema;
+  },
+  /**
+   * Quick join: seats the caller in the oldest open game of a type and
+   * player count with a free seat, or creates one and seats it there. Safe
+   * under races on several replicas: no game is overfilled and a caller (its
+   * bearer token) is never seated twice (racing calls of one token get the
+   * same seat). A caller without a token gets a new seat token, as with
+   * JoinGame; with one, the seat is added to it.
+   *
+   * @generated from rpc strata.v1.GameService.FindGame
+   */
+  findGame: {
+    methodKind: "unary";
+    input: typeof FindGameRequestSchema;
+    output: typeof FindGameResponseSchema;
   },
   /**
    * Sends one typed game command for a seat the caller's token controls.
