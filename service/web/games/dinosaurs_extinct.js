@@ -132,6 +132,8 @@ export default {
         return `${who(e.seat)} moved ${enumWords(e.heading, "HEADING_").toLowerCase()} from ${spaceName(ctx, e.fromStep)} to ${spaceName(ctx, e.toStep)}.`;
       case "dinoEnteredTwentyFirstCentury":
         return `${who(e.seat)} entered the 21st Century!`;
+      case "dinoLeftRace":
+        return `${who(e.seat)} left the race: its player left the game.`;
       case "lifeCardRecharged":
         return `${who(e.seat)} landed on No Bones on Me: its Life Card is recharged.`;
       case "earthEventDrawn":

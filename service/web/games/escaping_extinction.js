@@ -234,6 +234,10 @@ export default {
         return `${d}: give ${ITEM(c.item)} to ${dinoName(ctx, c.recipient)}`;
       case "giveCard":
         return `${d}: give ${cardName(ctx, c.card)} to ${dinoName(ctx, c.recipient)}`;
+      case "acceptTrade":
+        return `${d}: accept the trade asked of it`;
+      case "declineTrade":
+        return `${d}: decline the trade asked of it`;
       case "playCard":
         return `${d}: play ${cardName(ctx, c.card)}${c.target ? ` on ${dinoName(ctx, c.target)}` : ""}`;
       case "makeRoom":
@@ -333,6 +337,16 @@ export default {
         return "The Rocket Docket is complete.";
       case "itemGiven":
         return `${d(e.dino)} gave ${ITEM(e.item)} to ${d(e.recipient)}.`;
+      case "dinosHandedOver":
+        return `A player left: ${(e.control || []).map((c) => `${d(c.dino)} is now played by seat ${(c.seats || []).map((x) => (x || 0) + 1).join(" and ")}`).join(", ")}.`;
+      case "tradeOffered":
+        return `${d(e.recipient)}'s turn asks ${d(e.dino)} for ${e.item ? ITEM(e.item) : cardName(ctx, e.card)}: its seat accepts or declines.`;
+      case "tradeAccepted":
+        return `${d(e.dino)}'s seat accepted the trade.`;
+      case "tradeDeclined":
+        return `${d(e.dino)}'s seat declined the trade.`;
+      case "tradeOfferLapsed":
+        return `The trade asked of ${d(e.dino)} lapsed unanswered.`;
       case "cardGiven":
         return `${d(e.dino)} gave ${cardName(ctx, e.card)} to ${d(e.recipient)}.`;
       case "turnEnded":
