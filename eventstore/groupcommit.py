@@ -10,8 +10,8 @@ caps every writer of the database at one flush per append.
 their appends and wait; the thread takes everything queued, runs the whole
 batch as one statement (the appends as one JSON parameter: one round trip,
 and next to no Python per append), commits once, and answers every caller.
-The statement checks each stream's version, logs the commands, claims all
-the positions from the counter row at once and inserts the events; an
+The statement checks each stream's version, logs the commands, gives the
+events positions from the transaction's id and inserts them; an
 append whose version is stale or whose command id is logged inserts nothing
 and is answered as such, so it cannot spoil the others. A game with two
 appends in one batch (two players answering at once) has the later one in
@@ -25,11 +25,13 @@ alone pays a flush), and measured on this machine 16 writers made ~2,850
 appends/s instead of ~4,100. A lone caller (a batch of one) never waits.
 
 Invariants kept: an append is answered only after its commit (durable when
-acknowledged); all of a batch's positions come from the counter row locked
-by the batch's transaction until its commit, so commit order is still
-position order and a rollback takes back every claim; a batch that fails
-as a whole (a key collision with another process's append, a deadlock) is
-rolled back and each of its appends is retried alone.
+acknowledged); all of a batch's positions come from its transaction's id,
+which no other transaction shares, so the committers of several processes
+take no lock in common and readers order the log by transaction id (see
+``eventstore.sql``); a batch holds at most
+:data:`MAX_EVENTS_PER_TRANSACTION` events; a batch that fails as a whole (a
+key collision with another process's append, a deadlock) is rolled back and
+each of its appends is retried alone.
 """
 
 from __future__ import annotations
@@ -46,16 +48,21 @@ from typing import Any
 import psycopg
 from opentelemetry import metrics
 
-from eventstore import tables
 from eventstore.loops import resolve_on_their_loops
+
+#: The most events one transaction may append: a position is the
+#: transaction's id shifted left 16 bits plus the event's rank in it.
+MAX_EVENTS_PER_TRANSACTION = 0xFFFF
 
 #: A batch of appends, at most one per game, as one statement: each
 #: append's version check, command log entry (without a command id
-#: conflict) and events; the positions of all the accepted appends claimed
-#: from the counter row at once, in batch order. ``%(batch)s`` is a JSON
-#: array of appends (see :meth:`Append.document`). One row per append, in
-#: batch order: its index, the stream's version before the batch, and the
-#: last position it was given (NULL when it wrote nothing).
+#: conflict) and events; the positions of all the accepted appends, in
+#: batch order, from the transaction's id (see ``eventstore.sql``), after
+#: the ``offset`` events earlier statements of the transaction appended.
+#: ``%(batch)s`` is a JSON array of appends (see :meth:`Append.document`).
+#: One row per append, in batch order: its index, the stream's version
+#: before the batch, and the last position it was given (NULL when it
+#: wrote nothing).
 _APPEND_BATCH = """
 WITH b AS (
   SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
@@ -82,9 +89,8 @@ WITH b AS (
   FROM fits
   WHERE fits.command_id IS NULL OR fits.g IN (SELECT game_id FROM command)
 ), claimed AS (
-  UPDATE counters SET value = value + (SELECT sum(count) FROM accepted)
-  WHERE name = %(counter)s AND EXISTS (SELECT FROM accepted)
-  RETURNING value - (SELECT sum(count) FROM accepted) AS base
+  SELECT (pg_current_xact_id()::text::bigint << 16) + %(offset)s::bigint AS base
+  WHERE EXISTS (SELECT FROM accepted)
 ), inserted AS (
   INSERT INTO events (game_id, version, position, type, schema_version, data,
     recorded_at)
@@ -256,8 +262,9 @@ class GroupCommitter:
                     self._wanted = 1
                 if not self._queue:
                     return
-                batch = self._queue[: self._max_batch]
-                del self._queue[: self._max_batch]
+                size = _fitting(self._queue, self._max_batch)
+                batch = self._queue[:size]
+                del self._queue[:size]
                 last = len(batch)
             _BATCH_SIZES.record(last)
             try:
@@ -304,16 +311,19 @@ class GroupCommitter:
         several appends in it: a game's later append must see its earlier
         one's events); the row each append returned, in batch order."""
         rows: list[tuple[Any, ...]] = [()] * len(batch)
+        offset = 0  # events the transaction's earlier statements appended
         with connection.cursor() as cursor:
             for indices in _rounds(batch):
                 document = ",".join(batch[i].document(n) for n, i in enumerate(indices))
                 cursor.execute(
                     _APPEND_BATCH,
-                    {"batch": f"[{document}]", "counter": tables.POSITION_COUNTER},
+                    {"batch": f"[{document}]", "offset": offset},
                     prepare=True,
                 )
                 for i, row in zip(indices, cursor.fetchall(), strict=True):
                     rows[i] = row
+                    if row[1] is not None:
+                        offset += batch[i].count
         return rows
 
     def _finish(
@@ -356,6 +366,18 @@ class GroupCommitter:
     def _rollback(connection: psycopg.Connection[Any]) -> None:
         if not connection.broken and not connection.closed:
             connection.rollback()
+
+
+def _fitting(queue: Sequence[Append], max_batch: int) -> int:
+    """How many of the queue's first appends make one batch: at most
+    ``max_batch`` of them, with at most :data:`MAX_EVENTS_PER_TRANSACTION`
+    events in all (always at least one append)."""
+    events = 0
+    for size, append in enumerate(queue[:max_batch]):
+        events += append.count
+        if events > MAX_EVENTS_PER_TRANSACTION and size:
+            return size
+    return min(len(queue), max_batch)
 
 
 def _rounds(batch: Sequence[Append]) -> list[list[int]]:

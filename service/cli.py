@@ -206,7 +206,9 @@ def cmd_projections(args: argparse.Namespace) -> int:
             )
             return 0
         with tqdm(
-            total=store.last_position(), desc="rebuilding game_list", unit="event"
+            total=store.events_after(0, 2**62),
+            desc="rebuilding game_list",
+            unit="event",
         ) as bar:
             applied = projection.rebuild(bar.update)
         print(

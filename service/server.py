@@ -282,7 +282,7 @@ def _gauges(running: Running) -> list[tuple[str, Any]]:
     def projection_lag() -> list[Observation]:
         if not isinstance(projection, GameListProjection):
             return []
-        return [Observation(max(store.last_position() - projection.position, 0))]
+        return [Observation(store.events_after(projection.position))]
 
     def connections() -> list[Observation]:
         used = store.connections_in_use()
@@ -295,7 +295,7 @@ def _gauges(running: Running) -> list[tuple[str, Any]]:
     ]
     descriptions = {
         "strata.streams.open": "Streams open now (WatchGame, ReplayGame, FollowLog)",
-        "strata.projection.lag": "Positions of the log the game list projection "
+        "strata.projection.lag": "Events of the log the game list projection "
         "has not applied yet",
         "strata.store.connections.in_use": "Database connections checked out now",
     }
@@ -329,11 +329,11 @@ def _start_background(
         store = app.store
 
         def bots_lag() -> list[Observation]:
-            return [Observation(max(store.last_position() - runner.position, 0))]
+            return [Observation(store.events_after(runner.position))]
 
         telemetry.GAUGES.watch(
             "strata.bots.lag",
-            "Positions of the log the bot runner has not read yet",
+            "Events of the log the bot runner has not read yet",
             bots_lag,
         )
         housekeeper = Housekeeper(app, limits.open_game_hours)
