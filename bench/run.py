@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         default="",
-        help="comma-separated phases: e2e,watch,appends,loads,projection",
+        help="comma-separated phases: e2e,processes,watch,appends,loads,projection",
     )
     args = parser.parse_args(argv)
     mode = MODES["tiny" if args.tiny else "quick" if args.quick else "full"]
@@ -131,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             end_to_end(
                 report, database, mode, args.workers, args.profile, args.separate_worker
             )
+        if wanted("processes"):
+            serving_processes(report, database, mode, args.workers)
         if wanted("watch"):
             watchers(report, database, mode)
         if wanted("appends"):
@@ -280,6 +282,68 @@ def end_to_end(
         game_fig["p99_ms"] / noop_fig["p99_ms"],
         3.0,
         False,
+        "",
+    )
+
+
+def serving_processes(
+    report: Report, database: Database, mode: Mode, workers: int
+) -> None:
+    """The game phase at 16 clients against ``strata serve`` and against
+    ``strata serve --processes 2``, in the order 1, 2, 2, 1 (drift in the
+    machine's speed falls on both alike), each bot on a connection of its
+    own so that the kernel can spread them over the processes. The service's
+    CPU is the processes' together."""
+    clients = 16 if 16 in mode.concurrency else mode.concurrency[-1]
+    rounds: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+    for processes in (1, 2, 2, 1):
+        print(
+            f"bench: {processes} serving process(es) at {clients} clients",
+            file=sys.stderr,
+        )
+        service = start_service(database, workers, processes=processes)
+        try:
+            tally = load.run_drivers(
+                "bots",
+                service.target,
+                clients,
+                mode.warmup,
+                mode.duration,
+                server_pid=service.process.pid,
+                connections=max(1, clients // 2),
+            )
+        finally:
+            service.stop()
+        rounds[processes].append(_rate(tally, mode.duration))
+
+    def mean(processes: int, key: str) -> float:
+        values = [float(r[key]) for r in rounds[processes]]
+        return round(sum(values) / len(values), 3)
+
+    keys = (
+        "per_second",
+        "p50_ms",
+        "p99_ms",
+        "server_cpu_ms_per_call",
+        "database_cpu_ms_per_call",
+        "machine_cpu_ms_per_call",
+        "machine_busy",
+    )
+    figures: dict[str, Any] = {
+        "clients": clients,
+        "connections": clients,
+        "rounds": {str(p): r for p, r in rounds.items()},
+        "one": {key: mean(1, key) for key in keys},
+        "two": {key: mean(2, key) for key in keys},
+    }
+    ratio = figures["two"]["per_second"] / figures["one"]["per_second"]
+    figures["two_over_one"] = round(ratio, 3)
+    report.figures["processes"] = figures
+    report.target(
+        f"commands/s with 2 serving processes / with 1 at {clients} clients",
+        ratio,
+        1.2,
+        True,
         "",
     )
 
@@ -509,7 +573,7 @@ def print_report(report: Report) -> None:
                 f"{e2e['grpc_cpu_ms_per_command']} ms)"
             )
         lines.append("")
-    for section in ("watch", "appends", "loads", "projection_rebuild"):
+    for section in ("processes", "watch", "appends", "loads", "projection_rebuild"):
         if section in figures:
             lines.append(f"{section}: {json.dumps(figures[section])}")
     lines.append("")
