@@ -24,6 +24,13 @@ After a batch of n appends, the thread gives their callers up to
 alone pays a flush), and measured on this machine 16 writers made ~2,850
 appends/s instead of ~4,100. A lone caller (a batch of one) never waits.
 
+The batch's transaction does not NOTIFY: PostgreSQL serialises the commits
+of transactions that NOTIFY (one lock for the database's notification
+queue, held until the commit is flushed), which would put back the very
+lock the positions gave up. After the commit and the answers, the thread
+announces the batch's last position on a second connection of its own, in
+a transaction of its own that waits for no flush.
+
 Invariants kept: an append is answered only after its commit (durable when
 acknowledged); all of a batch's positions come from its transaction's id,
 which no other transaction shares, so the committers of several processes
@@ -105,6 +112,10 @@ ORDER BY stream.i
 """
 
 _NOTIFY = "SELECT pg_notify(%s, %s)"
+#: The announcing connection's commits need not wait for a WAL flush: a
+#: notification is a hint (a follower that misses one reads again when its
+#: wait times out).
+_NOT_DURABLE = "SET synchronous_commit = off"
 
 
 class _Signal:
@@ -202,6 +213,10 @@ class GroupCommitter:
         self._queue: list[Append] = []
         self._condition = threading.Condition()
         self._connection: psycopg.Connection[Any] | None = None
+        #: Where commits are announced (NOTIFY), apart from the appends.
+        self._announcer: psycopg.Connection[Any] | None = None
+        #: The last position of the batch just committed, to announce.
+        self._to_announce: int | None = None
         self._closed = False
         self._thread = threading.Thread(
             target=self._run, name="strata-group-commit", daemon=True
@@ -236,8 +251,9 @@ class GroupCommitter:
             self._closed = True
             self._condition.notify()
         self._thread.join()
-        if self._connection is not None:
-            self._connection.close()
+        for connection in (self._connection, self._announcer):
+            if connection is not None:
+                connection.close()
 
     # -- the committing thread --------------------------------------------
 
@@ -275,6 +291,9 @@ class GroupCommitter:
                         append.error = error
             finally:
                 _answer(batch)
+            if self._to_announce is not None:
+                self._announce(self._to_announce)
+                self._to_announce = None
 
     def _open(self) -> psycopg.Connection[Any]:
         connection = self._connection
@@ -333,9 +352,6 @@ class GroupCommitter:
         rows: list[tuple[Any, ...]],
     ) -> None:
         last = max((row[1] for row in rows if row[1] is not None), default=None)
-        if last is not None:
-            # Delivered at commit, and only if the transaction commits.
-            connection.execute(_NOTIFY, (self._channel, str(last)), prepare=True)
         connection.commit()  # an error here leaves the outcome unknown: raised
         for append, row in zip(batch, rows, strict=True):
             append.stream_version = int(row[0])
@@ -343,6 +359,25 @@ class GroupCommitter:
             append.settled = True
         if last is not None:
             self._on_commit(int(last))
+            self._to_announce = max(int(last), self._to_announce or 0)
+
+    def _announce(self, position: int) -> None:
+        """NOTIFY the other processes' listeners of a commit up to
+        ``position``; a failure costs them a wake-up, not an event (they
+        read again when their wait times out), so it is dropped."""
+        try:
+            announcer = self._announcer
+            if announcer is None or announcer.closed or announcer.broken:
+                if announcer is not None:
+                    announcer.close()
+                self._announcer = announcer = self._connect()
+                announcer.autocommit = True
+                announcer.execute(_NOT_DURABLE)
+            announcer.execute(_NOTIFY, (self._channel, str(position)), prepare=True)
+        except psycopg.Error:
+            if self._announcer is not None:
+                self._announcer.close()
+                self._announcer = None
 
     def _one_by_one(
         self, connection: psycopg.Connection[Any], batch: Sequence[Append]

@@ -4,10 +4,12 @@ Positions follow transaction ids (see ``eventstore.sql``): an appending
 transaction gives its events ``pg_current_xact_id() << 16`` plus their rank,
 and the reads of the global log stop below the oldest transaction still
 running, so no writer waits for another's commit and no reader passes an
-event that could still appear behind it. Each appending transaction sends
-``NOTIFY strata_events, '<last position>'``, which PostgreSQL delivers at
-commit, and only if the transaction commits. A follower that read nothing
-while a commit past its position is known waits for the next commit
+event that could still appear behind it. After each commit the group
+committer sends ``NOTIFY strata_events, '<last position>'`` in a
+transaction of its own (``eventstore.groupcommit`` says why not in the
+appending one; an import, rare, still notifies in its appending
+transaction). A follower that read nothing while a commit past its
+position is known waits for the next commit
 noticed (the transaction holding the log back may be any writer's, so at
 most :data:`_HELD_BACK_POLL` at a time).
 
