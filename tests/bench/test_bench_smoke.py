@@ -32,6 +32,7 @@ def test_the_bench_runs_every_phase_and_writes_its_figures(
     figures = report["figures"]
     assert set(figures) >= {
         "end_to_end",
+        "processes",
         "watch",
         "appends",
         "loads",
