@@ -346,3 +346,33 @@ def test_a_follower_racing_writers_in_several_processes_never_skips_an_event(
     assert positions == sorted(set(positions)), "increasing, each event once"
     assert sorted(seen) == committed, "every committed event seen, none skipped"
     print(f"{len(committed)} events; follower held back {held_back} times")
+
+
+def test_an_append_of_more_events_than_a_transaction_can_position_is_refused(
+    url: str, stores: list[EventStore]
+) -> None:
+    store = _open(stores, url)
+    game = f"game-{uuid.uuid4()}"
+
+    with pytest.raises(ValueError, match="at most 65535"):
+        store.append(game, 0, [NewEvent("Many", {})] * 65_536)
+
+    assert store.stream_version(game) == 0
+    assert store.append(game, 0, [NewEvent("Many", {})] * 65_535).last_version == 65_535
+
+
+def test_a_group_commit_batch_holds_at_most_a_transactions_worth_of_events() -> None:
+    from datetime import UTC, datetime
+
+    from eventstore.groupcommit import MAX_EVENTS_PER_TRANSACTION, Append, _fitting
+
+    def appends(*counts: int) -> list[Append]:
+        at = datetime.now(UTC)
+        return [Append(f"g{i}", 0, n, "[]", at) for i, n in enumerate(counts)]
+
+    assert _fitting(appends(3, 3, 3), 512) == 3
+    assert _fitting(appends(3, 3, 3), 2) == 2
+    assert _fitting(appends(MAX_EVENTS_PER_TRANSACTION - 1, 1, 1), 512) == 2
+    assert _fitting(appends(MAX_EVENTS_PER_TRANSACTION, 1), 512) == 1
+    assert _fitting(appends(40_000, 40_000, 1), 512) == 1
+    assert _fitting([], 512) == 0
