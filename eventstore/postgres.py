@@ -30,14 +30,16 @@ appends made while it was away still wake the waiters.
 from __future__ import annotations
 
 import asyncio
+import functools
+import itertools
 import logging
 import select
 import socket
 import threading
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from sqlalchemy import Connection, create_engine, text
@@ -88,6 +90,10 @@ _HELD_BACK_POLL = 0.02
 #: commit it knows of (transactions of other databases of the cluster
 #: count: a long one anywhere holds the log back).
 _SETTLE_WAIT = 0.5
+#: How long a read of the log waits for a standby to replay this store's
+#: known commits before it reads the primary instead.
+_STANDBY_WAIT = 0.2
+_T = TypeVar("_T")
 
 #: How long the listener sleeps between idle liveness checks.
 _IDLE_CHECK = 30.0
@@ -102,7 +108,12 @@ class PostgresEventStore(SQLAlchemyEventStore):
     """
 
     def __init__(
-        self, url: str | URL, *, pool_size: int = 10, connect_timeout: int = 10
+        self,
+        url: str | URL,
+        *,
+        pool_size: int = 10,
+        connect_timeout: int = 10,
+        read_urls: Sequence[str | URL] = (),
     ) -> None:
         parsed = database_url(url)
         if parsed.get_backend_name() != "postgresql":
@@ -139,6 +150,23 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self._committer_lock = threading.Lock()
         # Idle connections kept: every request thread may read at once.
         self._reader = RawReader(self._connect_reader, _unavailable, idle=64)
+        #: Hot standbys that serve the reads of the global log (see
+        #: :meth:`_from_standby`), taken in turn.
+        self._standbys = [
+            RawReader(
+                functools.partial(
+                    _connect_standby, database_url(read_url), connect_timeout
+                ),
+                _unavailable,
+                idle=16,
+            )
+            for read_url in read_urls
+        ]
+        self._next_standby = itertools.count()
+        #: Reads of the log a standby answered, and those it left to the
+        #: primary (behind this store's commits, or unreachable).
+        self.standby_reads = 0
+        self.primary_reads = 0
 
     # -- hot reads ----------------------------------------------------------
 
@@ -162,6 +190,11 @@ class PostgresEventStore(SQLAlchemyEventStore):
         transactions to end first, up to :data:`_SETTLE_WAIT`: a process
         reads its own appends in the log, as it would with one writer."""
         known = self._notifier.position
+        answered = self._from_standby(
+            known, lambda reader: reader.read_all(after_position, limit)
+        )
+        if answered is not None:
+            return answered
         events, bound = self._reader.read_all(after_position, limit)
         if bound <= known and known > after_position and len(events) < limit:
             self._settle(known)
@@ -178,6 +211,14 @@ class PostgresEventStore(SQLAlchemyEventStore):
         """The matching events of the next ``limit``, in one round trip (see
         :meth:`EventStore.read_all_matching`), waiting like :meth:`read_all`."""
         known = self._notifier.position
+        from_standby = self._from_standby(
+            known,
+            lambda reader: reader.read_all_matching(
+                after_position, limit, event_types, game_ids
+            ),
+        )
+        if from_standby is not None:
+            return from_standby
         found, bound = self._reader.read_all_matching(
             after_position, limit, event_types, game_ids
         )
@@ -187,6 +228,37 @@ class PostgresEventStore(SQLAlchemyEventStore):
                 after_position, limit, event_types, game_ids
             )
         return found
+
+    def _from_standby(
+        self, known: int, read: Callable[[RawReader], tuple[_T, int]]
+    ) -> _T | None:
+        """``read`` answered by the next standby, once it has replayed every
+        commit this store knows of (``known``, its own appends included):
+        read your writes. A standby is read below its own oldest running
+        transaction, which covers the transactions it has not replayed the
+        end of, so it never shows an event that could still appear behind
+        it. None (read the primary) when there is no standby, or it is
+        unreachable or still behind after :data:`_STANDBY_WAIT`."""
+        if not self._standbys:
+            return None
+        standby = self._standbys[next(self._next_standby) % len(self._standbys)]
+        deadline = time.monotonic() + _STANDBY_WAIT
+        pause = 0.001
+        try:
+            answer, bound = read(standby)
+            while bound <= known:
+                if time.monotonic() >= deadline:
+                    self.primary_reads += 1
+                    return None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
+                if standby.settled_bound() > known:
+                    answer, bound = read(standby)
+        except StoreUnavailable:
+            self.primary_reads += 1
+            return None
+        self.standby_reads += 1
+        return answer
 
     def _settle(self, position: int) -> bool:
         """Wait until no transaction that could append below ``position``
@@ -470,6 +542,8 @@ class PostgresEventStore(SQLAlchemyEventStore):
         if committer is not None:
             committer.close()
         self._reader.close()
+        for standby in self._standbys:
+            standby.close()
         super().close()
         self._wake_reader.close()
         self._wake_writer.close()
@@ -478,6 +552,17 @@ class PostgresEventStore(SQLAlchemyEventStore):
 _EVENTS_AFTER = (
     "SELECT count(*) FROM (SELECT FROM events WHERE position > %s LIMIT %s) e"
 )
+
+
+def _connect_standby(url: URL, connect_timeout: int) -> psycopg.Connection[Any]:
+    """An autocommit connection to a hot standby."""
+    conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    return psycopg.connect(
+        conninfo,
+        autocommit=True,
+        connect_timeout=connect_timeout,
+        application_name="strata-standby-reader",
+    )
 
 
 def _check_size(count: int) -> None:

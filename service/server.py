@@ -381,7 +381,7 @@ def serve(config: Config, reuse_port: bool = False) -> None:
     several processes on the same ports, see :func:`serve_processes`)."""
     configure_logging(config.log_level)
     log = structlog.get_logger("strata")
-    store = open_prepared_store(config.database_url)
+    store = open_prepared_store(config.database_url, config.read_database_urls)
     running = create_server(
         store,
         admin_token=config.admin_token,
@@ -403,6 +403,7 @@ def serve(config: Config, reuse_port: bool = False) -> None:
         port=running.port,
         http_port=running.http_port or None,
         database=_safe_url(config.database_url),
+        standbys=[_safe_url(url) for url in config.read_database_urls] or None,
         admin_token_set=bool(config.admin_token),
         background=",".join(config.background) or "none",
     )
@@ -494,7 +495,7 @@ def work(config: Config) -> None:
     replicas serve with ``STRATA_BACKGROUND=none``."""
     configure_logging(config.log_level)
     log = structlog.get_logger("strata")
-    store = open_prepared_store(config.database_url)
+    store = open_prepared_store(config.database_url, config.read_database_urls)
     app = GameApp(
         store,
         admin_token=config.admin_token,
@@ -533,9 +534,10 @@ class StoreNotReady(SystemExit):
     """The database schema does not match this version of Strata."""
 
 
-def open_prepared_store(url: str) -> EventStore:
-    """Open the store, migrating SQLite automatically; PostgreSQL must have
-    been migrated with `strata migrate` (a clear message otherwise)."""
+def open_prepared_store(url: str, read_urls: Sequence[str] = ()) -> EventStore:
+    """Open the store (with ``read_urls``, its hot standbys), migrating
+    SQLite automatically; PostgreSQL must have been migrated with `strata
+    migrate` (a clear message otherwise)."""
     # Alembic's plugin chatter (logged on import) would bury the one line
     # that matters.
     logging.getLogger("alembic").setLevel(logging.WARNING)
@@ -558,7 +560,7 @@ def open_prepared_store(url: str) -> EventStore:
         raise StoreNotReady(
             f"strata: cannot use the database at {_safe_url(url)}: {detail}"
         ) from None
-    return open_store(url)
+    return open_store(url, read_urls)
 
 
 def _safe_url(url: str) -> str:

@@ -1,4 +1,5 @@
-"""`strata serve --processes N`: N whole servers on one port."""
+"""`strata serve --processes N`: N whole servers on one port; and the
+standbys of `STRATA_READ_DATABASE_URL` in the configuration."""
 
 from __future__ import annotations
 
@@ -149,3 +150,27 @@ def test_more_than_one_process_on_sqlite_is_refused_with_a_reason(
     assert "SQLite has one writer at a time" in run.stderr
     assert not (tmp_path / "s.db").exists(), "refused before it opened anything"
     assert time.monotonic() - started < 60
+
+
+def test_standbys_are_read_from_the_environment_and_need_postgresql() -> None:
+    from service.config import Config, ConfigError
+
+    primary = "postgresql://strata@db:5432/strata"
+    config = Config.from_env(
+        {
+            "STRATA_DATABASE_URL": primary,
+            "STRATA_READ_DATABASE_URL": "postgresql://strata@standby1/strata,"
+            "postgresql://strata@standby2/strata",
+        }
+    )
+    assert config.read_database_urls == (
+        "postgresql://strata@standby1/strata",
+        "postgresql://strata@standby2/strata",
+    )
+    assert Config.from_env({"STRATA_DATABASE_URL": primary}).read_database_urls == ()
+    with pytest.raises(ConfigError, match="not one \\(sqlite"):
+        Config.from_env({"STRATA_READ_DATABASE_URL": "postgresql://standby/strata"})
+    with pytest.raises(ConfigError, match="mysql: is not a PostgreSQL URL"):
+        Config.from_env(
+            {"STRATA_DATABASE_URL": primary, "STRATA_READ_DATABASE_URL": "mysql://x/y"}
+        )
