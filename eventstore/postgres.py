@@ -163,6 +163,10 @@ class PostgresEventStore(SQLAlchemyEventStore):
             for read_url in read_urls
         ]
         self._next_standby = itertools.count()
+        #: Every standby read so far showed the log below this bound: a
+        #: later one must too, so no reader of this store sees the log
+        #: shrink when its reads move between standbys that lag unequally.
+        self._shown_below = 0
         #: Reads of the log a standby answered, and those it left to the
         #: primary (behind this store's commits, or unreachable).
         self.standby_reads = 0
@@ -241,6 +245,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         unreachable or still behind after :data:`_STANDBY_WAIT`."""
         if not self._standbys:
             return None
+        known = max(known, self._shown_below - 1)
         standby = self._standbys[next(self._next_standby) % len(self._standbys)]
         deadline = time.monotonic() + _STANDBY_WAIT
         pause = 0.001
@@ -257,6 +262,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         except StoreUnavailable:
             self.primary_reads += 1
             return None
+        self._shown_below = max(self._shown_below, bound)
         self.standby_reads += 1
         return answer
 

@@ -119,3 +119,21 @@ def test_a_follower_reading_a_standby_reads_its_writes_and_never_skips(
     finally:
         store.close()
         elsewhere.close()
+
+
+def test_a_standby_out_of_reach_leaves_the_reads_to_the_primary(
+    postgres_store_url: str,
+) -> None:
+    store = PostgresEventStore(
+        postgres_store_url,
+        read_urls=["postgresql://postgres@127.0.0.1:1/strata?connect_timeout=2"],
+    )
+    try:
+        result = store.append(f"game-{uuid.uuid4()}", 0, [NewEvent("Kept", {})] * 2)
+
+        assert [e.position for e in store.read_all()][-1] == result.last_position
+        found = store.read_all_matching(0, 10, ["Kept"])
+        assert len(found.events) == 2
+        assert (store.standby_reads, store.primary_reads) == (0, 2)
+    finally:
+        store.close()
