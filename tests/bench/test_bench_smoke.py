@@ -33,6 +33,7 @@ def test_the_bench_runs_every_phase_and_writes_its_figures(
     assert set(figures) >= {
         "end_to_end",
         "processes",
+        "standby",
         "watch",
         "appends",
         "loads",
