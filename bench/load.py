@@ -512,7 +512,9 @@ def run_in_process(
     store = open_store(database_url)
     try:
         assert isinstance(store, SQLAlchemyEventStore)
-        app = GameApp(store)
+        # As the served bench (STRATA_MAX_OPEN_SEATS=0): every bot calls
+        # from one address, whose bound on open seats would stop them.
+        app = GameApp(store, max_open_seats=0)
         app.queries.game_list = GameListReader(store)
         servicer = GameServicer(app)
         clock = _Now(warmup, duration)
