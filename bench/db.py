@@ -126,6 +126,7 @@ def start_service(
     workers: int,
     extra_env: dict[str, str] | None = None,
     separate_worker: bool = False,
+    processes: int = 1,
 ) -> Service:
     """``strata serve`` on the database, on 127.0.0.1, ready to answer;
     with ``separate_worker``, it serves with ``STRATA_BACKGROUND=none`` and
@@ -157,7 +158,8 @@ def start_service(
     if separate_worker:
         env["STRATA_BACKGROUND"] = "none"
         worker = subprocess.Popen(_strata("worker"), env=env, cwd=ROOT)
-    process = subprocess.Popen(_strata("serve"), env=env, cwd=ROOT)
+    serve = ["serve"] if processes == 1 else ["serve", "--processes", str(processes)]
+    process = subprocess.Popen(_strata(*serve), env=env, cwd=ROOT)
     target = f"127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     with grpc.insecure_channel(target) as channel:
@@ -182,9 +184,9 @@ def start_service(
     return Service(process, target, worker, f"http://127.0.0.1:{http_port}")
 
 
-def _strata(command: str) -> list[str]:
+def _strata(*command: str) -> list[str]:
     return [
         sys.executable,
         "-c",
-        f"import sys; from clients.cli import main; sys.exit(main([{command!r}]))",
+        f"import sys; from clients.cli import main; sys.exit(main({list(command)!r}))",
     ]

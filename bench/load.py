@@ -18,6 +18,7 @@ import os
 import random
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
@@ -138,7 +139,10 @@ async def _bots(
     clock: _Clock,
     seed: int,
     failures: tuple[type[BaseException], ...] = (grpc.RpcError,),
+    stubs: Sequence[Any] = (),
 ) -> Tally:
+    """``clients`` bots playing games; bot *i* calls through ``stubs[i % n]``
+    when there are ``stubs`` (a connection each), else all through ``stub``."""
     types = (await stub.ListGameTypes(pb.ListGameTypesRequest())).game_types
     tally = Tally()
     window = await clock.window()
@@ -150,8 +154,9 @@ async def _bots(
             game_type = types[game_number % len(types)]
             game_number += 1
             players = rng.randint(game_type.min_players, game_type.max_players)
+            through = stubs[number % len(stubs)] if stubs else stub
             try:
-                await _play(stub, game_type.game_type, players, rng, window, tally)
+                await _play(through, game_type.game_type, players, rng, window, tally)
             except failures as error:
                 tally.error(error)
 
@@ -339,9 +344,13 @@ def drive(
     go: EventType,
     go_at: Any,
     results: multiprocessing.Queue[Tally],
+    connections: int = 1,
 ) -> None:
     """A driver process: ``kind`` is ``noop``, ``bots`` or ``connect`` (the
-    bots over the Connect protocol, JSON, to ``target``, an HTTP address)."""
+    bots over the Connect protocol, JSON, to ``target``, an HTTP address);
+    with several ``connections`` (gRPC bots only), each its own TCP
+    connection, the bots spread over them (as players on their own devices
+    are)."""
 
     async def run() -> Tally:
         if kind == "connect":
@@ -358,15 +367,31 @@ def drive(
                 return tally
         async with grpc.aio.insecure_channel(target) as channel:
             await channel.channel_ready()
+            own = [
+                grpc.aio.insecure_channel(
+                    target, options=[("grpc.use_local_subchannel_pool", 1)]
+                )
+                for _ in range(connections if connections > 1 else 0)
+            ]
+            for extra in own:
+                await extra.channel_ready()
             ready.set()
             clock = _Clock(go, go_at, warmup, duration)
             calls = (
                 _noop(channel, clients, clock)
                 if kind == "noop"
-                else _bots(pb_grpc.GameServiceStub(channel), clients, clock, seed)
+                else _bots(
+                    pb_grpc.GameServiceStub(channel),
+                    clients,
+                    clock,
+                    seed,
+                    stubs=[pb_grpc.GameServiceStub(c) for c in own],
+                )
             )
             measured, tally = await asyncio.gather(_own_cpu(clock), calls)
             tally.client_cpu = measured
+            for extra in own:
+                await extra.close()
             return tally
 
     results.put(asyncio.run(run()))
@@ -407,10 +432,12 @@ def run_drivers(
     seed: int = 1,
     server_pid: int | None = None,
     worker_pid: int | None = None,
+    connections: int = 1,
 ) -> Tally:
     """``clients`` concurrent callers spread over up to ``processes`` client
-    processes; their tallies summed, with the CPU time the process
-    ``server_pid`` used inside the window (Linux)."""
+    processes (``connections`` connections each); their tallies summed,
+    with the CPU time the process ``server_pid`` and its children used
+    inside the window (Linux)."""
     context = multiprocessing.get_context("spawn")
     go = context.Event()
     go_at = context.Value("d", 0.0)
@@ -436,6 +463,7 @@ def run_drivers(
                 go,
                 go_at,
                 results,
+                connections,
             ),
             daemon=True,
         )
@@ -450,10 +478,12 @@ def run_drivers(
     pids = [pid for pid in (server_pid, worker_pid) if pid is not None]
     spent = [0.0] * 2
     time.sleep(warmup)
-    before = [cpu_seconds(pid) for pid in pids]
+    before = [tree_cpu_seconds(pid) for pid in pids]
     database_before, machine_before = database_cpu_seconds(), machine_cpu_seconds()
     time.sleep(duration)
-    spent[: len(pids)] = [cpu_seconds(p) - b for p, b in zip(pids, before, strict=True)]
+    spent[: len(pids)] = [
+        tree_cpu_seconds(p) - b for p, b in zip(pids, before, strict=True)
+    ]
     total = Tally(
         server_cpu=spent[0] if server_pid else 0.0,
         worker_cpu=spent[1] if worker_pid else 0.0,
@@ -550,8 +580,8 @@ def run_in_process(
     store = open_store(database_url)
     try:
         assert isinstance(store, SQLAlchemyEventStore)
-        # Every bot calls from one address, as in the served phases, whose
-        # service runs with the quotas of one address off.
+        # As the served bench (STRATA_MAX_OPEN_SEATS=0): every bot calls
+        # from one address, whose bound on open seats would stop them.
         app = GameApp(store, max_open_seats=0)
         app.queries.game_list = GameListReader(store)
         servicer = GameServicer(app)
@@ -575,3 +605,15 @@ def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
     ticks = int(fields[11]) + int(fields[12])
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """:func:`cpu_seconds` of a process and of its children alive now (the
+    serving processes of ``strata serve --processes N``; Linux)."""
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            children += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return cpu_seconds(pid) + sum(cpu_seconds(child) for child in children)

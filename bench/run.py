@@ -109,7 +109,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--only",
         default="",
-        help="comma-separated phases: e2e,watch,appends,loads,projection",
+        help="comma-separated phases: e2e,processes,watch,appends,loads,projection,"
+        "standby",
     )
     args = parser.parse_args(argv)
     mode = MODES["tiny" if args.tiny else "quick" if args.quick else "full"]
@@ -131,6 +132,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             end_to_end(
                 report, database, mode, args.workers, args.profile, args.separate_worker
             )
+        if wanted("processes"):
+            serving_processes(report, database, mode, args.workers)
         if wanted("watch"):
             watchers(report, database, mode)
         if wanted("appends"):
@@ -139,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             loads(report, database, mode)
         if wanted("projection"):
             projection(report, database)
+        if wanted("standby"):
+            standby(report, mode)
     finally:
         drop_database(database)
     report.figures["machine"]["load_average_at_end"] = os.getloadavg()
@@ -311,6 +316,68 @@ def end_to_end(
         game_fig["p99_ms"] / noop_fig["p99_ms"],
         3.0,
         False,
+        "",
+    )
+
+
+def serving_processes(
+    report: Report, database: Database, mode: Mode, workers: int
+) -> None:
+    """The game phase at 16 clients against ``strata serve`` and against
+    ``strata serve --processes 2``, in the order 1, 2, 2, 1 (drift in the
+    machine's speed falls on both alike), each bot on a connection of its
+    own so that the kernel can spread them over the processes. The service's
+    CPU is the processes' together."""
+    clients = 16 if 16 in mode.concurrency else mode.concurrency[-1]
+    rounds: dict[int, list[dict[str, Any]]] = {1: [], 2: []}
+    for processes in (1, 2, 2, 1):
+        print(
+            f"bench: {processes} serving process(es) at {clients} clients",
+            file=sys.stderr,
+        )
+        service = start_service(database, workers, processes=processes)
+        try:
+            tally = load.run_drivers(
+                "bots",
+                service.target,
+                clients,
+                mode.warmup,
+                mode.duration,
+                server_pid=service.process.pid,
+                connections=max(1, clients // 2),
+            )
+        finally:
+            service.stop()
+        rounds[processes].append(_rate(tally, mode.duration))
+
+    def mean(processes: int, key: str) -> float:
+        values = [float(r[key]) for r in rounds[processes]]
+        return round(sum(values) / len(values), 3)
+
+    keys = (
+        "per_second",
+        "p50_ms",
+        "p99_ms",
+        "server_cpu_ms_per_call",
+        "database_cpu_ms_per_call",
+        "machine_cpu_ms_per_call",
+        "machine_busy",
+    )
+    figures: dict[str, Any] = {
+        "clients": clients,
+        "connections": clients,
+        "rounds": {str(p): r for p, r in rounds.items()},
+        "one": {key: mean(1, key) for key in keys},
+        "two": {key: mean(2, key) for key in keys},
+    }
+    ratio = figures["two"]["per_second"] / figures["one"]["per_second"]
+    figures["two_over_one"] = round(ratio, 3)
+    report.figures["processes"] = figures
+    report.target(
+        f"commands/s with 2 serving processes / with 1 at {clients} clients",
+        ratio,
+        1.2,
+        True,
         "",
     )
 
@@ -526,6 +593,94 @@ def projection(report: Report, database: Database) -> None:
 # -- output --------------------------------------------------------------------
 
 
+def standby(report: Report, mode: Mode) -> None:
+    """Reads of the global log from a hot standby against the primary, on
+    a private primary and a real standby of it (``reliability.cluster``,
+    both on this machine): a whole log read in batches of 500, the two
+    taking turns (primary, standby, standby, primary); and an append
+    followed by a read of the log until it shows it (read your writes)."""
+    from eventstore import migrate
+    from eventstore.base import NewEvent
+    from reliability.cluster import PrivateCluster, PrivateStandby
+
+    events = {"tiny": 2_000, "quick": 20_000}.get(mode.name, 50_000)
+    print(f"bench: standby, a log of {events} events", file=sys.stderr)
+    with PrivateCluster() as primary, PrivateStandby(primary) as replica:
+        migrate.upgrade(primary.url)
+        writer = PostgresEventStore(primary.url)
+        reader = PostgresEventStore(primary.url, read_urls=[replica.url])
+        direct = PostgresEventStore(primary.url)
+        try:
+            body = {"pad": "x" * 100}
+            for n in range(events // 10):
+                writer.append(
+                    f"game-{n % 200}", n // 200 * 10, [NewEvent("E", body)] * 10
+                )
+            last = writer.last_position()
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:  # the standby catches up
+                if reader.read_all(last - 1, 1):
+                    break
+                time.sleep(0.05)
+
+            def scan(through: PostgresEventStore) -> float:
+                started, position, count = time.perf_counter(), 0, 0
+                while batch := through.read_all(position, 500):
+                    count += len(batch)
+                    position = batch[-1].position
+                assert count == events
+                return count / (time.perf_counter() - started)
+
+            rates: dict[str, list[float]] = {"primary": [], "standby": []}
+            for name in ("primary", "standby", "standby", "primary"):
+                rates[name].append(scan(direct if name == "primary" else reader))
+
+            def own_writes(
+                through: PostgresEventStore, count: int, name: str
+            ) -> list[float]:
+                spent = []
+                position = through.last_position()
+                for n in range(count):
+                    started = time.perf_counter()
+                    result = through.append(f"{name}-{n}", 0, [NewEvent("E", body)])
+                    while not any(
+                        e.position == result.last_position
+                        for e in through.read_all(position, 1000)
+                    ):
+                        pass
+                    spent.append(time.perf_counter() - started)
+                    position = result.last_position
+                return spent
+
+            count = {"tiny": 20, "quick": 200}.get(mode.name, 500)
+            before = reader.standby_reads, reader.primary_reads
+            ryw = {
+                "primary": own_writes(direct, count, "primary"),
+                "standby": own_writes(reader, count, "standby"),
+            }
+            answered = (
+                reader.standby_reads - before[0],
+                reader.primary_reads - before[1],
+            )
+        finally:
+            for opened in (writer, reader, direct):
+                opened.close()
+    figures = {
+        "events": events,
+        "scan_events_per_second": {k: [round(r) for r in v] for k, v in rates.items()},
+        "standby_over_primary": round(sum(rates["standby"]) / sum(rates["primary"]), 3),
+        "append_then_read_ms": {
+            name: {
+                "p50": round(store.percentile(spent, 0.5) * 1000, 3),
+                "p99": round(store.percentile(spent, 0.99) * 1000, 3),
+            }
+            for name, spent in ryw.items()
+        },
+        "own_write_reads_answered_by": {"standby": answered[0], "primary": answered[1]},
+    }
+    report.figures["standby"] = figures
+
+
 def print_report(report: Report) -> None:
     figures = report.figures
     lines = [f"Strata bench ({report.mode}): {report.command}", ""]
@@ -579,7 +734,15 @@ def print_report(report: Report) -> None:
                     f"gRPC's rate) {connect['errors'] or ''}"
                 )
         lines.append("")
-    for section in ("watch", "watch_connect", "appends", "loads", "projection_rebuild"):
+    for section in (
+        "processes",
+        "watch",
+        "watch_connect",
+        "appends",
+        "loads",
+        "projection_rebuild",
+        "standby",
+    ):
         if section in figures:
             lines.append(f"{section}: {json.dumps(figures[section])}")
     lines.append("")

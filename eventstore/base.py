@@ -2,9 +2,11 @@
 
 A game is one stream, keyed by ``game_id``. Versions in a stream start at 1
 and have no gaps; ``(game_id, version)`` is unique. Every event also gets a
-global ``position``: positions grow in commit order, so a reader that follows
-the global log from a position never skips an event that a concurrent writer
-commits late.
+global ``position``, unique and growing along the global log: a reader that
+follows the log from a position never skips an event that a concurrent
+writer commits late, and never sees one twice. Positions need not be dense
+(on PostgreSQL they follow transaction ids; see ``eventstore.sql``), so a
+reader compares them, never counts on them.
 """
 
 from __future__ import annotations
@@ -222,8 +224,8 @@ class EventStore(abc.ABC):
         self, after_position: int = 0, limit: int = 1000
     ) -> list[RecordedEvent]:
         """Up to ``limit`` events of every game with position > ``after_position``,
-        in position (commit) order. Never returns an event while an earlier
-        position could still be committed."""
+        in position order. Never returns an event while an earlier position
+        could still be committed."""
 
     def read_all_matching(
         self,
@@ -248,6 +250,19 @@ class EventStore(abc.ABC):
     @abc.abstractmethod
     def last_position(self) -> int:
         """The highest global position committed (0 for an empty store)."""
+
+    def events_after(self, position: int, limit: int = 100_000) -> int:
+        """How many events the global log holds after ``position``, counting
+        up to ``limit`` (a follower's lag: positions need not be dense, so
+        their difference is not it)."""
+        count = 0
+        while count < limit:
+            events = self.read_all(position, min(1000, limit - count))
+            if not events:
+                break
+            count += len(events)
+            position = events[-1].position
+        return count
 
     def connections_in_use(self) -> int | None:
         """Database connections checked out now (None: not a pooled store)."""
@@ -325,7 +340,7 @@ class EventStore(abc.ABC):
                 yield event
                 version = event.version + 1
             if not events:
-                self.wait_for_append(seen, idle_timeout)
+                self._wait_after_tail(seen, idle_timeout)
 
     async def subscribe_stream_async(
         self, game_id: str, from_version: int = 1, idle_timeout: float = 1.0
@@ -340,15 +355,23 @@ class EventStore(abc.ABC):
                 yield event
                 version = event.version + 1
             if not events:
-                await self.wait_for_append_async(seen, idle_timeout)
+                await self._wait_after_tail_async(seen, idle_timeout)
 
     def _stream_tail(
         self, game_id: str, version: int
     ) -> tuple[int, list[RecordedEvent]]:
-        """A position to wait past when nothing is new, taken before the
-        read, and the game's events from ``version``."""
+        """A mark to wait past when nothing is new, taken before the read
+        (here a position), and the game's events from ``version``."""
         seen = self.last_position()
         return seen, self.read_stream(game_id, version)
+
+    def _wait_after_tail(self, mark: int, timeout: float) -> None:
+        """Wait for an append after the mark :meth:`_stream_tail` took."""
+        self.wait_for_append(mark, timeout)
+
+    async def _wait_after_tail_async(self, mark: int, timeout: float) -> None:
+        """:meth:`_wait_after_tail` on an event loop."""
+        await self.wait_for_append_async(mark, timeout)
 
     async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
         """:meth:`wait_for_append` for a caller on an event loop. This

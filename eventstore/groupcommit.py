@@ -10,8 +10,8 @@ caps every writer of the database at one flush per append.
 their appends and wait; the thread takes everything queued, runs the whole
 batch as one statement (the appends as one JSON parameter: one round trip,
 and next to no Python per append), commits once, and answers every caller.
-The statement checks each stream's version, logs the commands, claims all
-the positions from the counter row at once and inserts the events; an
+The statement checks each stream's version, logs the commands, gives the
+events positions from the transaction's id and inserts them; an
 append whose version is stale or whose command id is logged inserts nothing
 and is answered as such, so it cannot spoil the others. A game with two
 appends in one batch (two players answering at once) has the later one in
@@ -24,12 +24,21 @@ After a batch of n appends, the thread gives their callers up to
 alone pays a flush), and measured on this machine 16 writers made ~2,850
 appends/s instead of ~4,100. A lone caller (a batch of one) never waits.
 
+The batch's transaction does not NOTIFY: PostgreSQL serialises the commits
+of transactions that NOTIFY (one lock for the database's notification
+queue, held until the commit is flushed), which would put back the very
+lock the positions gave up. After the commit and the answers, the thread
+announces the batch's last position on a second connection of its own, in
+a transaction of its own that waits for no flush.
+
 Invariants kept: an append is answered only after its commit (durable when
-acknowledged); all of a batch's positions come from the counter row locked
-by the batch's transaction until its commit, so commit order is still
-position order and a rollback takes back every claim; a batch that fails
-as a whole (a key collision with another process's append, a deadlock) is
-rolled back and each of its appends is retried alone.
+acknowledged); all of a batch's positions come from its transaction's id,
+which no other transaction shares, so the committers of several processes
+take no lock in common and readers order the log by transaction id (see
+``eventstore.sql``); a batch holds at most
+:data:`MAX_EVENTS_PER_TRANSACTION` events; a batch that fails as a whole (a
+key collision with another process's append, a deadlock) is rolled back and
+each of its appends is retried alone.
 """
 
 from __future__ import annotations
@@ -46,16 +55,21 @@ from typing import Any
 import psycopg
 from opentelemetry import metrics
 
-from eventstore import tables
 from eventstore.loops import resolve_on_their_loops
+
+#: The most events one transaction may append: a position is the
+#: transaction's id shifted left 16 bits plus the event's rank in it.
+MAX_EVENTS_PER_TRANSACTION = 0xFFFF
 
 #: A batch of appends, at most one per game, as one statement: each
 #: append's version check, command log entry (without a command id
-#: conflict) and events; the positions of all the accepted appends claimed
-#: from the counter row at once, in batch order. ``%(batch)s`` is a JSON
-#: array of appends (see :meth:`Append.document`). One row per append, in
-#: batch order: its index, the stream's version before the batch, and the
-#: last position it was given (NULL when it wrote nothing).
+#: conflict) and events; the positions of all the accepted appends, in
+#: batch order, from the transaction's id (see ``eventstore.sql``), after
+#: the ``offset`` events earlier statements of the transaction appended.
+#: ``%(batch)s`` is a JSON array of appends (see :meth:`Append.document`).
+#: One row per append, in batch order: its index, the stream's version
+#: before the batch, and the last position it was given (NULL when it
+#: wrote nothing).
 _APPEND_BATCH = """
 WITH b AS (
   SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
@@ -82,9 +96,8 @@ WITH b AS (
   FROM fits
   WHERE fits.command_id IS NULL OR fits.g IN (SELECT game_id FROM command)
 ), claimed AS (
-  UPDATE counters SET value = value + (SELECT sum(count) FROM accepted)
-  WHERE name = %(counter)s AND EXISTS (SELECT FROM accepted)
-  RETURNING value - (SELECT sum(count) FROM accepted) AS base
+  SELECT (pg_current_xact_id()::text::bigint << 16) + %(offset)s::bigint AS base
+  WHERE EXISTS (SELECT FROM accepted)
 ), inserted AS (
   INSERT INTO events (game_id, version, position, type, schema_version, data,
     recorded_at)
@@ -99,6 +112,10 @@ ORDER BY stream.i
 """
 
 _NOTIFY = "SELECT pg_notify(%s, %s)"
+#: The announcing connection's commits need not wait for a WAL flush: a
+#: notification is a hint (a follower that misses one reads again when its
+#: wait times out).
+_NOT_DURABLE = "SET synchronous_commit = off"
 
 
 class _Signal:
@@ -196,6 +213,10 @@ class GroupCommitter:
         self._queue: list[Append] = []
         self._condition = threading.Condition()
         self._connection: psycopg.Connection[Any] | None = None
+        #: Where commits are announced (NOTIFY), apart from the appends.
+        self._announcer: psycopg.Connection[Any] | None = None
+        #: The last position of the batch just committed, to announce.
+        self._to_announce: int | None = None
         self._closed = False
         self._thread = threading.Thread(
             target=self._run, name="strata-group-commit", daemon=True
@@ -230,8 +251,9 @@ class GroupCommitter:
             self._closed = True
             self._condition.notify()
         self._thread.join()
-        if self._connection is not None:
-            self._connection.close()
+        for connection in (self._connection, self._announcer):
+            if connection is not None:
+                connection.close()
 
     # -- the committing thread --------------------------------------------
 
@@ -256,8 +278,9 @@ class GroupCommitter:
                     self._wanted = 1
                 if not self._queue:
                     return
-                batch = self._queue[: self._max_batch]
-                del self._queue[: self._max_batch]
+                size = _fitting(self._queue, self._max_batch)
+                batch = self._queue[:size]
+                del self._queue[:size]
                 last = len(batch)
             _BATCH_SIZES.record(last)
             try:
@@ -268,6 +291,9 @@ class GroupCommitter:
                         append.error = error
             finally:
                 _answer(batch)
+            if self._to_announce is not None:
+                self._announce(self._to_announce)
+                self._to_announce = None
 
     def _open(self) -> psycopg.Connection[Any]:
         connection = self._connection
@@ -304,16 +330,19 @@ class GroupCommitter:
         several appends in it: a game's later append must see its earlier
         one's events); the row each append returned, in batch order."""
         rows: list[tuple[Any, ...]] = [()] * len(batch)
+        offset = 0  # events the transaction's earlier statements appended
         with connection.cursor() as cursor:
             for indices in _rounds(batch):
                 document = ",".join(batch[i].document(n) for n, i in enumerate(indices))
                 cursor.execute(
                     _APPEND_BATCH,
-                    {"batch": f"[{document}]", "counter": tables.POSITION_COUNTER},
+                    {"batch": f"[{document}]", "offset": offset},
                     prepare=True,
                 )
                 for i, row in zip(indices, cursor.fetchall(), strict=True):
                     rows[i] = row
+                    if row[1] is not None:
+                        offset += batch[i].count
         return rows
 
     def _finish(
@@ -323,9 +352,6 @@ class GroupCommitter:
         rows: list[tuple[Any, ...]],
     ) -> None:
         last = max((row[1] for row in rows if row[1] is not None), default=None)
-        if last is not None:
-            # Delivered at commit, and only if the transaction commits.
-            connection.execute(_NOTIFY, (self._channel, str(last)), prepare=True)
         connection.commit()  # an error here leaves the outcome unknown: raised
         for append, row in zip(batch, rows, strict=True):
             append.stream_version = int(row[0])
@@ -333,6 +359,25 @@ class GroupCommitter:
             append.settled = True
         if last is not None:
             self._on_commit(int(last))
+            self._to_announce = max(int(last), self._to_announce or 0)
+
+    def _announce(self, position: int) -> None:
+        """NOTIFY the other processes' listeners of a commit up to
+        ``position``; a failure costs them a wake-up, not an event (they
+        read again when their wait times out), so it is dropped."""
+        try:
+            announcer = self._announcer
+            if announcer is None or announcer.closed or announcer.broken:
+                if announcer is not None:
+                    announcer.close()
+                self._announcer = announcer = self._connect()
+                announcer.autocommit = True
+                announcer.execute(_NOT_DURABLE)
+            announcer.execute(_NOTIFY, (self._channel, str(position)), prepare=True)
+        except psycopg.Error:
+            if self._announcer is not None:
+                self._announcer.close()
+                self._announcer = None
 
     def _one_by_one(
         self, connection: psycopg.Connection[Any], batch: Sequence[Append]
@@ -356,6 +401,18 @@ class GroupCommitter:
     def _rollback(connection: psycopg.Connection[Any]) -> None:
         if not connection.broken and not connection.closed:
             connection.rollback()
+
+
+def _fitting(queue: Sequence[Append], max_batch: int) -> int:
+    """How many of the queue's first appends make one batch: at most
+    ``max_batch`` of them, with at most :data:`MAX_EVENTS_PER_TRANSACTION`
+    events in all (always at least one append)."""
+    events = 0
+    for size, append in enumerate(queue[:max_batch]):
+        events += append.count
+        if events > MAX_EVENTS_PER_TRANSACTION and size:
+            return size
+    return min(len(queue), max_batch)
 
 
 def _rounds(batch: Sequence[Append]) -> list[list[int]]:

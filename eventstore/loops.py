@@ -29,30 +29,43 @@ def _resolve(futures: list[asyncio.Future[None]]) -> None:
 
 
 class AppendNotifier:
-    """The highest position known to be committed, and a way to wait for it.
+    """The highest position known to be committed, how many commits were
+    noticed, and ways to wait for either.
 
     A store's appends and, for a database, its watcher of other
     connections' appends (a poller or a PostgreSQL listener) advance it;
     :meth:`wait_past` sleeps on a condition variable until it passes a mark,
     :meth:`wait_past_async` awaits a future that :meth:`advance` resolves on
-    the waiter's event loop.
+    the waiter's event loop. Where commits need not come in position order
+    (PostgreSQL: positions follow transaction ids, and a transaction that
+    began earlier may commit later), a commit below the highest position is
+    news all the same: :meth:`wait_tick` waits for the next commit noticed,
+    whatever its position.
     """
 
     def __init__(self) -> None:
         self._condition = threading.Condition()
         self._position = 0
-        self._futures: list[tuple[int, asyncio.Future[None]]] = []
+        self._ticks = 0
+        # (mark, future): resolved past position ``mark``; a mark of None
+        # waits for the next commit noticed, whatever its position.
+        self._futures: list[tuple[int | None, asyncio.Future[None]]] = []
 
-    def advance(self, position: int) -> None:
-        """Record that ``position`` is committed and wake the waiters it concerns."""
+    def advance(self, position: int, *, commit: bool = False) -> None:
+        """Record that ``position`` is committed and wake the waiters it
+        concerns. ``commit``: a commit of its own, news even when it is
+        below the highest position known (not a poller's repeated reading)."""
         with self._condition:
-            if position <= self._position:
+            if position <= self._position and not commit:
                 return
-            self._position = position
+            self._ticks += 1
+            self._position = max(position, self._position)
             self._condition.notify_all()
-            passed = [f for mark, f in self._futures if mark < position]
+            passed = [f for mark, f in self._futures if mark is None or mark < position]
             if passed:
-                self._futures = [(m, f) for m, f in self._futures if m >= position]
+                self._futures = [
+                    (m, f) for m, f in self._futures if m is not None and m >= position
+                ]
         if passed:
             resolve_on_their_loops(passed)
 
@@ -60,6 +73,36 @@ class AppendNotifier:
     def position(self) -> int:
         """The highest position known to be committed."""
         return self._position
+
+    @property
+    def ticks(self) -> int:
+        """How many commits were noticed (a mark for :meth:`wait_tick`)."""
+        return self._ticks
+
+    def wait_tick(self, ticks: int, timeout: float) -> bool:
+        """Wait until a commit is noticed after mark ``ticks``; False on timeout."""
+        with self._condition:
+            return self._condition.wait_for(
+                lambda: self._ticks > ticks, max(timeout, 0.0)
+            )
+
+    async def wait_tick_async(self, ticks: int, timeout: float) -> bool:
+        """:meth:`wait_tick` without a thread: False on timeout."""
+        future = asyncio.get_running_loop().create_future()
+        entry: tuple[int | None, asyncio.Future[None]] = (None, future)
+        with self._condition:
+            if self._ticks > ticks:
+                return True
+            self._futures.append(entry)
+        try:
+            await asyncio.wait_for(future, max(timeout, 0.0))
+        except TimeoutError:
+            pass
+        finally:
+            with self._condition:
+                if entry in self._futures:
+                    self._futures.remove(entry)
+        return self._ticks > ticks
 
     def wait_past(self, position: int, timeout: float) -> bool:
         """Wait until a position past ``position`` is known; False on timeout."""
@@ -71,7 +114,7 @@ class AppendNotifier:
     async def wait_past_async(self, position: int, timeout: float) -> bool:
         """:meth:`wait_past` without a thread: False on timeout."""
         future = asyncio.get_running_loop().create_future()
-        entry = (position, future)
+        entry: tuple[int | None, asyncio.Future[None]] = (position, future)
         with self._condition:
             if self._position > position:
                 return True

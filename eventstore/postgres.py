@@ -1,9 +1,17 @@
 """The event store on PostgreSQL, through psycopg 3 and SQLAlchemy Core.
 
-Positions are claimed from a counter row locked until commit (see
-``eventstore.sql``). The same statement that claims them sends
-``NOTIFY strata_events, '<last position>'``, which PostgreSQL delivers at
-commit, and only if the transaction commits.
+Positions follow transaction ids (see ``eventstore.sql``): an appending
+transaction gives its events ``pg_current_xact_id() << 16`` plus their rank,
+and the reads of the global log stop below the oldest transaction still
+running, so no writer waits for another's commit and no reader passes an
+event that could still appear behind it. After each commit the group
+committer sends ``NOTIFY strata_events, '<last position>'`` in a
+transaction of its own (``eventstore.groupcommit`` says why not in the
+appending one; an import, rare, still notifies in its appending
+transaction). A follower that read nothing while a commit past its
+position is known waits for the next commit
+noticed (the transaction holding the log back may be any writer's, so at
+most :data:`_HELD_BACK_POLL` at a time).
 
 Appends go through a :class:`~eventstore.groupcommit.GroupCommitter`: the
 appends that arrive while one commits share the next commit (one WAL flush
@@ -22,13 +30,16 @@ appends made while it was away still wake the waiters.
 from __future__ import annotations
 
 import asyncio
+import functools
+import itertools
 import logging
 import select
 import socket
 import threading
-from collections.abc import Collection, Mapping, Sequence
+import time
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 import psycopg
 from sqlalchemy import Connection, create_engine, text
@@ -48,7 +59,7 @@ from eventstore.base import (
     RecordedEvent,
     StoreUnavailable,
 )
-from eventstore.groupcommit import Append, GroupCommitter
+from eventstore.groupcommit import MAX_EVENTS_PER_TRANSACTION, Append, GroupCommitter
 from eventstore.rawread import RawReader
 from eventstore.sql import _NO_SCHEMA, SQLAlchemyEventStore, dumps_json, utc_now
 from eventstore.urls import database_url
@@ -58,13 +69,31 @@ log = logging.getLogger(__name__)
 #: The LISTEN/NOTIFY channel; the payload is the last position appended.
 CHANNEL = "strata_events"
 
-# One round trip: claim the positions and queue the notification.
+# One round trip: the transaction's positions and its notification.
 _CLAIM_AND_NOTIFY = text(
     "WITH claimed AS ("
-    " UPDATE counters SET value = value + :count WHERE name = :name"
-    " RETURNING value)"
+    " SELECT (pg_current_xact_id()::text::bigint << 16) + :count AS value)"
     " SELECT value, pg_notify(:channel, value::text) FROM claimed"
 )
+# The position of the first event a transaction begun now could append:
+# the log's events must all be below it, or the cluster's transaction ids
+# are behind its positions (a logical dump restored into a new cluster).
+_IDS_AHEAD_OF_THE_LOG = (
+    "SELECT coalesce(max(position), 0)"
+    " < (pg_snapshot_xmax(pg_current_snapshot())::text::bigint << 16)"
+    " FROM events"
+)
+#: How long a follower held back by a running transaction waits for the
+#: next commit before it reads again.
+_HELD_BACK_POLL = 0.02
+#: How long a read of the log waits for the transactions that hold back a
+#: commit it knows of (transactions of other databases of the cluster
+#: count: a long one anywhere holds the log back).
+_SETTLE_WAIT = 0.5
+#: How long a read of the log waits for a standby to replay this store's
+#: known commits before it reads the primary instead.
+_STANDBY_WAIT = 0.2
+_T = TypeVar("_T")
 
 #: How long the listener sleeps between idle liveness checks.
 _IDLE_CHECK = 30.0
@@ -79,7 +108,12 @@ class PostgresEventStore(SQLAlchemyEventStore):
     """
 
     def __init__(
-        self, url: str | URL, *, pool_size: int = 10, connect_timeout: int = 10
+        self,
+        url: str | URL,
+        *,
+        pool_size: int = 10,
+        connect_timeout: int = 10,
+        read_urls: Sequence[str | URL] = (),
     ) -> None:
         parsed = database_url(url)
         if parsed.get_backend_name() != "postgresql":
@@ -116,6 +150,27 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self._committer_lock = threading.Lock()
         # Idle connections kept: every request thread may read at once.
         self._reader = RawReader(self._connect_reader, _unavailable, idle=64)
+        #: Hot standbys that serve the reads of the global log (see
+        #: :meth:`_from_standby`), taken in turn.
+        self._standbys = [
+            RawReader(
+                functools.partial(
+                    _connect_standby, database_url(read_url), connect_timeout
+                ),
+                _unavailable,
+                idle=16,
+            )
+            for read_url in read_urls
+        ]
+        self._next_standby = itertools.count()
+        #: Every standby read so far showed the log below this bound: a
+        #: later one must too, so no reader of this store sees the log
+        #: shrink when its reads move between standbys that lag unequally.
+        self._shown_below = 0
+        #: Reads of the log a standby answered, and those it left to the
+        #: primary (behind this store's commits, or unreachable).
+        self.standby_reads = 0
+        self.primary_reads = 0
 
     # -- hot reads ----------------------------------------------------------
 
@@ -132,9 +187,23 @@ class PostgresEventStore(SQLAlchemyEventStore):
     def read_all(
         self, after_position: int = 0, limit: int = 1000
     ) -> list[RecordedEvent]:
-        """Up to ``limit`` events with position > ``after_position``, in order
-        (see :meth:`SQLAlchemyEventStore.read_all`)."""
-        return self._reader.read_all(after_position, limit)
+        """Up to ``limit`` events with position > ``after_position``, in
+        order, below the oldest transaction still running (see
+        ``eventstore.sql``). When that holds back a commit this store already
+        knows of (its own appends included), it waits for the older
+        transactions to end first, up to :data:`_SETTLE_WAIT`: a process
+        reads its own appends in the log, as it would with one writer."""
+        known = self._notifier.position
+        answered = self._from_standby(
+            known, lambda reader: reader.read_all(after_position, limit)
+        )
+        if answered is not None:
+            return answered
+        events, bound = self._reader.read_all(after_position, limit)
+        if bound <= known and known > after_position and len(events) < limit:
+            self._settle(known)
+            events, bound = self._reader.read_all(after_position, limit)
+        return events
 
     def read_all_matching(
         self,
@@ -144,10 +213,70 @@ class PostgresEventStore(SQLAlchemyEventStore):
         game_ids: Collection[str] = (),
     ) -> MatchingEvents:
         """The matching events of the next ``limit``, in one round trip (see
-        :meth:`EventStore.read_all_matching`)."""
-        return self._reader.read_all_matching(
+        :meth:`EventStore.read_all_matching`), waiting like :meth:`read_all`."""
+        known = self._notifier.position
+        from_standby = self._from_standby(
+            known,
+            lambda reader: reader.read_all_matching(
+                after_position, limit, event_types, game_ids
+            ),
+        )
+        if from_standby is not None:
+            return from_standby
+        found, bound = self._reader.read_all_matching(
             after_position, limit, event_types, game_ids
         )
+        if bound <= known and known > after_position and found.scanned < limit:
+            self._settle(known)
+            found, bound = self._reader.read_all_matching(
+                after_position, limit, event_types, game_ids
+            )
+        return found
+
+    def _from_standby(
+        self, known: int, read: Callable[[RawReader], tuple[_T, int]]
+    ) -> _T | None:
+        """``read`` answered by the next standby, once it has replayed every
+        commit this store knows of (``known``, its own appends included):
+        read your writes. A standby is read below its own oldest running
+        transaction, which covers the transactions it has not replayed the
+        end of, so it never shows an event that could still appear behind
+        it. None (read the primary) when there is no standby, or it is
+        unreachable or still behind after :data:`_STANDBY_WAIT`."""
+        if not self._standbys:
+            return None
+        known = max(known, self._shown_below - 1)
+        standby = self._standbys[next(self._next_standby) % len(self._standbys)]
+        deadline = time.monotonic() + _STANDBY_WAIT
+        pause = 0.001
+        try:
+            answer, bound = read(standby)
+            while bound <= known:
+                if time.monotonic() >= deadline:
+                    self.primary_reads += 1
+                    return None
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
+                if standby.settled_bound() > known:
+                    answer, bound = read(standby)
+        except StoreUnavailable:
+            self.primary_reads += 1
+            return None
+        self._shown_below = max(self._shown_below, bound)
+        self.standby_reads += 1
+        return answer
+
+    def _settle(self, position: int) -> bool:
+        """Wait until no transaction that could append below ``position``
+        is still running (True), or :data:`_SETTLE_WAIT` passed (False)."""
+        deadline = time.monotonic() + _SETTLE_WAIT
+        pause = 0.0005
+        while time.monotonic() < deadline:
+            time.sleep(pause)
+            if self._reader.settled_bound() > position:
+                return True
+            pause = min(pause * 2, 0.01)
+        return False
 
     def stream_version(self, game_id: str) -> int:
         """The last version of a game's stream (0 when it has none)."""
@@ -218,6 +347,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
             raise ValueError("an append needs at least one event")
         if expected_version < 0:
             raise ValueError(f"expected_version {expected_version} is negative")
+        _check_size(len(events))
         first_version = expected_version + 1
         last_version = expected_version + len(events)
         logged: dict[str, Any] | None = None
@@ -280,22 +410,82 @@ class PostgresEventStore(SQLAlchemyEventStore):
         with self._committer_lock:
             if self._committer is None:
                 self._committer = GroupCommitter(
-                    self._connect_writer, CHANNEL, self._notifier.advance
+                    self._connect_writer, CHANNEL, self._noticed
                 )
             return self._committer
 
+    def _noticed(self, position: int) -> None:
+        """A commit of ours or of another connection's, last at ``position``."""
+        self._notifier.advance(position, commit=True)
+
     def _connect_writer(self) -> psycopg.Connection[Any]:
-        return psycopg.connect(
+        connection = psycopg.connect(
             *self._listener_args,
             **{**self._listener_params, "application_name": "strata-writer"},
         )
+        try:
+            row = connection.execute(_IDS_AHEAD_OF_THE_LOG).fetchone()
+            connection.rollback()
+        except BaseException:
+            connection.close()
+            raise
+        if row is not None and not row[0]:
+            connection.close()
+            raise StoreUnavailable(
+                "the database's transaction ids are behind the positions of its "
+                "events (a dump restored into another cluster?): appending now "
+                "would put events behind positions already read; see "
+                "docs/SCALING.md, 'Restoring a dump'"
+            )
+        return connection
 
     def _claim_positions(self, connection: Connection, count: int) -> int:
+        _check_size(count)
         claimed = connection.execute(
-            _CLAIM_AND_NOTIFY,
-            {"count": count, "name": tables.POSITION_COUNTER, "channel": CHANNEL},
+            _CLAIM_AND_NOTIFY, {"count": count, "channel": CHANNEL}
         ).one()
         return int(claimed.value)
+
+    # -- following the log --------------------------------------------------
+
+    def wait_for_append(self, after_position: int, timeout: float) -> bool:
+        """Block until an event past ``after_position`` may be readable, or
+        ``timeout``. A commit past it already known but held back by an older
+        transaction still running wakes the caller at the next commit
+        noticed, or after :data:`_HELD_BACK_POLL`."""
+        deadline = time.monotonic() + timeout
+        self._start_watcher()
+        self._watcher_ready.wait(max(deadline - time.monotonic(), 0.0))
+        ticks = self._notifier.ticks
+        if self._notifier.position <= after_position:
+            return self._notifier.wait_past(after_position, deadline - time.monotonic())
+        self._notifier.wait_tick(
+            ticks, min(deadline - time.monotonic(), _HELD_BACK_POLL)
+        )
+        return True
+
+    async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
+        """:meth:`wait_for_append` without holding a thread."""
+        deadline = time.monotonic() + timeout
+        self._start_watcher()
+        if not self._watcher_ready.is_set():
+            await asyncio.to_thread(
+                self._watcher_ready.wait, max(deadline - time.monotonic(), 0.0)
+            )
+        ticks = self._notifier.ticks
+        if self._notifier.position <= after_position:
+            return await self._notifier.wait_past_async(
+                after_position, deadline - time.monotonic()
+            )
+        await self._notifier.wait_tick_async(
+            ticks, min(deadline - time.monotonic(), _HELD_BACK_POLL)
+        )
+        return True
+
+    def events_after(self, position: int, limit: int = 100_000) -> int:
+        """How many events the log holds after ``position`` (up to ``limit``)."""
+        rows = self._reader.execute(_EVENTS_AFTER, (position, limit))
+        return int(rows[0][0])
 
     def _upsert_snapshot(self, values: Mapping[str, Any]) -> Insert:
         statement = postgres_insert(tables.snapshots).values(dict(values))
@@ -346,7 +536,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
                 connection.execute("SELECT 1")  # raises if the server went away
             for notification in connection.notifies(timeout=0):
                 if notification.payload.isdigit():
-                    self._notifier.advance(int(notification.payload))
+                    self._noticed(int(notification.payload))
 
     def _wake_watcher(self) -> None:
         self._wake_writer.send(b"\0")
@@ -358,9 +548,37 @@ class PostgresEventStore(SQLAlchemyEventStore):
         if committer is not None:
             committer.close()
         self._reader.close()
+        for standby in self._standbys:
+            standby.close()
         super().close()
         self._wake_reader.close()
         self._wake_writer.close()
+
+
+_EVENTS_AFTER = (
+    "SELECT count(*) FROM (SELECT FROM events WHERE position > %s LIMIT %s) e"
+)
+
+
+def _connect_standby(url: URL, connect_timeout: int) -> psycopg.Connection[Any]:
+    """An autocommit connection to a hot standby."""
+    conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    return psycopg.connect(
+        conninfo,
+        autocommit=True,
+        connect_timeout=connect_timeout,
+        application_name="strata-standby-reader",
+    )
+
+
+def _check_size(count: int) -> None:
+    """Refuse a transaction's worth of events too many for its positions."""
+    if count > MAX_EVENTS_PER_TRANSACTION:
+        raise ValueError(
+            f"{count} events in one append: PostgreSQL takes at most "
+            f"{MAX_EVENTS_PER_TRANSACTION} (a position is the transaction's id "
+            "and the event's rank in it)"
+        )
 
 
 def _unavailable(error: BaseException) -> BaseException:

@@ -38,18 +38,31 @@ _EVENT_ROWS = (
 )
 _READ_STREAM = _EVENT_ROWS
 _READ_STREAM_RANGE = _EVENT_ROWS + " AND version <= %s"
+# The global log is read only below the oldest transaction still running
+# (positions follow transaction ids: see eventstore.sql), so no event can
+# later appear behind a position read.
+_SETTLED = (
+    "SELECT * FROM events WHERE position > %s"
+    " AND position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)"
+    " ORDER BY position LIMIT %s"
+)
+#: The position below which the log is settled: no transaction still
+#: running can append below it.
+SETTLED_BOUND = "(pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)"
 _READ_ALL = (
     "SELECT coalesce(json_agg(json_build_array(game_id, version, position, type,"
-    " schema_version, data, recorded_at) ORDER BY position)::text, '[]')"
-    " FROM (SELECT * FROM events WHERE position > %s ORDER BY position LIMIT %s) e"
+    " schema_version, data, recorded_at) ORDER BY position)::text, '[]'),"
+    f" {SETTLED_BOUND}"
+    f" FROM ({_SETTLED}) e"
 )
 # The stretch of the log read_all would return: its size, its last position
 # and, built only for the matching events, their rows.
 _READ_ALL_MATCHING = (
     "SELECT count(*), max(position), coalesce(json_agg(json_build_array(game_id,"
     " version, position, type, schema_version, data, recorded_at) ORDER BY position)"
-    " FILTER (WHERE type = ANY(%s::text[]) OR game_id = ANY(%s::text[]))::text, '[]')"
-    " FROM (SELECT * FROM events WHERE position > %s ORDER BY position LIMIT %s) e"
+    " FILTER (WHERE type = ANY(%s::text[]) OR game_id = ANY(%s::text[]))::text, '[]'),"
+    f" {SETTLED_BOUND}"
+    f" FROM ({_SETTLED}) e"
 )
 _FIND_COMMAND = (
     "SELECT game_id, command_id, actor, payload, first_version, last_version,"
@@ -92,9 +105,13 @@ class RawReader:
             )
         ]
 
-    def read_all(self, after_position: int, limit: int) -> list[RecordedEvent]:
-        rows = self._query(_READ_ALL, (after_position, limit))
-        return _log_events(rows[0][0])
+    def read_all(
+        self, after_position: int, limit: int
+    ) -> tuple[list[RecordedEvent], int]:
+        """The settled events after ``after_position`` and the bound they
+        were read below."""
+        ((events, bound),) = self._query(_READ_ALL, (after_position, limit))
+        return _log_events(events), int(bound)
 
     def read_all_matching(
         self,
@@ -102,8 +119,9 @@ class RawReader:
         limit: int,
         event_types: Collection[str],
         game_ids: Collection[str],
-    ) -> MatchingEvents:
-        ((scanned, through, matching),) = self._query(
+    ) -> tuple[MatchingEvents, int]:
+        """:meth:`read_all`'s stretch, filtered, and its bound."""
+        ((scanned, through, matching, bound),) = self._query(
             _READ_ALL_MATCHING,
             (list(event_types), list(game_ids), after_position, limit),
         )
@@ -111,7 +129,11 @@ class RawReader:
             _log_events(matching),
             after_position if through is None else int(through),
             int(scanned),
-        )
+        ), int(bound)
+
+    def settled_bound(self) -> int:
+        """The position below which the log is settled now."""
+        return int(self._query(f"SELECT {SETTLED_BOUND}", ())[0][0])
 
     def execute(
         self, sql: str, parameters: Sequence[Any] | Mapping[str, Any]

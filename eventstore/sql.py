@@ -1,34 +1,29 @@
 """The event store on SQLAlchemy Core, shared by the SQLite and PostgreSQL stores.
 
-Global positions: dense, in commit order
-----------------------------------------
+Global positions: never behind a reader
+---------------------------------------
 A follower of the global log reads ``position > p`` and remembers the last
-position it saw. If positions could commit out of order (a transaction that
-drew position 7 committing after one that drew 8), the follower would read
-8, move its mark past 7, and never see 7. Sequences and identity columns
-have exactly this problem, and they also leave gaps on rollback.
+position it saw. If an event could become visible at a position below one
+a reader has already passed (a transaction that drew position 7 committing
+after one that drew 8), the follower would read 8, move its mark past 7,
+and never see 7. Sequences and identity columns have exactly this problem.
+Each backend prevents it its own way.
 
-So positions come from one row of the ``counters`` table, claimed with
-``UPDATE counters SET value = value + n ... RETURNING value`` as the last step
-of an append, followed only by the INSERT of the events and the COMMIT. The
-row lock is held until the transaction ends, so:
+**SQLite** has a single writer: positions come from the ``counters`` row,
+claimed in the write transaction that holds the file's lock, so they are
+dense and in commit order, and a rolled-back append takes its claim back.
 
-* the next append cannot claim positions until this one has committed (or
-  rolled back), hence commit order equals position order; PostgreSQL releases
-  a transaction's locks only after its commit is visible to new snapshots, so
-  a reader that sees position ``n`` sees every position below it;
-* a rolled-back append also rolls back its claim, so positions never skip.
-
-Everything that can fail or wait for long (the command-log check, the
-version check, the command insert) happens before the claim, which keeps
-the lock hold time to one INSERT and the COMMIT. The price is that appends
-of all games are serialized for that short time; that is the cost of a
-gap-free global order, and it is what a single SQLite writer pays anyway.
-Since the lock is held through the commit's WAL flush, the PostgreSQL store
-does not append one transaction per append: it group-commits
-(``eventstore.groupcommit``), the appends of a batch sharing one transaction
-whose positions all come from the row it holds locked, so the reasoning
-above holds for the batch as a whole.
+**PostgreSQL** orders the log by transaction id, without a lock shared by
+the writers (``eventstore.postgres``): the events a transaction appends get
+``pg_current_xact_id() << 16`` plus their rank in it (1, 2, ...), and a
+reader returns only events below ``pg_snapshot_xmin(pg_current_snapshot())
+<< 16``, the first transaction still running. A transaction that is still
+running when a reader passes its id cannot exist (ids are handed out in
+order, and every transaction below the snapshot's xmin has ended), so
+nothing ever appears behind a position read. Appends of different
+processes commit in parallel; the price is that a reader waits for the
+oldest running transaction of the cluster, and positions are sparse.
+``docs/SCALING.md`` weighs this against the alternatives.
 
 Concurrency of one stream
 -------------------------
@@ -180,10 +175,12 @@ class SQLAlchemyEventStore(EventStore):
         return self._engine.connect()
 
     def _claim_positions(self, connection: Connection, count: int) -> int:
-        """Reserve ``count`` global positions; returns the last one.
+        """Reserve ``count`` global positions; returns the last one (the
+        others are the ``count - 1`` below it).
 
-        Holds the counter's row lock until the transaction ends (see the module
-        docstring), so it must be the last step before inserting the events.
+        Here: from the counter row, whose lock is held until the transaction
+        ends (see the module docstring), so it must be the last step before
+        inserting the events.
         """
         claimed = connection.execute(
             update(tables.counters)
@@ -286,7 +283,7 @@ class SQLAlchemyEventStore(EventStore):
             if current is None:
                 current = self.stream_version(game_id)
             raise ConcurrencyError(game_id, expected_version, current) from None
-        self._notifier.advance(last_position)
+        self._notifier.advance(last_position, commit=True)
         return AppendResult(first_version, last_version, last_position, recorded_at)
 
     def import_game(
@@ -339,7 +336,7 @@ class SQLAlchemyEventStore(EventStore):
             raise ConcurrencyError(
                 game_id, 0, getattr(conflict, "actual", None)
             ) from None
-        self._notifier.advance(last_position)
+        self._notifier.advance(last_position, commit=True)
         return AppendResult(1, len(events), last_position)
 
     # -- the command log --------------------------------------------------
@@ -494,8 +491,8 @@ class SQLAlchemyEventStore(EventStore):
     ) -> list[RecordedEvent]:
         """Up to ``limit`` events with position > ``after_position``, in order.
 
-        Positions commit in order (see the module docstring), so what one
-        query sees is always a prefix of the log.
+        Positions commit in order on a single writer (see the module
+        docstring), so what one query sees is always a prefix of the log.
         """
         query = (
             select(tables.events)
@@ -604,14 +601,25 @@ class SQLAlchemyEventStore(EventStore):
     def _stream_tail(
         self, game_id: str, version: int
     ) -> tuple[int, list[RecordedEvent]]:
-        """At most one read per wake-up: the mark to wait past is the highest
-        position the store knows committed, taken before the read (an append
-        committed after it has a higher position, so it wakes the wait),
-        instead of a query for the last position; and the followers of one
-        game woken by one append share one read (:meth:`_read_tail`)."""
+        """At most one read per wake-up: the mark to wait past is the count
+        of commits the store has noticed, taken before the read (a commit
+        after it wakes the wait, whatever its position), instead of a query
+        for the last position; and the followers of one game woken by one
+        append share one read (:meth:`_read_tail`)."""
         self._start_watcher()
-        seen = self._notifier.position
+        seen = self._notifier.ticks
         return seen, self._read_tail(game_id, version, seen)
+
+    def _wait_after_tail(self, mark: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        self._watcher_ready.wait(timeout)
+        self._notifier.wait_tick(mark, deadline - time.monotonic())
+
+    async def _wait_after_tail_async(self, mark: int, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        if not self._watcher_ready.is_set():
+            await asyncio.to_thread(self._watcher_ready.wait, timeout)
+        await self._notifier.wait_tick_async(mark, deadline - time.monotonic())
 
     async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
         """:meth:`wait_for_append` without holding a thread."""
@@ -629,6 +637,7 @@ class SQLAlchemyEventStore(EventStore):
         """``read_stream(game_id, version)``, shared with a read of the same
         game already running that started late enough to see everything
         committed up to ``seen`` and early enough in the stream."""
+        # ``seen`` and the marks are counts of commits noticed.
         with self._tails_lock:
             read = self._tails.get(game_id)
             joined = (

@@ -73,7 +73,9 @@ events = Table(
     metadata,
     Column("game_id", Text, nullable=False),
     Column("version", BigInteger, nullable=False),
-    # Global order of the log, dense and in commit order (see eventstore.sql).
+    # Global order of the log (see eventstore.sql): on SQLite dense, from the
+    # counter; on PostgreSQL the appending transaction's id << 16 plus the
+    # event's rank in it (since revision 0003; the positions before stay).
     Column("position", BigInteger, nullable=False, unique=True),
     Column("type", Text, nullable=False),
     Column("schema_version", Integer, nullable=False),
@@ -150,7 +152,8 @@ game_list = Table(
 )
 
 
-#: Row of ``counters`` holding the last global position handed out.
+#: Row of ``counters`` holding the last global position handed out (SQLite
+#: only since revision 0003: PostgreSQL positions follow transaction ids).
 POSITION_COUNTER = "position"
 #: Row of ``counters`` holding the last command sequence (SQLite only).
 COMMAND_SEQUENCE_COUNTER = "command_sequence"

@@ -99,3 +99,23 @@ class PrivateCluster:
         traceback: TracebackType | None,
     ) -> None:
         self.destroy()
+
+
+class PrivateStandby(PrivateCluster):
+    """A hot standby of a :class:`PrivateCluster`: ``pg_basebackup -R`` of it
+    (streaming replication), started on a port of its own."""
+
+    def __init__(self, primary: PrivateCluster) -> None:
+        super().__init__()
+        self.primary = primary
+
+    def create(self) -> None:
+        if self._as_postgres:
+            self.root.chmod(0o755)
+            shutil.chown(self.root, "postgres")
+        self._run(
+            "pg_basebackup", "-h", "127.0.0.1", "-p", str(self.primary.port),
+            "-U", "postgres", "-D", str(self.data), "-R", "-X", "stream",
+            "-c", "fast",
+        )  # fmt: skip
+        self.start()

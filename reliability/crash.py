@@ -86,7 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = settings_from(args)
     with (
         fresh_database(args.database_server) as url,
-        replicas(url, args.replicas) as running,
+        replicas(url, args.replicas, processes=args.processes) as running,
     ):
         targets = [r.target for r in running]
         load = Load(targets, settings)

@@ -106,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with (
         PrivateCluster() as cluster,
         fresh_database(cluster.url) as url,
-        replicas(url, args.replicas) as running,
+        replicas(url, args.replicas, processes=args.processes) as running,
     ):
         targets = [r.target for r in running]
         load = Load(targets, settings)

@@ -28,6 +28,12 @@ def arguments(description: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=description)
     defaults = LoadSettings()
     parser.add_argument("--replicas", type=int, default=3)
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="serving processes per replica (strata serve --processes N)",
+    )
     parser.add_argument("--clients", type=int, default=defaults.clients)
     parser.add_argument("--commands", type=int, default=defaults.commands)
     parser.add_argument("--games", type=int, default=defaults.games)
@@ -63,20 +69,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = settings_from(args)
     with (
         fresh_database(args.database_server) as url,
-        replicas(url, args.replicas) as running,
+        replicas(url, args.replicas, processes=args.processes) as running,
     ):
         targets = [r.target for r in running]
         load = Load(targets, settings)
         ledger = load.run()
         found = check(url, targets, ledger, settings, load.seconds)
         found.figures["replicas"] = args.replicas
+        found.figures["processes per replica"] = args.processes
         found.figures["clients"] = args.clients
         internal = sum(r.internal_errors_logged() for r in running)
         found.figures["INTERNAL errors in replica logs"] = internal
         if internal:
             found.fail(f"the replicas logged {internal} internal errors")
     return report(
-        f"replicas: {args.replicas} replicas, {args.clients} clients, "
+        f"replicas: {args.replicas} replicas of {args.processes} process(es), "
+        f"{args.clients} clients, "
         f"{args.commands} commands",
         found,
     )

@@ -39,7 +39,7 @@ AUDIT_PAGE = 500
 AUDIT_PAGE_MOST = 1000
 #: Events read from the log at a time by a feed.
 FEED_BATCH = 500
-#: A feed that passes over this many positions without an event to send
+#: A feed that passes over this many events without one to send
 #: answers with its position alone, so that its client can resume from there
 #: (as it does at the end of the log).
 FEED_HEARTBEAT = 200
@@ -203,6 +203,7 @@ class Integration:
         sessions: dict[str, Session[Any] | None] = {}
         position = after_position
         answered = position  # the position of the last answer
+        passed = 0  # events passed over since it (positions need not be dense)
         while True:
             if event_types:
                 # Only the wanted types (and the creations, which name each
@@ -227,11 +228,12 @@ class Integration:
                     and (not event_types or recorded.type in event_types)
                 )
                 if session is None or not wanted:
-                    if position - answered >= FEED_HEARTBEAT:
-                        answered = position
+                    passed += 1
+                    if passed >= FEED_HEARTBEAT:
+                        answered, passed = position, 0
                         yield FeedItem(position)
                     continue
-                answered = position
+                answered, passed = position, 0
                 event = session.decode_event(
                     recorded.type, recorded.data, recorded.schema_version
                 )
@@ -239,10 +241,11 @@ class Integration:
                     position, recorded, session.redact(event, spectator), session
                 )
             position = read.through
-            if position - answered >= FEED_HEARTBEAT or (
+            passed += read.scanned - len(read.events)  # passed over in the database
+            if passed >= FEED_HEARTBEAT or (
                 read.scanned < FEED_BATCH and position > answered
             ):
-                answered = position
+                answered, passed = position, 0
                 yield FeedItem(position)
             if read.scanned < FEED_BATCH:
                 if not follow:

@@ -55,6 +55,16 @@ def register(command: AddCommand) -> None:
     serve = command("serve", _needs_server(cmd_serve), "Run the service.")
     serve.add_argument("--port", type=int, help="port (default $STRATA_PORT or 50051)")
     serve.add_argument("--database-url", help="default $STRATA_DATABASE_URL or SQLite")
+    serve.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        metavar="N",
+        help="serving processes on the same ports (SO_REUSEPORT), each with its "
+        "own group committer; more than 1 needs PostgreSQL (default 1)",
+    )
+    # One of the processes of --processes (or of a supervisor of your own).
+    serve.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
 
     worker = command(
         "worker",
@@ -152,15 +162,28 @@ def _os_problem(error: OSError) -> str:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from service.config import Config
-    from service.server import serve
+    from service.config import Config, ConfigError
+    from service.server import serve, serve_processes
 
     config = Config.from_env()
     if args.port is not None:
         config = dataclasses.replace(config, port=args.port)
     if args.database_url:
         config = dataclasses.replace(config, database_url=args.database_url)
-    serve(config)
+    if args.processes < 1:
+        raise ConfigError([f"--processes {args.processes}: it takes 1 or more"])
+    if args.processes > 1:
+        if config.database_url.startswith("sqlite"):
+            raise ConfigError(
+                [
+                    f"--processes {args.processes} needs PostgreSQL: SQLite has "
+                    "one writer at a time, so more processes would only queue for "
+                    "its lock; serve one process, or set STRATA_DATABASE_URL to "
+                    "PostgreSQL"
+                ]
+            )
+        return serve_processes(config, args.processes)
+    serve(config, reuse_port=args.reuse_port)
     return 0
 
 
@@ -206,7 +229,9 @@ def cmd_projections(args: argparse.Namespace) -> int:
             )
             return 0
         with tqdm(
-            total=store.last_position(), desc="rebuilding game_list", unit="event"
+            total=store.events_after(0, 2**62),
+            desc="rebuilding game_list",
+            unit="event",
         ) as bar:
             applied = projection.rebuild(bar.update)
         print(

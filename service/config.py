@@ -88,6 +88,10 @@ class Config:
     #: ``STRATA_TLS_CERT`` / ``STRATA_TLS_KEY`` / ``STRATA_TLS_CLIENT_CA``:
     #: TLS on every listener (None: plain).
     tls: TlsFiles | None = None
+    #: ``STRATA_READ_DATABASE_URL``: PostgreSQL hot standbys (comma-separated)
+    #: that serve the reads of the global log, each once it has replayed the
+    #: commits the process knows of (else the primary answers).
+    read_database_urls: tuple[str, ...] = ()
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Config:
@@ -114,7 +118,20 @@ class Config:
             ),
             shutdown_grace=read.number("STRATA_SHUTDOWN_GRACE", 10.0, least=0),
             tls=read.tls(),
+            read_database_urls=read.listed("STRATA_READ_DATABASE_URL"),
         )
+        database = config.database_url
+        if config.read_database_urls and not database.startswith("postgres"):
+            read.problems.append(
+                "STRATA_READ_DATABASE_URL names standbys of a PostgreSQL primary, "
+                f"and STRATA_DATABASE_URL is not one ({database.split(':', 1)[0]})"
+            )
+        for url in config.read_database_urls:
+            if not url.startswith("postgres"):
+                read.problems.append(
+                    f"STRATA_READ_DATABASE_URL: {url.split(':', 1)[0]}: is not a "
+                    "PostgreSQL URL"
+                )
         if read.problems:
             raise ConfigError(read.problems)
         return config

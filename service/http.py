@@ -139,12 +139,15 @@ def application(
     return app
 
 
-def bind(host: str, port: int) -> socket.socket:
+def bind(host: str, port: int, reuse_port: bool = False) -> socket.socket:
     """A listening socket on ``host:port`` (0: a free port); OSError when the
-    port is taken."""
+    port is taken. ``reuse_port``: shared with the other processes that
+    bind it so (``SO_REUSEPORT``: the kernel spreads connections over them)."""
     family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     # Accepted connections inherit it: without it a response written in two
     # parts (headers, body) waits for the client's delayed ACK, ~40 ms a call.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)

@@ -3,6 +3,8 @@
 ``create_server`` wires store, application, servicers, the door, health
 checking and reflection, and binds a port (0 picks a free one, for tests).
 ``serve`` runs it until SIGTERM or SIGINT, then shuts down gracefully.
+``serve_processes`` runs several such servers, each a process of its own
+with its own store and group committer, on one port (``SO_REUSEPORT``).
 """
 
 from __future__ import annotations
@@ -11,8 +13,13 @@ import asyncio
 import dataclasses
 import errno
 import logging
+import os
 import signal
+import socket
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Collection, Sequence
 from concurrent import futures
 from dataclasses import dataclass
@@ -130,9 +137,13 @@ def create_server(
     cors_origins: Sequence[str] = (),
     access_log: str = "all",
     tls: TlsFiles | None = None,
+    reuse_port: bool = False,
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one), running the
-    ``background`` work too (see :data:`service.config.BACKGROUND_WORK`)."""
+    ``background`` work too (see :data:`service.config.BACKGROUND_WORK`).
+    ``reuse_port``: both listeners share their ports with other processes
+    that bind them so (``SO_REUSEPORT``; otherwise a port in use is an
+    error)."""
     registry.game_types()  # every game's rules imported now, not by a first call
     limits = limits or LimitSettings()
     app = GameApp(
@@ -185,7 +196,7 @@ def create_server(
             options=[
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
-                ("grpc.so_reuseport", 0),
+                ("grpc.so_reuseport", int(reuse_port)),
             ],
             # No server-wide bound here: it would count streams and health
             # checks with the unary calls. The door bounds each apart.
@@ -218,7 +229,7 @@ def create_server(
             listener.append(
                 HttpListener(
                     http_app,
-                    http.bind(host, http_port),
+                    http.bind(host, http_port, reuse_port),
                     tls.ssl_context() if tls is not None else None,
                 )
             )
@@ -283,7 +294,7 @@ def _gauges(running: Running) -> list[tuple[str, Any]]:
     def projection_lag() -> list[Observation]:
         if not isinstance(projection, GameListProjection):
             return []
-        return [Observation(max(store.last_position() - projection.position, 0))]
+        return [Observation(store.events_after(projection.position))]
 
     def connections() -> list[Observation]:
         used = store.connections_in_use()
@@ -296,7 +307,7 @@ def _gauges(running: Running) -> list[tuple[str, Any]]:
     ]
     descriptions = {
         "strata.streams.open": "Streams open now (WatchGame, ReplayGame, FollowLog)",
-        "strata.projection.lag": "Positions of the log the game list projection "
+        "strata.projection.lag": "Events of the log the game list projection "
         "has not applied yet",
         "strata.store.connections.in_use": "Database connections checked out now",
     }
@@ -330,11 +341,11 @@ def _start_background(
         store = app.store
 
         def bots_lag() -> list[Observation]:
-            return [Observation(max(store.last_position() - runner.position, 0))]
+            return [Observation(store.events_after(runner.position))]
 
         telemetry.GAUGES.watch(
             "strata.bots.lag",
-            "Positions of the log the bot runner has not read yet",
+            "Events of the log the bot runner has not read yet",
             bots_lag,
         )
         housekeeper = Housekeeper(app, limits.open_game_hours)
@@ -376,11 +387,12 @@ def _end_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None
         loop.close()
 
 
-def serve(config: Config) -> None:
-    """Run the service until SIGTERM or SIGINT."""
+def serve(config: Config, reuse_port: bool = False) -> None:
+    """Run the service until SIGTERM or SIGINT (``reuse_port``: as one of
+    several processes on the same ports, see :func:`serve_processes`)."""
     configure_logging(config.log_level)
     log = structlog.get_logger("strata")
-    store = open_prepared_store(config.database_url)
+    store = open_prepared_store(config.database_url, config.read_database_urls)
     running = create_server(
         store,
         admin_token=config.admin_token,
@@ -394,12 +406,15 @@ def serve(config: Config) -> None:
         cors_origins=config.cors_origins,
         access_log=config.access_log,
         tls=config.tls,
+        reuse_port=reuse_port,
     )
     log.info(
         "strata.serving",
+        pid=os.getpid(),
         port=running.port,
         http_port=running.http_port or None,
         database=_safe_url(config.database_url),
+        standbys=[_safe_url(url) for url in config.read_database_urls] or None,
         admin_token_set=bool(config.admin_token),
         background=",".join(config.background) or "none",
     )
@@ -409,13 +424,89 @@ def serve(config: Config) -> None:
     log.info("strata.stopped")
 
 
+def serve_processes(config: Config, processes: int) -> int:
+    """Run ``processes`` serving processes on the same ports until SIGTERM
+    or SIGINT; the exit status.
+
+    Each is a whole ``strata serve`` (its own event loop, store, connections
+    and group committer) binding the gRPC and HTTP ports with
+    ``SO_REUSEPORT``, so the kernel spreads new connections over them. The
+    first runs the background work of ``STRATA_BACKGROUND``, the others none
+    (they answer ``ListGames`` from the first's checkpoint). This process
+    only starts them, passes a signal on, and stops them all when one ends
+    by itself (exit status 1): whatever restarts it restarts them all.
+    """
+    configure_logging(config.log_level)
+    log = structlog.get_logger("strata")
+    port = config.port or _free_port(config.host)
+    http_port = config.http_port
+    environ = {
+        **os.environ,
+        "STRATA_DATABASE_URL": config.database_url,
+        "STRATA_PORT": str(port),
+        "STRATA_HTTP_PORT": str(http_port),
+    }
+    command = [sys.executable, "-m", "service.cli", "serve", "--reuse-port"]
+    children: list[subprocess.Popen[bytes]] = []
+    stopping = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    for index in range(processes):
+        background = {} if index == 0 else {"STRATA_BACKGROUND": "none"}
+        children.append(subprocess.Popen(command, env={**environ, **background}))
+    log.info(
+        "strata.processes",
+        processes=processes,
+        pids=[child.pid for child in children],
+        port=port,
+        http_port=http_port or None,
+    )
+    status = 0
+    while not stopping.is_set():
+        ended = [child for child in children if child.poll() is not None]
+        if ended:
+            log.error(
+                "strata.process_ended",
+                pid=ended[0].pid,
+                status=ended[0].returncode,
+            )
+            status = 1
+            break
+        stopping.wait(0.2)
+    for child in children:
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + config.shutdown_grace + 30
+    for child in children:
+        try:
+            child.wait(max(deadline - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+            status = 1
+    log.info("strata.stopped")
+    return status
+
+
+def _free_port(host: str) -> int:
+    """A port free now on ``host``, for processes that must share one."""
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.bind((host.strip("[]"), 0))
+        return int(probe.getsockname()[1])
+
+
 def work(config: Config) -> None:
     """Run the background work (the game list projection, the bot seats)
     without serving requests, until SIGTERM or SIGINT: for deployments whose
     replicas serve with ``STRATA_BACKGROUND=none``."""
     configure_logging(config.log_level)
     log = structlog.get_logger("strata")
-    store = open_prepared_store(config.database_url)
+    store = open_prepared_store(config.database_url, config.read_database_urls)
     app = GameApp(
         store,
         admin_token=config.admin_token,
@@ -454,9 +545,10 @@ class StoreNotReady(SystemExit):
     """The database schema does not match this version of Strata."""
 
 
-def open_prepared_store(url: str) -> EventStore:
-    """Open the store, migrating SQLite automatically; PostgreSQL must have
-    been migrated with `strata migrate` (a clear message otherwise)."""
+def open_prepared_store(url: str, read_urls: Sequence[str] = ()) -> EventStore:
+    """Open the store (with ``read_urls``, its hot standbys), migrating
+    SQLite automatically; PostgreSQL must have been migrated with `strata
+    migrate` (a clear message otherwise)."""
     # Alembic's plugin chatter (logged on import) would bury the one line
     # that matters.
     logging.getLogger("alembic").setLevel(logging.WARNING)
@@ -479,7 +571,7 @@ def open_prepared_store(url: str) -> EventStore:
         raise StoreNotReady(
             f"strata: cannot use the database at {_safe_url(url)}: {detail}"
         ) from None
-    return open_store(url)
+    return open_store(url, read_urls)
 
 
 def _safe_url(url: str) -> str:

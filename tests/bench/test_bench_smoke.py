@@ -32,6 +32,8 @@ def test_the_bench_runs_every_phase_and_writes_its_figures(
     figures = report["figures"]
     assert set(figures) >= {
         "end_to_end",
+        "processes",
+        "standby",
         "watch",
         "appends",
         "loads",

@@ -7,9 +7,9 @@ case at all (it is deselected at collection, as not applicable; nothing
 is skipped because it fails). The capabilities are facts about a backend,
 listed here once; they are not a test's wish.
 
-The in-memory store has none of them: one ``InMemoryEventStore`` object is
-the whole store, so there is no database to reach with SQL and no second
-store to open on the same data.
+The in-memory store has only dense positions: one ``InMemoryEventStore``
+object is the whole store, so there is no database to reach with SQL and
+no second store to open on the same data.
 """
 
 from __future__ import annotations
@@ -30,6 +30,10 @@ class Capability(enum.Enum):
     #: Several stores can be opened on one database (other connections,
     #: other processes): each reads the others' appends and is woken by them.
     CONNECTIONS = "several stores opened on one database"
+    #: Positions are 1, 2, 3, ... with no gap: one writer at a time hands
+    #: them out (SQLite, the in-memory store). PostgreSQL's follow
+    #: transaction ids, so that its writers share no lock.
+    DENSE_POSITIONS = "global positions 1, 2, 3, ... without gaps"
 
 
 @dataclass(frozen=True)
@@ -46,8 +50,12 @@ class Backend:
 
 
 SQLITE = Backend("sqlite", frozenset(Capability))
-POSTGRES = Backend("postgres", frozenset(Capability), (pytest.mark.postgres,))
-MEMORY = Backend("memory", frozenset())
+POSTGRES = Backend(
+    "postgres",
+    frozenset(Capability) - {Capability.DENSE_POSITIONS},
+    (pytest.mark.postgres,),
+)
+MEMORY = Backend("memory", frozenset({Capability.DENSE_POSITIONS}))
 
 BACKENDS = (SQLITE, POSTGRES, MEMORY)
 

@@ -157,8 +157,8 @@ def test_read_bounds_below_one_are_plain_numbers(
     assert store.read_stream(game, 1, 0) == []
     assert store.read_stream(game, 1, -1) == []
     assert store.read_stream(game, 3, 2) == []
-    assert [e.position for e in store.read_all(-2)] == [1, 2, 3]
-    assert [e.position for e in store.read_all(-2, limit=1)] == [1]
+    assert store.read_all(-2) == store.read_stream(game)
+    assert store.read_all(-2, limit=1) == store.read_stream(game, 1, 1)
     assert store.read_all(0, limit=0) == []
 
 
@@ -167,7 +167,7 @@ def test_append_at_the_wrong_version_raises_and_writes_nothing(
     store: EventStore, expected: int
 ) -> None:
     game = new_game()
-    store.append(game, 0, numbered(2))
+    last = store.append(game, 0, numbered(2)).last_position
     logged = command()
 
     with pytest.raises(ConcurrencyError) as raised:
@@ -177,7 +177,7 @@ def test_append_at_the_wrong_version_raises_and_writes_nothing(
     assert raised.value.actual == 2
     assert [e.data["n"] for e in store.read_stream(game)] == [1, 2]
     assert store.find_command(game, logged.command_id) is None
-    assert store.last_position() == 2
+    assert store.last_position() == last
 
 
 def test_a_refused_append_to_a_new_game_creates_no_stream(store: EventStore) -> None:
@@ -235,23 +235,44 @@ def test_a_batch_that_fails_half_way_leaves_nothing_behind(
 ) -> None:
     first = new_game()
     store.append(first, 0, numbered(3))
-    # Sabotage: rewind the position counter so the next batch's first
-    # position collides with an existing event (after its command and its
-    # claim were written in the same transaction).
-    raw_sql.execute(store_url, "UPDATE counters SET value = 2 WHERE name = 'position'")
+    before = store.read_all()
     second = new_game()
+    # Sabotage: the insert of the second game's events violates a key, after
+    # its command and its positions were written in the same transaction.
+    if store_url.startswith("sqlite"):
+        raw_sql.execute(
+            store_url,
+            f"CREATE TRIGGER sabotage BEFORE INSERT ON events "
+            f"WHEN NEW.game_id = '{second}' BEGIN SELECT RAISE(ABORT, 'no'); END",
+        )
+    else:
+        raw_sql.execute(
+            store_url,
+            "CREATE OR REPLACE FUNCTION sabotage() RETURNS trigger LANGUAGE plpgsql AS "
+            "$$ BEGIN RAISE unique_violation; END $$",
+        )
+        raw_sql.execute(
+            store_url,
+            f"CREATE TRIGGER sabotage BEFORE INSERT ON events FOR EACH ROW "
+            f"WHEN (NEW.game_id = '{second}') EXECUTE FUNCTION sabotage()",
+        )
     logged = command()
 
-    with pytest.raises(ConcurrencyError):
-        store.append(second, 0, numbered(3), logged)
+    try:
+        with pytest.raises(ConcurrencyError):
+            store.append(second, 0, numbered(3), logged)
+    finally:
+        raw_sql.execute(
+            store_url,
+            "DROP TRIGGER sabotage"
+            + ("" if store_url.startswith("sqlite") else " ON events"),
+        )
 
     assert store.read_stream(second) == []
     assert store.find_command(second, logged.command_id) is None
-    counter = raw_sql.execute(
-        store_url, "SELECT value FROM counters WHERE name = 'position'"
-    )
-    assert counter == 2, "the claim was rolled back too"
-    assert [e.position for e in store.read_all()] == [1, 2, 3]
+    assert store.read_all() == before
+    third = store.append(new_game(), 0, numbered(2))
+    assert third.last_position > before[-1].position, "no claim left behind"
 
 
 def test_an_event_that_is_not_json_fails_the_whole_batch(store: EventStore) -> None:
@@ -340,13 +361,24 @@ def test_read_all_follows_positions_in_commit_order(store: EventStore) -> None:
         appended += [(game, result.first_version), (game, result.last_version)]
 
     log = store.read_all()
+    positions = [e.position for e in log]
 
-    assert [e.position for e in log] == list(range(1, 19))
+    assert len(log) == 18
+    assert positions == sorted(set(positions)), "increasing, each once"
     assert [(e.game_id, e.version) for e in log] == appended
-    assert [e.position for e in store.read_all(after_position=4, limit=3)] == [5, 6, 7]
-    assert [e.position for e in store.read_all(16, 10)] == [17, 18]
-    assert store.read_all(after_position=18) == []
-    assert store.last_position() == 18
+    assert store.read_all(after_position=positions[3], limit=3) == log[4:7]
+    assert store.read_all(positions[15], 10) == log[16:]
+    assert store.read_all(after_position=positions[17]) == []
+    assert store.last_position() == positions[17]
+
+
+@pytest.mark.requires(Capability.DENSE_POSITIONS)
+def test_positions_are_dense_with_one_writer(store: EventStore) -> None:
+    for size in (2, 1, 3):
+        store.append(new_game(), 0, numbered(size))
+
+    assert [e.position for e in store.read_all()] == [1, 2, 3, 4, 5, 6]
+    assert store.last_position() == 6
 
 
 def _interleaved_log(store: EventStore) -> list[str]:
@@ -373,14 +405,18 @@ def test_read_all_matching_keeps_the_types_and_games_asked_for(
 
     expected = [e for e in log if e.type == "Finished" or e.game_id == games[1]]
     assert found.events == expected  # whole events, bodies and times included
-    assert (found.through, found.scanned) == (24, 24)
+    assert (found.through, found.scanned) == (log[23].position, 24)
     by_type = store.read_all_matching(0, 100, event_types={"Created", "Finished"})
-    assert [e.position for e in by_type.events] == [1, 2, 3, 22, 23, 24]
+    assert by_type.events == log[:3] + log[21:]
     by_game = store.read_all_matching(0, 100, game_ids=[games[0], games[2]])
     assert [e.game_id for e in by_game.events].count(games[1]) == 0
     assert len(by_game.events) == 16
     nothing = store.read_all_matching(0, 100)
-    assert (nothing.events, nothing.through, nothing.scanned) == ([], 24, 24)
+    assert (nothing.events, nothing.through, nothing.scanned) == (
+        [],
+        log[23].position,
+        24,
+    )
 
 
 def test_read_all_matching_goes_over_the_stretch_read_all_would_return(
@@ -389,29 +425,29 @@ def test_read_all_matching_goes_over_the_stretch_read_all_would_return(
     games = _interleaved_log(store)
     log = store.read_all()
 
-    window = store.read_all_matching(4, 5, ["Created"], [games[0]])
+    positions = [e.position for e in log]
+    window = store.read_all_matching(positions[3], 5, ["Created"], [games[0]])
 
-    # Positions 5..9: Numbered events of the three games, two each a turn.
-    assert [e.position for e in window.events] == [
-        e.position for e in log[4:9] if e.game_id == games[0]
-    ]
-    assert (window.through, window.scanned) == (9, 5)
+    # The 5th to 9th events: Numbered events of the three games, two each a turn.
+    assert window.events == [e for e in log[4:9] if e.game_id == games[0]]
+    assert (window.through, window.scanned) == (positions[8], 5)
     # A stretch without a match still says how far it went.
-    none = store.read_all_matching(10, 3, ["Created"])
-    assert (none.events, none.through, none.scanned) == ([], 13, 3)
+    none = store.read_all_matching(positions[9], 3, ["Created"])
+    assert (none.events, none.through, none.scanned) == ([], positions[12], 3)
     # Walking the log in steps of any size finds each match once, in order.
     for step in (1, 4, 7):
-        position, seen = 0, []
+        position, seen, walked = 0, [], 0
         while True:
             part = store.read_all_matching(position, step, ["Finished"], [games[2]])
             if part.scanned == 0:
                 break
-            assert part.through == position + part.scanned
+            walked += part.scanned
+            assert part.through == positions[walked - 1]
             seen += part.events
             position = part.through
         assert seen == [e for e in log if e.type == "Finished" or e.game_id == games[2]]
-    end = store.read_all_matching(24, 10, ["Created"], games)
-    assert (end.events, end.through, end.scanned) == ([], 24, 0)
+    end = store.read_all_matching(positions[23], 10, ["Created"], games)
+    assert (end.events, end.through, end.scanned) == ([], positions[23], 0)
 
 
 def test_read_all_matching_returns_many_matches_of_one_stretch(
@@ -425,7 +461,10 @@ def test_read_all_matching_returns_many_matches_of_one_stretch(
 
     assert [e.version for e in found.events] == list(range(1, 1201))
     assert [e.data["n"] for e in found.events] == list(range(1, 1201))
-    assert (found.through, found.scanned) == (1204, 1204)
+    assert (found.through, found.scanned) == (
+        store.read_all(0, 1204)[-1].position,
+        1204,
+    )
 
 
 @pytest.mark.parametrize(
@@ -443,12 +482,18 @@ def test_the_ports_own_read_all_matching_does_the_same(
 
 
 def test_positions_of_an_append_are_consecutive(store: EventStore) -> None:
-    store.append(new_game(), 0, numbered(2))
+    first = store.append(new_game(), 0, numbered(2))
 
     result = store.append(new_game(), 0, numbered(4))
 
-    assert result.last_position == 6
-    assert [e.position for e in store.read_all(2)] == [3, 4, 5, 6]
+    last = result.last_position
+    assert last > first.last_position
+    assert [e.position for e in store.read_all(first.last_position)] == [
+        last - 3,
+        last - 2,
+        last - 1,
+        last,
+    ]
 
 
 def test_an_empty_store_has_no_position_and_no_streams(store: EventStore) -> None:
@@ -532,14 +577,15 @@ def test_a_follower_sees_every_event_once_in_order_while_writers_race(
     assert not follower.is_alive()
     positions = [e.position for e in seen]
     assert positions == sorted(set(positions)), "increasing, each position once"
-    assert sorted((e.game_id, e.version, e.position) for e in seen) == sorted(committed)
-    assert positions == list(range(1, len(committed) + 1)), "no position skipped"
-    assert store.last_position() == len(committed)
+    assert sorted((e.game_id, e.version, e.position) for e in seen) == sorted(
+        committed
+    ), "no event skipped"
+    assert store.last_position() == max(positions)
 
 
 def test_subscribe_yields_events_as_they_are_appended(store: EventStore) -> None:
     game = new_game()
-    store.append(game, 0, numbered(1))
+    first = store.append(game, 0, numbered(1))
     stop = threading.Event()
     received: list[RecordedEvent] = []
     all_received = threading.Event()
@@ -559,7 +605,8 @@ def test_subscribe_yields_events_as_they_are_appended(store: EventStore) -> None
     assert all_received.wait(5)
     stop.set()
     subscriber.join(5)
-    assert [e.position for e in received] == [1, 2, 3, 4]
+    assert received == store.read_all()
+    assert received[0].position == first.last_position
 
 
 def test_many_followers_of_one_game_each_see_every_event_once_in_order(
@@ -628,10 +675,10 @@ def test_async_followers_of_one_game_see_every_event_once_in_order(
 def test_wait_for_append_async_wakes_on_an_append(
     store: EventStore, writer: EventStore
 ) -> None:
-    store.append(new_game(), 0, numbered(1))
+    first = store.append(new_game(), 0, numbered(1)).last_position
 
     async def run() -> tuple[bool, float, bool]:
-        waiter = asyncio.ensure_future(store.wait_for_append_async(1, 10))
+        waiter = asyncio.ensure_future(store.wait_for_append_async(first, 10))
         await asyncio.sleep(0.2)
         started = time.monotonic()
         await asyncio.to_thread(writer.append, new_game(), 0, numbered(1))
@@ -650,11 +697,11 @@ def test_async_waiters_hold_no_thread_while_they_wait(store: EventStore) -> None
     free: with more of them than it has threads, an append_async on the
     same loop goes through at once and wakes them all."""
     game = new_game()
-    store.append(game, 0, numbered(1))
+    first = store.append(game, 0, numbered(1)).last_position
 
     async def run() -> tuple[list[bool], float]:
         asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(2))
-        waits = [store.wait_for_append_async(1, 3) for _ in range(4)]
+        waits = [store.wait_for_append_async(first, 3) for _ in range(4)]
         waiters = [asyncio.ensure_future(wait) for wait in waits]
         await asyncio.sleep(0.2)
         started = time.monotonic()
@@ -696,10 +743,10 @@ def _wake_time(
 def test_wait_for_append_wakes_on_an_append(
     store: EventStore, writer: EventStore
 ) -> None:
-    store.append(new_game(), 0, numbered(1))
+    first = store.append(new_game(), 0, numbered(1)).last_position
 
     woken, elapsed = _wake_time(
-        store, lambda: writer.append(new_game(), 0, numbered(1)), 1
+        store, lambda: writer.append(new_game(), 0, numbered(1)), first
     )
 
     assert woken
@@ -707,20 +754,20 @@ def test_wait_for_append_wakes_on_an_append(
 
 
 def test_wait_for_append_times_out_without_an_append(store: EventStore) -> None:
-    store.append(new_game(), 0, numbered(2))
+    last = store.append(new_game(), 0, numbered(2)).last_position
     start = time.monotonic()
 
-    assert store.wait_for_append(2, timeout=0.3) is False
+    assert store.wait_for_append(last, timeout=0.3) is False
     assert 0.25 <= time.monotonic() - start < 2
 
 
 def test_wait_for_append_returns_at_once_when_events_are_already_past(
     store: EventStore, writer: EventStore
 ) -> None:
-    writer.append(new_game(), 0, numbered(3))
+    last = writer.append(new_game(), 0, numbered(3)).last_position
     start = time.monotonic()
 
-    assert store.wait_for_append(1, timeout=5)
+    assert store.wait_for_append(last - 2, timeout=5)
     assert time.monotonic() - start < 2
 
 
@@ -984,19 +1031,20 @@ def exported(count: int = 3) -> tuple[list[RecordedEvent], list[CommandRecord]]:
 def test_an_imported_game_keeps_its_events_times_and_command_log(
     store: EventStore,
 ) -> None:
-    store.append(new_game(), 0, numbered(2))
+    before = store.append(new_game(), 0, numbered(2)).last_position
     game = new_game()
     events, commands = exported()
 
     result = store.import_game(game, events, commands)
 
     assert (result.first_version, result.last_version) == (1, 3)
-    assert result.last_position == 5
+    last = result.last_position
+    assert last > before
     assert store.read_stream(game) == [
         replace(e, game_id=game, position=position)
-        for e, position in zip(events, [3, 4, 5], strict=True)
+        for e, position in zip(events, [last - 2, last - 1, last], strict=True)
     ]
-    assert store.read_all(2) == store.read_stream(game)
+    assert store.read_all(before) == store.read_stream(game)
     logged = store.read_commands(game)
     assert [r.command_id for r in logged] == ["c-50", "c-60", "c-70"]
     assert [r.sequence for r in logged] == sorted({r.sequence for r in logged})
@@ -1026,7 +1074,7 @@ def test_importing_over_a_game_with_events_raises_and_writes_nothing(
     store: EventStore,
 ) -> None:
     game = new_game()
-    store.append(game, 0, numbered(2), command("c-50"))
+    last = store.append(game, 0, numbered(2), command("c-50")).last_position
 
     with pytest.raises(ConcurrencyError) as raised:
         store.import_game(game, *exported())
@@ -1034,7 +1082,7 @@ def test_importing_over_a_game_with_events_raises_and_writes_nothing(
     assert raised.value.actual == 2
     assert [e.data for e in store.read_stream(game)] == [{"n": 1}, {"n": 2}]
     assert [r.command_id for r in store.read_commands(game)] == ["c-50"]
-    assert store.last_position() == 2
+    assert store.last_position() == last
 
 
 def test_importing_over_a_logged_command_raises_and_writes_nothing(

@@ -13,6 +13,7 @@ from eventstore.factory import open_store
 from eventstore.migrate import SchemaState
 from eventstore.tables import metadata
 from eventstore.urls import database_url
+from tests.conftest import PostgresServer
 from tests.eventstore import raw_sql
 
 
@@ -36,7 +37,8 @@ def test_upgrade_creates_a_schema_the_store_can_use(empty_database_url: str) -> 
     assert "up to date" in status.message
     store = open_store(empty_database_url)
     try:
-        assert store.append("game", 0, [NewEvent("Created", {})]).last_position == 1
+        appended = store.append("game", 0, [NewEvent("Created", {})])
+        assert [e.position for e in store.read_all()] == [appended.last_position]
     finally:
         store.close()
 
@@ -122,3 +124,54 @@ def test_the_command_line_checks_then_upgrades(
     assert migrate.main(["upgrade", empty_database_url]) == 0
     assert "up to date" in capsys.readouterr().out
     assert migrate.main(["check", empty_database_url]) == 0
+
+
+@pytest.mark.postgres
+def test_positions_handed_out_before_revision_0003_stay_resume_points(
+    postgres_server: PostgresServer,
+) -> None:
+    """A database written by the counter (revision 0002) keeps its
+    positions; every position after the upgrade is above them, so a
+    follower resuming from any old position gets the rest of the old log,
+    then the new events, and nothing twice."""
+    url = postgres_server.create_schema()
+    migrate.upgrade(url, "0002")
+    for position, game in enumerate(["old-a", "old-a", "old-b"], 1):
+        version = 1 if position != 2 else 2
+        raw_sql.execute(
+            url,
+            "INSERT INTO events (game_id, version, position, type, schema_version,"
+            " data, recorded_at) VALUES (:g, :v, :p, 'Old', 1, '{}', now())",
+            g=game,
+            v=version,
+            p=position,
+        )
+    raw_sql.execute(url, "UPDATE counters SET value = 3 WHERE name = 'position'")
+
+    migrate.upgrade(url)
+
+    assert (
+        raw_sql.execute(url, "SELECT count(*) FROM counters WHERE name = 'position'")
+        == 0
+    )
+    store = open_store(url)
+    try:
+        new = store.append("new-c", 0, [NewEvent("New", {})] * 2)
+        store.append("old-b", 1, [NewEvent("New", {})])
+        log = store.read_all()
+        assert [e.position for e in log[:3]] == [1, 2, 3]
+        assert log[4].position == new.last_position > 3
+        assert store.read_all(2) == log[2:]
+        assert store.read_all(3) == log[3:]
+        assert [(e.game_id, e.version) for e in store.read_all(1)] == [
+            ("old-a", 2),
+            ("old-b", 1),
+            ("new-c", 1),
+            ("new-c", 2),
+            ("old-b", 2),
+        ]
+    finally:
+        store.close()
+    migrate.downgrade(url, "0002")
+    counter = raw_sql.execute(url, "SELECT value FROM counters WHERE name = 'position'")
+    assert counter == log[-1].position, "the old code would go on after every position"

@@ -43,9 +43,10 @@ class IntegrationService(Protocol):
     """
     def follow_log(self, request: FollowLogRequest, ctx: RequestContext[FollowLogRequest, FollowLogResponse], /) -> AsyncIterator[FollowLogResponse]:
         """
-        Follows the global log from a position, in commit order, never skipping
+        Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
-        last `position` received.
+        last `position` received. Positions grow along the log but need not be
+        consecutive numbers.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -140,9 +141,10 @@ class IntegrationServiceClient(ConnectClient):
         timeout_ms: int | None = None,
     ) -> AsyncIterator[FollowLogResponse]:
         """
-        Follows the global log from a position, in commit order, never skipping
+        Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
-        last `position` received.
+        last `position` received. Positions grow along the log but need not be
+        consecutive numbers.
         """
         return self.execute_server_stream(
             request=request,
@@ -187,9 +189,10 @@ class IntegrationServiceSync(Protocol):
     """
     def follow_log(self, request: FollowLogRequest, ctx: RequestContext[FollowLogRequest, FollowLogResponse], /) -> Iterator[FollowLogResponse]:
         """
-        Follows the global log from a position, in commit order, never skipping
+        Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
-        last `position` received.
+        last `position` received. Positions grow along the log but need not be
+        consecutive numbers.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -282,9 +285,10 @@ class IntegrationServiceClientSync(ConnectClientSync):
         timeout_ms: int | None = None,
     ) -> Iterator[FollowLogResponse]:
         """
-        Follows the global log from a position, in commit order, never skipping
+        Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
-        last `position` received.
+        last `position` received. Positions grow along the log but need not be
+        consecutive numbers.
         """
         return self.execute_server_stream(
             request=request,

@@ -73,7 +73,7 @@ class FollowLogResponse(_message.Message):
     position: _builtins.int
     """The log position this message covers up to: resume after it. Progress
     messages (no event) are sent while filtered-out events are skipped: after
-    200 positions without an event to send, and on reaching the end of the
+    200 events without one to send, and on reaching the end of the
     log. With `event_types`, the events of other types are passed over in
     the database, unread.
     """

@@ -52,9 +52,10 @@ class IntegrationServiceServicer:
     """
 
     def FollowLog(self, request, context):
-        """Follows the global log from a position, in commit order, never skipping
+        """Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
-        last `position` received.
+        last `position` received. Positions grow along the log but need not be
+        consecutive numbers.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

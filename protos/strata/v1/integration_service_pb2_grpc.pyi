@@ -39,9 +39,10 @@ class IntegrationServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> IntegrationServiceAsyncStub: ...
     FollowLog: _grpc.UnaryStreamMultiCallable[_integration_service_pb2.FollowLogRequest, _integration_service_pb2.FollowLogResponse]
-    """Follows the global log from a position, in commit order, never skipping
+    """Follows the global log from a position, in log order, never skipping
     or reordering an event, filtered on the server. Resume by sending the
-    last `position` received.
+    last `position` received. Positions grow along the log but need not be
+    consecutive numbers.
     """
     GetStatistics: _grpc.UnaryUnaryMultiCallable[_integration_service_pb2.GetStatisticsRequest, _integration_service_pb2.GetStatisticsResponse]
     """Per-game-type statistics from the projections."""
@@ -52,9 +53,10 @@ class IntegrationServiceAsyncStub(IntegrationServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     FollowLog: _aio.UnaryStreamMultiCallable[_integration_service_pb2.FollowLogRequest, _integration_service_pb2.FollowLogResponse]  # type: ignore[assignment]
-    """Follows the global log from a position, in commit order, never skipping
+    """Follows the global log from a position, in log order, never skipping
     or reordering an event, filtered on the server. Resume by sending the
-    last `position` received.
+    last `position` received. Positions grow along the log but need not be
+    consecutive numbers.
     """
     GetStatistics: _aio.UnaryUnaryMultiCallable[_integration_service_pb2.GetStatisticsRequest, _integration_service_pb2.GetStatisticsResponse]  # type: ignore[assignment]
     """Per-game-type statistics from the projections."""
@@ -68,9 +70,10 @@ class IntegrationServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _integration_service_pb2.FollowLogRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_integration_service_pb2.FollowLogResponse], _abc.AsyncIterator[_integration_service_pb2.FollowLogResponse]]:
-        """Follows the global log from a position, in commit order, never skipping
+        """Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
-        last `position` received.
+        last `position` received. Positions grow along the log but need not be
+        consecutive numbers.
         """
 
     @_abc_1.abstractmethod
