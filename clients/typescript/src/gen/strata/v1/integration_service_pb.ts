@@ -78,7 +78,7 @@ export type FollowLogResponse = Message<"strata.v1.FollowLogResponse"> & {
   /**
    * The log position this message covers up to: resume after it. Progress
    * messages (no event) are sent while filtered-out events are skipped: after
-   * 200 positions without an event to send, and on reaching the end of the
+   * 200 events without one to send, and on reaching the end of the
    * log. With `event_types`, the events of other types are passed over in
    * the database, unread.
    *
@@ -241,9 +241,10 @@ export const GetStatisticsResponseSchema: GenMessage<GetStatisticsResponse> = /*
  */
 export const IntegrationService: GenService<{
   /**
-   * Follows the global log from a position, in commit order, never skipping
+   * Follows the global log from a position, in log order, never skipping
    * or reordering an event, filtered on the server. Resume by sending the
-   * last `position` received.
+   * last `position` received. Positions grow along the log but need not be
+   * consecutive numbers.
    *
    * @generated from rpc strata.v1.IntegrationService.FollowLog
    */
