@@ -17,7 +17,10 @@ import threading
 from collections.abc import AsyncIterator, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from eventstore.readmodels import ReadModels
 
 JSON = Any
 
@@ -148,9 +151,41 @@ class Snapshot:
     state: JSON
 
 
+def check_append(events: Sequence[NewEvent], expected_version: int) -> None:
+    """What every backend refuses of an append before writing anything
+    (``ValueError``): an empty batch (a command that changes nothing is a
+    rejection: :meth:`EventStore.record_rejection`), a negative version."""
+    if not events:
+        raise ValueError("an append needs at least one event")
+    if expected_version < 0:
+        raise ValueError(f"expected_version {expected_version} is negative")
+
+
+def check_import(events: Sequence[RecordedEvent]) -> None:
+    """What every backend refuses of an imported game (``ValueError``):
+    versions that are not 1..n without gaps."""
+    versions = [e.version for e in events]
+    if not events or versions != list(range(1, len(events) + 1)):
+        raise ValueError("an imported game needs versions 1..n without gaps")
+
+
+def check_rejection(command: NewCommand) -> None:
+    """What every backend refuses of a logged refusal (``ValueError``): an
+    outcome that carries no error."""
+    if command.outcome.accepted:
+        raise ValueError("a rejection needs an outcome with an error_kind")
+
+
 class EventStore(abc.ABC):
     """The port. Implementations: ``SQLiteEventStore``, ``PostgresEventStore``
     and, for tests and simulation, ``InMemoryEventStore``."""
+
+    def read_models(self) -> ReadModels | None:
+        """The read models kept in the same database as the log (their
+        checkpoints written in the transactions that apply a batch), or None
+        for a backend that keeps none (the in-memory store): a capability,
+        asked of the port instead of its class."""
+        return None
 
     @abc.abstractmethod
     def append(

@@ -53,6 +53,9 @@ from eventstore.base import (
     NewEvent,
     RecordedEvent,
     Snapshot,
+    check_append,
+    check_import,
+    check_rejection,
 )
 from eventstore.loops import AppendNotifier
 
@@ -92,10 +95,7 @@ class InMemoryEventStore(EventStore):
         events: Sequence[NewEvent],
         command: NewCommand | None = None,
     ) -> AppendResult:
-        if not events:
-            raise ValueError("an append needs at least one event")
-        if expected_version < 0:
-            raise ValueError(f"expected_version {expected_version} is negative")
+        check_append(events, expected_version)
         encoded = [_encode(event.data) for event in events]
         if command is not None:
             command = replace(command, payload=_encode(command.payload))
@@ -153,8 +153,7 @@ class InMemoryEventStore(EventStore):
         return record
 
     def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:
-        if command.outcome.accepted:
-            raise ValueError("a rejection needs an outcome with an error_kind")
+        check_rejection(command)
         command = replace(command, payload=_encode(command.payload))
         with self._lock:
             record = self._commands.get((game_id, command.command_id))
@@ -243,9 +242,7 @@ class InMemoryEventStore(EventStore):
         events: Sequence[RecordedEvent],
         commands: Sequence[CommandRecord],
     ) -> AppendResult:
-        versions = [e.version for e in events]
-        if not events or versions != list(range(1, len(events) + 1)):
-            raise ValueError("an imported game needs versions 1..n without gaps")
+        check_import(events)
         events = [
             replace(e, data=_encode(e.data), recorded_at=_utc(e.recorded_at))
             for e in events

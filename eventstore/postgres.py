@@ -58,6 +58,7 @@ from eventstore.base import (
     NewEvent,
     RecordedEvent,
     StoreUnavailable,
+    check_append,
 )
 from eventstore.groupcommit import MAX_EVENTS_PER_TRANSACTION, Append, GroupCommitter
 from eventstore.rawread import RawReader
@@ -343,10 +344,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         command: NewCommand | None,
     ) -> Append:
         """The append as the group committer takes it."""
-        if not events:
-            raise ValueError("an append needs at least one event")
-        if expected_version < 0:
-            raise ValueError(f"expected_version {expected_version} is negative")
+        check_append(events, expected_version)
         _check_size(len(events))
         first_version = expected_version + 1
         last_version = expected_version + len(events)

@@ -46,7 +46,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, Engine, Row, func, select, update
 from sqlalchemy import exc as sa_exc
@@ -68,8 +68,14 @@ from eventstore.base import (
     Snapshot,
     StoreError,
     StoreUnavailable,
+    check_append,
+    check_import,
+    check_rejection,
 )
 from eventstore.loops import AppendNotifier
+
+if TYPE_CHECKING:
+    from eventstore.readmodels import ReadModels
 
 log = logging.getLogger(__name__)
 
@@ -206,6 +212,13 @@ class SQLAlchemyEventStore(EventStore):
     def _wake_watcher(self) -> None:
         """Interrupt the watcher's wait so it sees ``stop`` (default: nothing)."""
 
+    def read_models(self) -> ReadModels:
+        """The read models kept in this database (see
+        :meth:`EventStore.read_models`)."""
+        from eventstore.readmodels import ReadModels
+
+        return ReadModels(self)
+
     # -- appending --------------------------------------------------------
 
     def append(
@@ -222,10 +235,7 @@ class SQLAlchemyEventStore(EventStore):
         :class:`ValueError`: a command that changes nothing is a rejection
         (:meth:`record_rejection`).
         """
-        if not events:
-            raise ValueError("an append needs at least one event")
-        if expected_version < 0:
-            raise ValueError(f"expected_version {expected_version} is negative")
+        check_append(events, expected_version)
         first_version = expected_version + 1
         last_version = expected_version + len(events)
         recorded_at = utc_now()
@@ -293,9 +303,7 @@ class SQLAlchemyEventStore(EventStore):
         commands: Sequence[CommandRecord],
     ) -> AppendResult:
         """Write an exported game (see :meth:`EventStore.import_game`)."""
-        versions = [e.version for e in events]
-        if not events or versions != list(range(1, len(events) + 1)):
-            raise ValueError("an imported game needs versions 1..n without gaps")
+        check_import(events)
         try:
             with translate_errors(), self._begin_write() as connection:
                 actual = self._select_stream_version(connection, game_id)
@@ -346,8 +354,7 @@ class SQLAlchemyEventStore(EventStore):
 
         ``command.outcome`` must carry the error (a non-empty ``error_kind``).
         """
-        if command.outcome.accepted:
-            raise ValueError("a rejection needs an outcome with an error_kind")
+        check_rejection(command)
         try:
             with translate_errors(), self._begin_write() as connection:
                 logged = self._select_command(connection, game_id, command.command_id)

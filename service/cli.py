@@ -212,14 +212,13 @@ def cmd_projections(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from eventstore.factory import open_store
-    from eventstore.sql import SQLAlchemyEventStore
     from service.config import Config
     from service.projections import GameListProjection
 
     url = args.database_url or Config.from_env().database_url
     store = open_store(url)
     try:
-        if not isinstance(store, SQLAlchemyEventStore):
+        if store.read_models() is None:
             raise SystemExit("strata: projections live in a SQL store")
         projection = GameListProjection(store)
         if args.action == "status":

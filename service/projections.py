@@ -23,9 +23,8 @@ import structlog
 
 from domain import registry
 from domain.session import LIFECYCLE_EVENTS, GameCreated, Session, SessionState
-from eventstore.base import RecordedEvent
+from eventstore.base import EventStore, RecordedEvent
 from eventstore.readmodels import GameRow, ReadModels
-from eventstore.sql import SQLAlchemyEventStore
 from service.outages import OutageLog
 
 log = structlog.get_logger("strata.projections")
@@ -84,12 +83,19 @@ class _Game:
 _LIFECYCLE = frozenset(t.__name__ for t in LIFECYCLE_EVENTS)
 
 
+def _models_of(store: EventStore) -> ReadModels:
+    models = store.read_models()
+    if models is None:
+        raise ValueError("this store keeps no read models (use a SQL store)")
+    return models
+
+
 class GameListProjection:
     """The game list, followed from the global log."""
 
     def __init__(
         self,
-        store: SQLAlchemyEventStore,
+        store: EventStore,
         batch: int = 500,
         cache: int = 10_000,
         linger: float = 0.2,
@@ -97,7 +103,7 @@ class GameListProjection:
         self.store = store
         self.linger = linger
         self._waiters = 0
-        self.models = ReadModels(store)
+        self.models = _models_of(store)
         self.batch = batch
         self._games: OrderedDict[str, _Game | None] = OrderedDict()
         self._cache = cache
@@ -282,8 +288,8 @@ class GameListReader:
     worker``, another replica): it reads the read model and waits by
     polling the projection's checkpoint."""
 
-    def __init__(self, store: SQLAlchemyEventStore, poll: float = 0.01) -> None:
-        self.models = ReadModels(store)
+    def __init__(self, store: EventStore, poll: float = 0.01) -> None:
+        self.models = _models_of(store)
         self.poll = poll
 
     @property

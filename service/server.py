@@ -37,7 +37,6 @@ from strata.v1 import integration_service_pb2 as integration_pb
 
 from domain import registry
 from eventstore.base import EventStore
-from eventstore.sql import SQLAlchemyEventStore
 from service import connect_transport, grpc_transport, http, telemetry
 from service.admin import AdminServicer, IntegrationServicer
 from service.administration import Integration
@@ -153,7 +152,7 @@ def create_server(
         max_open_seats=limits.max_open_seats,
     )
     projection: GameList | None = None
-    if isinstance(store, SQLAlchemyEventStore):
+    if store.read_models() is not None:
         projection = (
             GameListProjection(store)
             if "projections" in background
@@ -513,9 +512,7 @@ def work(config: Config) -> None:
         max_refusals=config.limits.max_refusals_per_game,
         max_open_seats=config.limits.max_open_seats,
     )
-    projection = (
-        GameListProjection(store) if isinstance(store, SQLAlchemyEventStore) else None
-    )
+    projection = GameListProjection(store) if store.read_models() is not None else None
     app.queries.game_list = projection
     stopping = threading.Event()
     threads = _start_background(app, projection, True, stopping, config.limits)
