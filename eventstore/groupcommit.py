@@ -55,67 +55,12 @@ from typing import Any
 import psycopg
 from opentelemetry import metrics
 
+from eventstore import pgsql
 from eventstore.loops import resolve_on_their_loops
 
 #: The most events one transaction may append: a position is the
 #: transaction's id shifted left 16 bits plus the event's rank in it.
 MAX_EVENTS_PER_TRANSACTION = 0xFFFF
-
-#: A batch of appends, at most one per game, as one statement: each
-#: append's version check, command log entry (without a command id
-#: conflict) and events; the positions of all the accepted appends, in
-#: batch order, from the transaction's id (see ``eventstore.sql``), after
-#: the ``offset`` events earlier statements of the transaction appended.
-#: ``%(batch)s`` is a JSON array of appends (see :meth:`Append.document`).
-#: One row per append, in batch order: its index, the stream's version
-#: before the batch, and the last position it was given (NULL when it
-#: wrote nothing).
-_APPEND_BATCH = """
-WITH b AS (
-  SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
-    i int, g text, expected int, count int, at timestamptz, events json,
-    command_id text, actor text, payload json, decided int, first_version int,
-    last_version int, error_kind text, error_reason text, error_message text)
-), stream AS (
-  SELECT b.i, coalesce((SELECT max(e.version) FROM events e WHERE e.game_id = b.g), 0)
-    AS version
-  FROM b
-), fits AS (
-  SELECT b.* FROM b JOIN stream USING (i) WHERE stream.version = b.expected
-), command AS (
-  INSERT INTO commands (game_id, command_id, actor, payload, decided_at_version,
-    first_version, last_version, error_kind, error_reason, error_message,
-    recorded_at)
-  SELECT g, command_id, actor, payload, decided, first_version, last_version,
-    error_kind, error_reason, error_message, at
-  FROM fits WHERE command_id IS NOT NULL
-  ON CONFLICT (game_id, command_id) DO NOTHING
-  RETURNING game_id
-), accepted AS (
-  SELECT fits.*, sum(fits.count) OVER (ORDER BY fits.i) AS through
-  FROM fits
-  WHERE fits.command_id IS NULL OR fits.g IN (SELECT game_id FROM command)
-), claimed AS (
-  SELECT (pg_current_xact_id()::text::bigint << 16) + %(offset)s::bigint AS base
-  WHERE EXISTS (SELECT FROM accepted)
-), inserted AS (
-  INSERT INTO events (game_id, version, position, type, schema_version, data,
-    recorded_at)
-  SELECT a.g, a.expected + u.n, claimed.base + a.through - a.count + u.n,
-    u.event ->> 0, (u.event ->> 1)::int, u.event -> 2, a.at
-  FROM claimed, accepted a,
-    json_array_elements(a.events) WITH ORDINALITY AS u(event, n)
-)
-SELECT stream.version, claimed.base + a.through
-FROM stream LEFT JOIN accepted a USING (i) LEFT JOIN claimed ON a.i IS NOT NULL
-ORDER BY stream.i
-"""
-
-_NOTIFY = "SELECT pg_notify(%s, %s)"
-#: The announcing connection's commits need not wait for a WAL flush: a
-#: notification is a hint (a follower that misses one reads again when its
-#: wait times out).
-_NOT_DURABLE = "SET synchronous_commit = off"
 
 
 class _Signal:
@@ -335,7 +280,7 @@ class GroupCommitter:
             for indices in _rounds(batch):
                 document = ",".join(batch[i].document(n) for n, i in enumerate(indices))
                 cursor.execute(
-                    _APPEND_BATCH,
+                    pgsql.APPEND_BATCH,
                     {"batch": f"[{document}]", "offset": offset},
                     prepare=True,
                 )
@@ -372,8 +317,10 @@ class GroupCommitter:
                     announcer.close()
                 self._announcer = announcer = self._connect()
                 announcer.autocommit = True
-                announcer.execute(_NOT_DURABLE)
-            announcer.execute(_NOTIFY, (self._channel, str(position)), prepare=True)
+                announcer.execute(pgsql.NOT_DURABLE)
+            announcer.execute(
+                pgsql.NOTIFY, (self._channel, str(position)), prepare=True
+            )
         except psycopg.Error:
             if self._announcer is not None:
                 self._announcer.close()

@@ -47,7 +47,7 @@ from sqlalchemy.dialects.postgresql import insert as postgres_insert
 from sqlalchemy.engine import URL
 from sqlalchemy.sql.dml import Insert
 
-from eventstore import tables
+from eventstore import pgsql, tables
 from eventstore.base import (
     AppendResult,
     CommandRecord,
@@ -70,20 +70,6 @@ log = logging.getLogger(__name__)
 #: The LISTEN/NOTIFY channel; the payload is the last position appended.
 CHANNEL = "strata_events"
 
-# One round trip: the transaction's positions and its notification.
-_CLAIM_AND_NOTIFY = text(
-    "WITH claimed AS ("
-    " SELECT (pg_current_xact_id()::text::bigint << 16) + :count AS value)"
-    " SELECT value, pg_notify(:channel, value::text) FROM claimed"
-)
-# The position of the first event a transaction begun now could append:
-# the log's events must all be below it, or the cluster's transaction ids
-# are behind its positions (a logical dump restored into a new cluster).
-_IDS_AHEAD_OF_THE_LOG = (
-    "SELECT coalesce(max(position), 0)"
-    " < (pg_snapshot_xmax(pg_current_snapshot())::text::bigint << 16)"
-    " FROM events"
-)
 #: How long a follower held back by a running transaction waits for the
 #: next commit before it reads again.
 _HELD_BACK_POLL = 0.02
@@ -422,7 +408,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
             **{**self._listener_params, "application_name": "strata-writer"},
         )
         try:
-            row = connection.execute(_IDS_AHEAD_OF_THE_LOG).fetchone()
+            row = connection.execute(pgsql.IDS_AHEAD_OF_THE_LOG).fetchone()
             connection.rollback()
         except BaseException:
             connection.close()
@@ -440,7 +426,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
     def _claim_positions(self, connection: Connection, count: int) -> int:
         _check_size(count)
         claimed = connection.execute(
-            _CLAIM_AND_NOTIFY, {"count": count, "channel": CHANNEL}
+            text(pgsql.CLAIM_AND_NOTIFY), {"count": count, "channel": CHANNEL}
         ).one()
         return int(claimed.value)
 
@@ -482,7 +468,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
 
     def events_after(self, position: int, limit: int = 100_000) -> int:
         """How many events the log holds after ``position`` (up to ``limit``)."""
-        rows = self._reader.execute(_EVENTS_AFTER, (position, limit))
+        rows = self._reader.execute(pgsql.EVENTS_AFTER, (position, limit))
         return int(rows[0][0])
 
     def _upsert_snapshot(self, values: Mapping[str, Any]) -> Insert:
@@ -551,11 +537,6 @@ class PostgresEventStore(SQLAlchemyEventStore):
         super().close()
         self._wake_reader.close()
         self._wake_writer.close()
-
-
-_EVENTS_AFTER = (
-    "SELECT count(*) FROM (SELECT FROM events WHERE position > %s LIMIT %s) e"
-)
 
 
 def _connect_standby(url: URL, connect_timeout: int) -> psycopg.Connection[Any]:

@@ -18,6 +18,7 @@ from typing import Any
 
 import psycopg
 
+from eventstore import pgsql
 from eventstore.base import (
     CommandOutcome,
     CommandRecord,
@@ -26,50 +27,6 @@ from eventstore.base import (
     StoreError,
     StoreUnavailable,
 )
-
-# A stream comes back as the text of one JSON array of rows: one json.loads
-# (C) for the lot is much cheaper than psycopg's per-row, per-column loaders
-# (its json loader is several times slower than json.loads on text). The
-# json ``data`` is embedded verbatim.
-_EVENT_ROWS = (
-    "SELECT coalesce(json_agg(json_build_array(version, position, type,"
-    " schema_version, data, recorded_at) ORDER BY version)::text, '[]')"
-    " FROM events WHERE game_id = %s AND version >= %s"
-)
-_READ_STREAM = _EVENT_ROWS
-_READ_STREAM_RANGE = _EVENT_ROWS + " AND version <= %s"
-# The global log is read only below the oldest transaction still running
-# (positions follow transaction ids: see eventstore.sql), so no event can
-# later appear behind a position read.
-_SETTLED = (
-    "SELECT * FROM events WHERE position > %s"
-    " AND position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)"
-    " ORDER BY position LIMIT %s"
-)
-#: The position below which the log is settled: no transaction still
-#: running can append below it.
-SETTLED_BOUND = "(pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)"
-_READ_ALL = (
-    "SELECT coalesce(json_agg(json_build_array(game_id, version, position, type,"
-    " schema_version, data, recorded_at) ORDER BY position)::text, '[]'),"
-    f" {SETTLED_BOUND}"
-    f" FROM ({_SETTLED}) e"
-)
-# The stretch of the log read_all would return: its size, its last position
-# and, built only for the matching events, their rows.
-_READ_ALL_MATCHING = (
-    "SELECT count(*), max(position), coalesce(json_agg(json_build_array(game_id,"
-    " version, position, type, schema_version, data, recorded_at) ORDER BY position)"
-    " FILTER (WHERE type = ANY(%s::text[]) OR game_id = ANY(%s::text[]))::text, '[]'),"
-    f" {SETTLED_BOUND}"
-    f" FROM ({_SETTLED}) e"
-)
-_FIND_COMMAND = (
-    "SELECT game_id, command_id, actor, payload, first_version, last_version,"
-    " error_kind, error_reason, error_message, decided_at_version, recorded_at,"
-    " sequence FROM commands WHERE game_id = %s AND command_id = %s"
-)
-_STREAM_VERSION = "SELECT coalesce(max(version), 0) FROM events WHERE game_id = %s"
 
 
 class RawReader:
@@ -92,9 +49,11 @@ class RawReader:
         self, game_id: str, from_version: int, to_version: int | None
     ) -> list[RecordedEvent]:
         if to_version is None:
-            rows = self._query(_READ_STREAM, (game_id, from_version))
+            rows = self._query(pgsql.READ_STREAM, (game_id, from_version))
         else:
-            rows = self._query(_READ_STREAM_RANGE, (game_id, from_version, to_version))
+            rows = self._query(
+                pgsql.READ_STREAM_RANGE, (game_id, from_version, to_version)
+            )
         parse = _time_parser()
         return [
             RecordedEvent(
@@ -110,7 +69,7 @@ class RawReader:
     ) -> tuple[list[RecordedEvent], int]:
         """The settled events after ``after_position`` and the bound they
         were read below."""
-        ((events, bound),) = self._query(_READ_ALL, (after_position, limit))
+        ((events, bound),) = self._query(pgsql.READ_ALL, (after_position, limit))
         return _log_events(events), int(bound)
 
     def read_all_matching(
@@ -122,7 +81,7 @@ class RawReader:
     ) -> tuple[MatchingEvents, int]:
         """:meth:`read_all`'s stretch, filtered, and its bound."""
         ((scanned, through, matching, bound),) = self._query(
-            _READ_ALL_MATCHING,
+            pgsql.READ_ALL_MATCHING,
             (list(event_types), list(game_ids), after_position, limit),
         )
         return MatchingEvents(
@@ -133,7 +92,7 @@ class RawReader:
 
     def settled_bound(self) -> int:
         """The position below which the log is settled now."""
-        return int(self._query(f"SELECT {SETTLED_BOUND}", ())[0][0])
+        return int(self._query(f"SELECT {pgsql.SETTLED_BOUND}", ())[0][0])
 
     def execute(
         self, sql: str, parameters: Sequence[Any] | Mapping[str, Any]
@@ -145,7 +104,7 @@ class RawReader:
         return self._query(sql, parameters)
 
     def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
-        rows = self._query(_FIND_COMMAND, (game_id, command_id))
+        rows = self._query(pgsql.FIND_COMMAND, (game_id, command_id))
         if not rows:
             return None
         row = rows[0]
@@ -161,7 +120,7 @@ class RawReader:
         )
 
     def stream_version(self, game_id: str) -> int:
-        return int(self._query(_STREAM_VERSION, (game_id,))[0][0])
+        return int(self._query(pgsql.STREAM_VERSION, (game_id,))[0][0])
 
     def close(self) -> None:
         with self._lock:

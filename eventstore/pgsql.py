@@ -1,0 +1,130 @@
+"""The SQL of the PostgreSQL store's fast paths, in one place: the group
+committer's batch append, the raw reads (streams, the settled log, commands),
+the positions' claim and the notifications. Statements in psycopg's
+parameter style (``%s``, ``%(name)s``) but :data:`CLAIM_AND_NOTIFY`, run
+through SQLAlchemy (``:name``). ``tests/eventstore/test_pgsql.py`` runs
+``EXPLAIN`` of each on a database made from :mod:`eventstore.tables`, so a
+statement that names a table or column the schema lacks fails there.
+"""
+
+from __future__ import annotations
+
+# A stream comes back as the text of one JSON array of rows: one json.loads
+# (C) for the lot is much cheaper than psycopg's per-row, per-column loaders
+# (its json loader is several times slower than json.loads on text). The
+# json ``data`` is embedded verbatim.
+EVENT_ROWS = (
+    "SELECT coalesce(json_agg(json_build_array(version, position, type,"
+    " schema_version, data, recorded_at) ORDER BY version)::text, '[]')"
+    " FROM events WHERE game_id = %s AND version >= %s"
+)
+READ_STREAM = EVENT_ROWS
+READ_STREAM_RANGE = EVENT_ROWS + " AND version <= %s"
+# The global log is read only below the oldest transaction still running
+# (positions follow transaction ids: see eventstore.sql), so no event can
+# later appear behind a position read.
+SETTLED = (
+    "SELECT * FROM events WHERE position > %s"
+    " AND position < (pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)"
+    " ORDER BY position LIMIT %s"
+)
+#: The position below which the log is settled: no transaction still
+#: running can append below it.
+SETTLED_BOUND = "(pg_snapshot_xmin(pg_current_snapshot())::text::bigint << 16)"
+READ_ALL = (
+    "SELECT coalesce(json_agg(json_build_array(game_id, version, position, type,"
+    " schema_version, data, recorded_at) ORDER BY position)::text, '[]'),"
+    f" {SETTLED_BOUND}"
+    f" FROM ({SETTLED}) e"
+)
+# The stretch of the log read_all would return: its size, its last position
+# and, built only for the matching events, their rows.
+READ_ALL_MATCHING = (
+    "SELECT count(*), max(position), coalesce(json_agg(json_build_array(game_id,"
+    " version, position, type, schema_version, data, recorded_at) ORDER BY position)"
+    " FILTER (WHERE type = ANY(%s::text[]) OR game_id = ANY(%s::text[]))::text, '[]'),"
+    f" {SETTLED_BOUND}"
+    f" FROM ({SETTLED}) e"
+)
+FIND_COMMAND = (
+    "SELECT game_id, command_id, actor, payload, first_version, last_version,"
+    " error_kind, error_reason, error_message, decided_at_version, recorded_at,"
+    " sequence FROM commands WHERE game_id = %s AND command_id = %s"
+)
+STREAM_VERSION = "SELECT coalesce(max(version), 0) FROM events WHERE game_id = %s"
+
+#: A batch of appends, at most one per game, as one statement: each
+#: append's version check, command log entry (without a command id
+#: conflict) and events; the positions of all the accepted appends, in
+#: batch order, from the transaction's id (see ``eventstore.sql``), after
+#: the ``offset`` events earlier statements of the transaction appended.
+#: ``%(batch)s`` is a JSON array of appends (see :meth:`Append.document`).
+#: One row per append, in batch order: its index, the stream's version
+#: before the batch, and the last position it was given (NULL when it
+#: wrote nothing).
+APPEND_BATCH = """
+WITH b AS (
+  SELECT * FROM json_to_recordset(%(batch)s::json) AS b(
+    i int, g text, expected int, count int, at timestamptz, events json,
+    command_id text, actor text, payload json, decided int, first_version int,
+    last_version int, error_kind text, error_reason text, error_message text)
+), stream AS (
+  SELECT b.i, coalesce((SELECT max(e.version) FROM events e WHERE e.game_id = b.g), 0)
+    AS version
+  FROM b
+), fits AS (
+  SELECT b.* FROM b JOIN stream USING (i) WHERE stream.version = b.expected
+), command AS (
+  INSERT INTO commands (game_id, command_id, actor, payload, decided_at_version,
+    first_version, last_version, error_kind, error_reason, error_message,
+    recorded_at)
+  SELECT g, command_id, actor, payload, decided, first_version, last_version,
+    error_kind, error_reason, error_message, at
+  FROM fits WHERE command_id IS NOT NULL
+  ON CONFLICT (game_id, command_id) DO NOTHING
+  RETURNING game_id
+), accepted AS (
+  SELECT fits.*, sum(fits.count) OVER (ORDER BY fits.i) AS through
+  FROM fits
+  WHERE fits.command_id IS NULL OR fits.g IN (SELECT game_id FROM command)
+), claimed AS (
+  SELECT (pg_current_xact_id()::text::bigint << 16) + %(offset)s::bigint AS base
+  WHERE EXISTS (SELECT FROM accepted)
+), inserted AS (
+  INSERT INTO events (game_id, version, position, type, schema_version, data,
+    recorded_at)
+  SELECT a.g, a.expected + u.n, claimed.base + a.through - a.count + u.n,
+    u.event ->> 0, (u.event ->> 1)::int, u.event -> 2, a.at
+  FROM claimed, accepted a,
+    json_array_elements(a.events) WITH ORDINALITY AS u(event, n)
+)
+SELECT stream.version, claimed.base + a.through
+FROM stream LEFT JOIN accepted a USING (i) LEFT JOIN claimed ON a.i IS NOT NULL
+ORDER BY stream.i
+"""
+
+NOTIFY = "SELECT pg_notify(%s, %s)"
+#: The announcing connection's commits need not wait for a WAL flush: a
+#: notification is a hint (a follower that misses one reads again when its
+#: wait times out).
+NOT_DURABLE = "SET synchronous_commit = off"
+
+# One round trip: the transaction's positions and its notification.
+CLAIM_AND_NOTIFY = (
+    "WITH claimed AS ("
+    " SELECT (pg_current_xact_id()::text::bigint << 16) + :count AS value)"
+    " SELECT value, pg_notify(:channel, value::text) FROM claimed"
+)
+# The position of the first event a transaction begun now could append:
+# the log's events must all be below it, or the cluster's transaction ids
+# are behind its positions (a logical dump restored into a new cluster).
+IDS_AHEAD_OF_THE_LOG = (
+    "SELECT coalesce(max(position), 0)"
+    " < (pg_snapshot_xmax(pg_current_snapshot())::text::bigint << 16)"
+    " FROM events"
+)
+
+# How many events the log holds after a position (up to a limit).
+EVENTS_AFTER = (
+    "SELECT count(*) FROM (SELECT FROM events WHERE position > %s LIMIT %s) e"
+)
