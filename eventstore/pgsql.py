@@ -9,6 +9,10 @@ statement that names a table or column the schema lacks fails there.
 
 from __future__ import annotations
 
+from functools import cache
+
+from sqlalchemy import Table
+
 # A stream comes back as the text of one JSON array of rows: one json.loads
 # (C) for the lot is much cheaper than psycopg's per-row, per-column loaders
 # (its json loader is several times slower than json.loads on text). The
@@ -128,3 +132,44 @@ IDS_AHEAD_OF_THE_LOG = (
 EVENTS_AFTER = (
     "SELECT count(*) FROM (SELECT FROM events WHERE position > %s LIMIT %s) e"
 )
+
+# -- read models ---------------------------------------------------------------
+
+#: A projection's checkpoint.
+CHECKPOINT = "SELECT position FROM projection_checkpoints WHERE name = %s"
+
+
+@cache
+def apply_rows(table: Table) -> str:
+    """One batch of a projection into ``table``: the checkpoint moves if it
+    is at ``%(from)s`` (the row is created when the projection starts from
+    0 and has none; a runner that loses a race finds it moved, or created,
+    and changes nothing), and the rows (``%(rows)s``, a JSON array of
+    objects, a value for every column) are upserted only if it moved:
+    ``applied`` feeds their INSERT."""
+    columns = [c.name for c in table.columns]
+    (key,) = [c.name for c in table.primary_key.columns]
+    names = ", ".join(columns)
+    updates = ", ".join(f"{c} = excluded.{c}" for c in columns if c != key)
+    return f"""
+WITH moved AS (
+  UPDATE projection_checkpoints SET position = %(to)s::bigint, updated_at = now()
+  WHERE name = %(name)s AND position = %(from)s::bigint
+  RETURNING 1
+), created AS (
+  INSERT INTO projection_checkpoints (name, position, updated_at)
+  SELECT %(name)s, %(to)s::bigint, now()
+  WHERE %(from)s::bigint = 0
+    AND NOT EXISTS (SELECT FROM projection_checkpoints WHERE name = %(name)s)
+  ON CONFLICT (name) DO NOTHING
+  RETURNING 1
+), applied AS (
+  SELECT FROM moved UNION ALL SELECT FROM created
+), upserted AS (
+  INSERT INTO {table.name} ({names})
+  SELECT {names} FROM json_populate_recordset(NULL::{table.name}, %(rows)s::json)
+  WHERE EXISTS (SELECT FROM applied)
+  ON CONFLICT ({key}) DO UPDATE SET {updates}
+)
+SELECT EXISTS (SELECT FROM applied)
+"""

@@ -5,31 +5,91 @@ version, winners, result, characters, created and finished times) behind
 ListGames and the per-game-type statistics. It folds each game's events with
 the game's own rules (it needs them for the characters and the outcome), and
 writes each batch with its checkpoint in one transaction
-(:class:`eventstore.readmodels.ReadModels`), so it never skips an event nor
-applies one twice, even when killed mid-batch or run by several replicas.
+(:class:`eventstore.readmodels.ReadModels`: the store keeps the rows and
+the checkpoint, :class:`GameListRows` says what the rows are), so it never
+skips an event nor applies one twice, even when killed mid-batch or run by
+several replicas.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
 import structlog
+from sqlalchemy import func, select
 
 from domain import registry
 from domain.session import LIFECYCLE_EVENTS, GameCreated, Session, SessionState
 from eventstore.base import EventStore, RecordedEvent
-from eventstore.readmodels import GameRow, ReadModels
+from eventstore.readmodels import ReadModels
+from eventstore.tables import game_list
 from service.outages import OutageLog
 
 log = structlog.get_logger("strata.projections")
 
 GAME_LIST = "game_list"
+
+
+@dataclasses.dataclass(frozen=True)
+class GameRow:
+    """One game in the game list."""
+
+    game_id: str
+    game_type: str
+    status: str
+    players: int
+    seats_taken: int
+    version: int
+    winners: tuple[int, ...]
+    result: str
+    characters: dict[int, str]
+    created_at: datetime
+    finished_at: datetime | None
+
+    def values(self) -> dict[str, Any]:
+        """The row as the ``game_list`` table holds it."""
+        return {
+            "game_id": self.game_id,
+            "game_type": self.game_type,
+            "status": self.status,
+            "players": self.players,
+            "seats_taken": self.seats_taken,
+            "version": self.version,
+            "winners": self._winners(),
+            "result": self.result,
+            "characters": self._characters(),
+            "created_at": self.created_at,
+            "finished_at": self.finished_at,
+        }
+
+    def _winners(self) -> str:
+        return json.dumps(list(self.winners))
+
+    def _characters(self) -> str:
+        return json.dumps({str(k): v for k, v in self.characters.items()})
+
+
+def _game_row(row: Any) -> GameRow:
+    return GameRow(
+        game_id=row.game_id,
+        game_type=row.game_type,
+        status=row.status,
+        players=row.players,
+        seats_taken=row.seats_taken,
+        version=row.version,
+        winners=tuple(json.loads(row.winners)),
+        result=row.result,
+        characters={int(k): v for k, v in json.loads(row.characters).items()},
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+    )
 
 
 class _Game:
@@ -83,11 +143,11 @@ class _Game:
 _LIFECYCLE = frozenset(t.__name__ for t in LIFECYCLE_EVENTS)
 
 
-def _models_of(store: EventStore) -> ReadModels:
+def _models_of(store: EventStore) -> GameListRows:
     models = store.read_models()
     if models is None:
         raise ValueError("this store keeps no read models (use a SQL store)")
-    return models
+    return GameListRows(models)
 
 
 class GameListProjection:
@@ -271,11 +331,104 @@ class GameListProjection:
         )
 
 
+class GameListRows:
+    """The game list's rows in the store's read models: the projection's
+    writes (with its checkpoint) and the API's reads."""
+
+    def __init__(self, models: ReadModels) -> None:
+        self.models = models
+
+    def checkpoint(self, name: str = GAME_LIST) -> int:
+        return self.models.checkpoint(name)
+
+    def apply_game_rows(
+        self, name: str, from_position: int, to_position: int, rows: Sequence[GameRow]
+    ) -> bool:
+        """Upsert ``rows`` and move the checkpoint, together or not at all
+        (:meth:`ReadModels.apply`)."""
+        return self.models.apply(
+            name, from_position, to_position, game_list, [r.values() for r in rows]
+        )
+
+    def reset(self, name: str = GAME_LIST) -> None:
+        self.models.reset(name, game_list)
+
+    def game(self, game_id: str) -> GameRow | None:
+        rows = self.models.query(
+            select(game_list).where(game_list.c.game_id == game_id)
+        )
+        return _game_row(rows[0]) if rows else None
+
+    def list_games(
+        self, game_type: str = "", status: str = "", after: str = "", limit: int = 50
+    ) -> list[GameRow]:
+        """Games in id (creation) order after ``after``, filtered."""
+        query = select(game_list).where(game_list.c.game_id > after)
+        if game_type:
+            query = query.where(game_list.c.game_type == game_type)
+        if status:
+            query = query.where(game_list.c.status == status)
+        query = query.order_by(game_list.c.game_id).limit(limit)
+        return [_game_row(r) for r in self.models.query(query)]
+
+    def all_games(self) -> list[GameRow]:
+        """Every row, in id order (for comparing rebuilt and live models)."""
+        query = select(game_list).order_by(game_list.c.game_id)
+        return [_game_row(r) for r in self.models.query(query)]
+
+    def statistics(self, game_type: str = "") -> list[dict[str, Any]]:
+        """Per-game-type statistics over the game list."""
+        query = select(
+            game_list.c.game_type,
+            game_list.c.status,
+            game_list.c.version,
+            game_list.c.winners,
+            game_list.c.result,
+            game_list.c.characters,
+        )
+        if game_type:
+            query = query.where(game_list.c.game_type == game_type)
+        by_type: dict[str, dict[str, Any]] = {}
+        for row in self.models.query(query):
+            stats = by_type.setdefault(
+                row.game_type,
+                {
+                    "game_type": row.game_type,
+                    "games": 0,
+                    "finished": 0,
+                    "active": 0,
+                    "open": 0,
+                    "lengths": [],
+                    "wins_by_seat": {},
+                    "wins_by_character": {},
+                    "results": {},
+                },
+            )
+            stats["games"] += 1
+            stats[row.status] += 1
+            if row.status == "finished":
+                stats["lengths"].append(row.version)
+                stats["results"][row.result] = stats["results"].get(row.result, 0) + 1
+                characters = json.loads(row.characters)
+                for seat in json.loads(row.winners):
+                    stats["wins_by_seat"][seat] = stats["wins_by_seat"].get(seat, 0) + 1
+                    name = characters.get(str(seat))
+                    if name:
+                        stats["wins_by_character"][name] = (
+                            stats["wins_by_character"].get(name, 0) + 1
+                        )
+        return [by_type[k] for k in sorted(by_type)]
+
+    def count(self) -> int:
+        query = select(func.count()).select_from(game_list)
+        return int(self.models.query(query)[0][0])
+
+
 class GameList(Protocol):
     """What the API reads of the game list: the read model, how far it has
     applied the log, and a way to wait until it has applied a position."""
 
-    models: ReadModels
+    models: GameListRows
 
     @property
     def position(self) -> int: ...

@@ -21,6 +21,7 @@ pytestmark = pytest.mark.postgres
 #: Sample parameters of each statement (psycopg's style).
 PARAMETERS: dict[str, Any] = {
     "APPEND_BATCH": {"batch": "[]", "offset": 0},
+    "CHECKPOINT": ("game_list",),
     "EVENTS_AFTER": (0, 10),
     "EVENT_ROWS": ("g", 1),
     "FIND_COMMAND": ("g", "c"),
@@ -83,6 +84,13 @@ def test_the_positions_claim_plans_on_the_tables_schema(schema_url: str) -> None
         )
         connection.execute(text(f"SELECT {pgsql.SETTLED_BOUND}"))
     engine.dispose()
+
+
+def test_a_projection_batch_plans_for_every_read_model_table(schema_url: str) -> None:
+    batch = {"name": "game_list", "from": 0, "to": 1, "rows": "[]"}
+    with psycopg.connect(_conninfo(schema_url)) as connection:
+        for table in (tables.game_list,):
+            connection.execute(f"EXPLAIN {pgsql.apply_rows(table)}", batch)
 
 
 def test_a_statement_naming_a_missing_column_fails_here(schema_url: str) -> None:

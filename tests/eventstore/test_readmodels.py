@@ -11,8 +11,9 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from eventstore.base import EventStore
-from eventstore.readmodels import GameRow, ReadModels
+from eventstore.readmodels import ReadModels
 from eventstore.sql import SQLAlchemyEventStore
+from service.projections import GameListRows, GameRow
 from tests.eventstore.backends import Capability
 
 #: Read models live in the SQL stores' databases.
@@ -40,12 +41,14 @@ def row(game_id: str, version: int = 1, **changes: object) -> GameRow:
 
 
 @pytest.fixture
-def models(store: EventStore) -> ReadModels:
+def models(store: EventStore) -> GameListRows:
+    """The game list's rows (service/projections.py) on the store's generic
+    read models: rows and checkpoint written together."""
     assert isinstance(store, SQLAlchemyEventStore)
-    return ReadModels(store)
+    return GameListRows(ReadModels(store))
 
 
-def test_a_batch_writes_its_rows_and_moves_the_checkpoint(models: ReadModels) -> None:
+def test_a_batch_writes_its_rows_and_moves_the_checkpoint(models: GameListRows) -> None:
     finished = row(
         "g-2",
         40,
@@ -70,7 +73,7 @@ def test_a_batch_writes_its_rows_and_moves_the_checkpoint(models: ReadModels) ->
 
 
 def test_later_batches_replace_their_games_rows_and_keep_the_others(
-    models: ReadModels,
+    models: GameListRows,
 ) -> None:
     assert models.apply_game_rows(NAME, 0, 5, [row("g-1"), row("g-2")])
 
@@ -84,7 +87,7 @@ def test_later_batches_replace_their_games_rows_and_keep_the_others(
     assert models.count() == 3
 
 
-def test_a_batch_from_another_position_writes_nothing(models: ReadModels) -> None:
+def test_a_batch_from_another_position_writes_nothing(models: GameListRows) -> None:
     assert not models.apply_game_rows(NAME, 3, 8, [row("g-1")])  # no checkpoint yet
     assert (models.checkpoint(NAME), models.all_games()) == (0, [])
     assert models.apply_game_rows(NAME, 0, 8, [row("g-1")])
@@ -96,7 +99,7 @@ def test_a_batch_from_another_position_writes_nothing(models: ReadModels) -> Non
     assert (models.checkpoint(NAME), models.all_games()) == (8, [row("g-1")])
 
 
-def _race(models: ReadModels, start: int, runners: int) -> dict[int, bool]:
+def _race(models: GameListRows, start: int, runners: int) -> dict[int, bool]:
     """``runners`` threads applying a batch from ``start`` at once; whether
     each applied."""
     barrier = threading.Barrier(runners)
@@ -118,7 +121,7 @@ def _race(models: ReadModels, start: int, runners: int) -> dict[int, bool]:
 
 
 def test_of_runners_racing_from_one_position_exactly_one_applies(
-    models: ReadModels,
+    models: GameListRows,
 ) -> None:
     for start in (0, 100):  # without a checkpoint row, then with one
         if start:
@@ -136,7 +139,7 @@ def test_of_runners_racing_from_one_position_exactly_one_applies(
 
 
 def test_a_naive_timestamp_is_refused_and_nothing_is_written(
-    models: ReadModels,
+    models: GameListRows,
 ) -> None:
     naive = row("g-1", created_at=datetime(2026, 1, 1))
 
@@ -146,7 +149,7 @@ def test_a_naive_timestamp_is_refused_and_nothing_is_written(
     assert (models.checkpoint(NAME), models.all_games()) == (0, [])
 
 
-def test_reset_empties_the_list_and_the_checkpoint(models: ReadModels) -> None:
+def test_reset_empties_the_list_and_the_checkpoint(models: GameListRows) -> None:
     models.apply_game_rows(NAME, 0, 4, [row("g-1")])
 
     models.reset(NAME)

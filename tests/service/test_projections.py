@@ -24,7 +24,7 @@ from eventstore.readmodels import ReadModels
 from eventstore.sql import SQLAlchemyEventStore
 from service.application import GameApp
 from service.callers import Caller
-from service.projections import GAME_LIST, GameListProjection
+from service.projections import GAME_LIST, GameListProjection, GameListRows
 from service.server import create_server
 from tests.service.conftest import NO_RATE_LIMITS
 from tests.service.test_replays import random_game
@@ -87,23 +87,23 @@ def test_a_batch_that_fails_midway_leaves_nothing_behind(sql_store, monkeypatch)
     projection = GameListProjection(store, batch=50)
     projection.run_once()
     before = (projection.models.checkpoint(GAME_LIST), projection.models.all_games())
-    original = ReadModels.apply_game_rows
+    original = GameListRows.apply_game_rows
 
     def crash(self, name, start, end, rows):
-        with self.store.write_transaction() as connection:
+        with self.models.store.write_transaction() as connection:
             from eventstore.tables import game_list
 
             connection.execute(game_list.delete())
             raise RuntimeError("killed mid-batch")
 
-    monkeypatch.setattr(ReadModels, "apply_game_rows", crash)
+    monkeypatch.setattr(GameListRows, "apply_game_rows", crash)
     with pytest.raises(RuntimeError):
         projection.run_once()
     assert (
         projection.models.checkpoint(GAME_LIST),
         projection.models.all_games(),
     ) == before
-    monkeypatch.setattr(ReadModels, "apply_game_rows", original)
+    monkeypatch.setattr(GameListRows, "apply_game_rows", original)
     projection.run_until_caught_up()
     fresh = GameListProjection(store)
     fresh.rebuild()
@@ -138,7 +138,7 @@ def test_a_runner_killed_with_sigkill_and_restarted_misses_and_doubles_nothing(
         runner.stdout.readline()
     runner.send_signal(signal.SIGKILL)
     runner.wait()
-    models = ReadModels(store)
+    models = GameListRows(ReadModels(store))
     stopped_at = models.checkpoint(GAME_LIST)
     assert 0 < stopped_at < store.last_position()
     restarted = GameListProjection(store, batch=10)
@@ -398,7 +398,7 @@ def test_the_game_list_shows_at_every_version_what_a_full_fold_shows(
 
     log = store.read_all(0, store.last_position())
     for batch in (1, 5):
-        ReadModels(store).reset(GAME_LIST)
+        GameListRows(ReadModels(store)).reset(GAME_LIST)
         projection = GameListProjection(store, batch=batch)
         checked = 0
         while projection.run_once():
@@ -429,14 +429,14 @@ def test_a_steady_stream_of_appends_is_applied_in_few_batches(sql_store, monkeyp
     when every batch finds new events; a reader that waits cuts it short."""
     store = sql_store
     batches = []
-    original = ReadModels.apply_game_rows
+    original = GameListRows.apply_game_rows
 
     def counted(self, name, start, end, rows):
         batches.append(end - start)
         time.sleep(0.02)  # longer than between appends: it always finds more
         return original(self, name, start, end, rows)
 
-    monkeypatch.setattr(ReadModels, "apply_game_rows", counted)
+    monkeypatch.setattr(GameListRows, "apply_game_rows", counted)
     projection = GameListProjection(store, linger=0.3)
     stop = threading.Event()
     runner = threading.Thread(target=projection.run_forever, args=(stop, 0.05))
