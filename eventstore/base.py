@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import json
 import threading
 from collections.abc import AsyncIterator, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -149,6 +150,21 @@ class Snapshot:
     version: int
     schema_version: int
     state: JSON
+
+
+def encode_json(value: JSON) -> str:
+    """The JSON text every backend stores for event data, payloads and
+    snapshots (compact); NaN and infinities are refused with ``ValueError``,
+    other values that are not JSON with ``TypeError``."""
+    return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+
+
+def utc(time: datetime) -> datetime:
+    """``time`` in UTC, as every backend stores it; a time without a zone is
+    refused with ``ValueError``."""
+    if time.tzinfo is None:
+        raise ValueError(f"naive datetime {time!r}: timestamps must be aware")
+    return time.astimezone(UTC)
 
 
 def check_append(events: Sequence[NewEvent], expected_version: int) -> None:

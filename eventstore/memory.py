@@ -43,7 +43,6 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from eventstore.base import (
-    JSON,
     AppendResult,
     CommandRecord,
     ConcurrencyError,
@@ -56,23 +55,10 @@ from eventstore.base import (
     check_append,
     check_import,
     check_rejection,
+    encode_json,
+    utc,
 )
 from eventstore.loops import AppendNotifier
-
-
-def _encode(value: JSON) -> str:
-    """The JSON text of ``value``, as a database would store it; NaN and
-    infinities are refused with ``ValueError``, other values that are not
-    JSON with ``TypeError``."""
-    return json.dumps(value, allow_nan=False)
-
-
-def _utc(time: datetime) -> datetime:
-    """``time`` in UTC, as a database's timestamp column gives it back; a
-    time without a zone is refused with ``ValueError``."""
-    if time.tzinfo is None:
-        raise ValueError(f"naive datetime {time!r}: timestamps must be aware")
-    return time.astimezone(UTC)
 
 
 class InMemoryEventStore(EventStore):
@@ -96,9 +82,9 @@ class InMemoryEventStore(EventStore):
         command: NewCommand | None = None,
     ) -> AppendResult:
         check_append(events, expected_version)
-        encoded = [_encode(event.data) for event in events]
+        encoded = [encode_json(event.data) for event in events]
         if command is not None:
-            command = replace(command, payload=_encode(command.payload))
+            command = replace(command, payload=encode_json(command.payload))
         with self._lock:
             if command is not None and (game_id, command.command_id) in self._commands:
                 raise DuplicateCommand(
@@ -154,7 +140,7 @@ class InMemoryEventStore(EventStore):
 
     def record_rejection(self, game_id: str, command: NewCommand) -> CommandRecord:
         check_rejection(command)
-        command = replace(command, payload=_encode(command.payload))
+        command = replace(command, payload=encode_json(command.payload))
         with self._lock:
             record = self._commands.get((game_id, command.command_id))
             if record is None:
@@ -218,7 +204,7 @@ class InMemoryEventStore(EventStore):
             return sorted(g for g in self._streams if g > after_game_id)[:limit]
 
     def save_snapshot(self, snapshot: Snapshot) -> None:
-        encoded = replace(snapshot, state=_encode(snapshot.state))
+        encoded = replace(snapshot, state=encode_json(snapshot.state))
         with self._lock:
             self._snapshots[snapshot.game_id] = encoded
 
@@ -244,11 +230,11 @@ class InMemoryEventStore(EventStore):
     ) -> AppendResult:
         check_import(events)
         events = [
-            replace(e, data=_encode(e.data), recorded_at=_utc(e.recorded_at))
+            replace(e, data=encode_json(e.data), recorded_at=utc(e.recorded_at))
             for e in events
         ]
         commands = [
-            replace(c, payload=_encode(c.payload), recorded_at=_utc(c.recorded_at))
+            replace(c, payload=encode_json(c.payload), recorded_at=utc(c.recorded_at))
             for c in commands
         ]
         command_ids = {(game_id, c.command_id) for c in commands}

@@ -24,6 +24,7 @@ from typing import Any
 from sqlalchemy import Connection, Executable, Table, delete, insert, select, update
 
 from eventstore import pgsql, tables
+from eventstore.base import utc
 from eventstore.postgres import PostgresEventStore
 from eventstore.sql import SQLAlchemyEventStore, dumps_json, translate_errors
 
@@ -37,8 +38,8 @@ def _json_value(value: Any) -> Any:
 def _check_times(rows: Sequence[Mapping[str, Any]]) -> None:
     for row in rows:
         for value in row.values():
-            if isinstance(value, datetime) and value.tzinfo is None:
-                raise ValueError(f"naive datetime {value!r}: timestamps must be aware")
+            if isinstance(value, datetime):
+                utc(value)
 
 
 class ReadModels:

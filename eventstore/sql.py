@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import abc
 import asyncio
-import json
 import logging
 import threading
 import time
@@ -54,7 +53,6 @@ from sqlalchemy.sql.dml import Insert
 
 from eventstore import tables
 from eventstore.base import (
-    JSON,
     AppendResult,
     CommandOutcome,
     CommandRecord,
@@ -71,6 +69,7 @@ from eventstore.base import (
     check_append,
     check_import,
     check_rejection,
+    encode_json,
 )
 from eventstore.loops import AppendNotifier
 
@@ -89,9 +88,8 @@ _NO_SCHEMA = (
 )
 
 
-def dumps_json(value: JSON) -> str:
-    """Encode a JSON value compactly; NaN and infinities are refused."""
-    return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+#: The JSON text of event data, payloads and snapshots (the port's, once).
+dumps_json = encode_json
 
 
 def utc_now() -> datetime:

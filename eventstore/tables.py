@@ -29,6 +29,8 @@ from sqlalchemy import (
     TypeDecorator,
 )
 
+from eventstore.base import utc
+
 metadata = MetaData(
     naming_convention={
         "pk": "pk_%(table_name)s",
@@ -53,9 +55,7 @@ class UTCDateTime(TypeDecorator[datetime]):
     ) -> datetime | None:
         if value is None:
             return None
-        if value.tzinfo is None:
-            raise ValueError(f"naive datetime {value!r}: timestamps must be aware")
-        value = value.astimezone(UTC)
+        value = utc(value)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
     def process_result_value(
