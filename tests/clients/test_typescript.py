@@ -306,3 +306,25 @@ def test_refusals_carry_the_same_code_reason_and_sentence_as_over_grpc(
             }
     assert summary["errors"] == over_grpc
     assert all(e["reason"] for e in over_grpc.values())
+
+
+def test_live_play_and_a_players_record_through_the_typescript_client(
+    node_modules: Path, server: Running, admin: StrataClient
+) -> None:
+    """findGame seats two callers in one game, rematch links the next one,
+    and exportPlayerRecord gives a record that verifies offline."""
+    from domain.fairness import verify_record
+
+    summary = node(server, "test/live.js", "--transport", "connect")
+    assert summary["second_game_id"] == summary["game_id"]
+    game = admin.get_game(summary["game_id"])
+    assert game.status == pb.GAME_STATUS_FINISHED
+    assert [s.player_name for s in game.seats] == ["Ada", "Bob"]
+    assert game.rematch == summary["rematch_id"]
+    record = summary["record"]
+    assert record["seats"] == [0] and record["events"][-1]["type"] in (
+        "SeedRevealed",
+        "RematchCreated",
+    )
+    check = verify_record(record)
+    assert check.ok, check.message

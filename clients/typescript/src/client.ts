@@ -39,6 +39,7 @@ import {
   GameService,
   type CreateGameResponse,
   type Event,
+  type FindGameResponse,
   type Game,
   type GameCommandSchema,
   type GameOptionsSchema,
@@ -53,6 +54,7 @@ import {
   type ReplayGameResponse,
   type StartGameResponse,
   type SubmitCommandResponse,
+  type TimeControlSchema,
 } from "./gen/strata/v1/game_service_pb.js";
 import { IntegrationService } from "./gen/strata/v1/integration_service_pb.js";
 
@@ -199,6 +201,12 @@ export class StrataClient {
       scenario?: MessageInitShape<typeof GameScenarioSchema>;
       requestId?: string;
       bots?: Record<number, string>;
+      /** `"bot"`: a seat whose player leaves the started game goes to a bot. */
+      replaceLeavers?: string;
+      /** A deadline per decision or a clock per seat (live play). */
+      timeControl?: MessageInitShape<typeof TimeControlSchema>;
+      /** Admin only: no reveal of the seed at the end. */
+      keepSeedSecret?: boolean;
     } = {},
   ): Promise<CreateGameResponse> {
     const bots = Object.entries(options.bots ?? {})
@@ -214,10 +222,44 @@ export class StrataClient {
           scenario: options.scenario,
           requestId: options.requestId ?? "",
           bots,
+          replaceLeavers: options.replaceLeavers ?? "",
+          timeControl: options.timeControl,
+          keepSeedSecret: options.keepSeedSecret ?? false,
         },
         o,
       ),
     );
+  }
+
+  /**
+   * The rematch of the finished `gameId` (created once: asked again, the
+   * same game); each player claims its seat with `joinGame` and its old token.
+   */
+  rematch(gameId: string): Promise<CreateGameResponse> {
+    return this.call((o) => this.game.createGame({ rematchOf: gameId }, o));
+  }
+
+  /**
+   * Quick join: a seat in the oldest open game of `gameType` for `players`,
+   * or in a new one (this client's token gets it, else a new seat token).
+   */
+  findGame(
+    gameType: string,
+    players: number,
+    options: { playerName?: string } = {},
+  ): Promise<FindGameResponse> {
+    return this.call((o) =>
+      this.game.findGame({ gameType, players, playerName: options.playerName ?? "" }, o),
+    );
+  }
+
+  /**
+   * This token's record of a finished game whose seed was revealed (README,
+   * "Provably fair"): parse it and check it with `strata verify --offline`.
+   */
+  async exportPlayerRecord(gameId: string): Promise<Record<string, unknown>> {
+    const response = await this.call((o) => this.game.exportPlayerRecord({ gameId }, o));
+    return JSON.parse(response.record) as Record<string, unknown>;
   }
 
   joinGame(
@@ -229,7 +271,10 @@ export class StrataClient {
     );
   }
 
-  /** Free `seat` before the start (its seat token, the host's or the admin's). */
+  /**
+   * Free `seat` before the start (its seat token, the host's or the admin's),
+   * or take it out of the started game (its seat token or the admin's).
+   */
   leaveGame(gameId: string, seat: number): Promise<LeaveGameResponse> {
     return this.call((o) => this.game.leaveGame({ gameId, seat }, o));
   }
