@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 
 def resolve_on_their_loops(futures: Iterable[asyncio.Future[None]]) -> None:
@@ -81,42 +81,35 @@ class AppendNotifier:
 
     def wait_tick(self, ticks: int, timeout: float) -> bool:
         """Wait until a commit is noticed after mark ``ticks``; False on timeout."""
-        with self._condition:
-            return self._condition.wait_for(
-                lambda: self._ticks > ticks, max(timeout, 0.0)
-            )
+        return self._wait(lambda: self._ticks > ticks, timeout)
 
     async def wait_tick_async(self, ticks: int, timeout: float) -> bool:
         """:meth:`wait_tick` without a thread: False on timeout."""
-        future = asyncio.get_running_loop().create_future()
-        entry: tuple[int | None, asyncio.Future[None]] = (None, future)
-        with self._condition:
-            if self._ticks > ticks:
-                return True
-            self._futures.append(entry)
-        try:
-            await asyncio.wait_for(future, max(timeout, 0.0))
-        except TimeoutError:
-            pass
-        finally:
-            with self._condition:
-                if entry in self._futures:
-                    self._futures.remove(entry)
-        return self._ticks > ticks
+        return await self._wait_async(None, lambda: self._ticks > ticks, timeout)
 
     def wait_past(self, position: int, timeout: float) -> bool:
         """Wait until a position past ``position`` is known; False on timeout."""
-        with self._condition:
-            return self._condition.wait_for(
-                lambda: self._position > position, max(timeout, 0.0)
-            )
+        return self._wait(lambda: self._position > position, timeout)
 
     async def wait_past_async(self, position: int, timeout: float) -> bool:
         """:meth:`wait_past` without a thread: False on timeout."""
-        future = asyncio.get_running_loop().create_future()
-        entry: tuple[int | None, asyncio.Future[None]] = (position, future)
+        return await self._wait_async(
+            position, lambda: self._position > position, timeout
+        )
+
+    def _wait(self, done: Callable[[], bool], timeout: float) -> bool:
         with self._condition:
-            if self._position > position:
+            return self._condition.wait_for(done, max(timeout, 0.0))
+
+    async def _wait_async(
+        self, mark: int | None, done: Callable[[], bool], timeout: float
+    ) -> bool:
+        """Await ``done``, woken by :meth:`advance` through a future with
+        ``mark`` (see ``_futures``)."""
+        future = asyncio.get_running_loop().create_future()
+        entry: tuple[int | None, asyncio.Future[None]] = (mark, future)
+        with self._condition:
+            if done():
                 return True
             self._futures.append(entry)
         try:
@@ -127,4 +120,4 @@ class AppendNotifier:
             with self._condition:
                 if entry in self._futures:
                     self._futures.remove(entry)
-        return self._position > position
+        return done()

@@ -31,9 +31,8 @@ from strata.v1 import game_service_pb2 as pb
 
 from clients.client import StrataClient, StrataError
 from eventstore import migrate
-from eventstore.factory import open_store
-from service.server import Running, create_server
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+from service.server import Running
+from tests.service.conftest import ADMIN_TOKEN, serve
 
 PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 NODE = shutil.which("node")
@@ -94,15 +93,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     """One server for the module: its gRPC port and its HTTP listener."""
     url = f"sqlite:///{tmp_path_factory.mktemp('typescript') / 'strata.sqlite3'}"
     migrate.upgrade(url)
-    store = open_store(url)
-    running = create_server(
-        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, http_port=0
-    )
-    try:
-        yield running
-    finally:
-        running.stop(grace=0.5)
-        store.close()
+    yield from serve(url)
 
 
 @pytest.fixture(scope="module")

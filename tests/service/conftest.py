@@ -32,6 +32,20 @@ NO_RATE_LIMITS = LimitSettings(
 )
 
 
+def serve(url: str) -> Iterator[Running]:
+    """A real server (gRPC and HTTP on free ports) on the store at ``url``,
+    with the test limits (:data:`NO_RATE_LIMITS`), until the generator ends."""
+    store = open_store(url)
+    running = create_server(
+        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, http_port=0
+    )
+    try:
+        yield running
+    finally:
+        running.stop(grace=0.5)
+        store.close()
+
+
 @pytest.fixture
 def sqlite_url(tmp_path: Path) -> str:
     """The migrated SQLite database of ``server`` (other replicas may share it)."""
@@ -56,15 +70,7 @@ def transport(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture
 def server(sqlite_url: str) -> Iterator[Running]:
-    store = open_store(sqlite_url)
-    running = create_server(
-        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, http_port=0
-    )
-    try:
-        yield running
-    finally:
-        running.stop(grace=0.5)
-        store.close()
+    yield from serve(sqlite_url)
 
 
 @pytest.fixture

@@ -41,12 +41,11 @@ from strata.v1 import game_service_pb2 as pb
 from clients.client import StrataClient, StrataError
 from domain import registry
 from domain.rules import Viewer
-from eventstore.factory import open_store
 from service import protomap
-from service.server import Running, create_server
+from service.server import Running
 from service.servicer import game_module
 from tests.hostile.strategies import messages
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, client_for
+from tests.service.conftest import ADMIN_TOKEN, client_for, serve
 
 FORBIDDEN = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 #: What a refused command may answer.
@@ -458,15 +457,7 @@ def machine_for(
 def any_server(store_url: str) -> Iterator[Running]:
     """A server on each backend: what PostgreSQL cannot store (a NUL in
     text) must be refused at the edge there as on SQLite."""
-    store = open_store(store_url)
-    running = create_server(
-        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, http_port=0
-    )
-    try:
-        yield running
-    finally:
-        running.stop(grace=0.5)
-        store.close()
+    yield from serve(store_url)
 
 
 def post(port: int, path: str, body: bytes, content_type: str) -> tuple[int, bytes]:

@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 
 from eventstore import migrate
-from eventstore.factory import open_store
-from service.server import Running, create_server
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+from service.server import Running
+from tests.service.conftest import ADMIN_TOKEN, serve
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,15 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'strata.sqlite3'}"
     migrate.upgrade(url)
-    store = open_store(url)
-    running = create_server(
-        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, http_port=0
-    )
-    try:
-        yield running
-    finally:
-        running.stop(grace=0.5)
-        store.close()
+    yield from serve(url)
 
 
 @pytest.fixture(scope="session")
