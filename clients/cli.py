@@ -52,7 +52,7 @@ from strata.v1 import admin_service_pb2 as admin_pb
 from strata.v1 import game_service_pb2 as pb
 
 from clients import client as client_module
-from clients.client import StrataClient, StrataError, Tls
+from clients.client import StrataClient, StrataError, Tls, position_scenario
 
 FINISHED = pb.GAME_STATUS_FINISHED
 
@@ -173,7 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         result: int = args.handler(args)
         return result
     except StrataError as error:
-        print(f"strata: {error}", file=sys.stderr)
+        where = f" (field {error.field})" if error.field else ""
+        print(f"strata: {error}{where}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
@@ -279,6 +280,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="a seat whose player leaves the started game goes to a bot",
     )
     _add_time_control(create)
+    create.add_argument(
+        "--position",
+        metavar="FILE",
+        help="start from the position in FILE (the game's Position message in "
+        "its proto JSON form; '-' reads stdin); needs $STRATA_ADMIN_TOKEN",
+    )
 
     join = command("join", cmd_join, "Take a seat; prints the seat token.")
     join.add_argument("game_id")
@@ -495,6 +502,23 @@ def game_options(
     return options
 
 
+def read_position(game_type: str, path: str | None) -> pb.GameScenario | None:
+    """The scenario starting from the position in the JSON file ``path``."""
+    if not path:
+        return None
+    try:
+        text = sys.stdin.read() if path == "-" else Path(path).read_text()
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise SystemExit(f"strata: --position {path}: {error}") from None
+    if not isinstance(data, dict):
+        raise SystemExit(f"strata: --position {path}: not a JSON object")
+    try:
+        return position_scenario(game_type, data)
+    except ValueError as error:
+        raise SystemExit(f"strata: --position {path}: {error}") from None
+
+
 # -- playing ------------------------------------------------------------------------
 
 
@@ -701,6 +725,7 @@ def cmd_create(args: argparse.Namespace) -> int:
             bots=bot_seats(args.bot),
             replace_leavers=args.replace_leavers,
             time_control=time_control(args),
+            scenario=read_position(args.game, args.position),
         )
         if created.host_token and created.host_token != token:
             print(f"host token: {created.host_token}", file=sys.stderr)

@@ -26,6 +26,8 @@ from types import TracebackType
 from typing import Any
 
 import grpc
+from google.protobuf import json_format
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from strata.v1 import admin_service_pb2 as admin_pb
@@ -37,18 +39,22 @@ from strata.v1 import integration_service_pb2_grpc as integration_grpc
 
 
 class StrataError(Exception):
-    """An RPC failed: ``code`` (grpc.StatusCode), ``reason`` (stable code) and
-    the service's sentence."""
+    """An RPC failed: ``code`` (grpc.StatusCode), ``reason`` (stable code),
+    the service's sentence and, for malformed input, the ``field`` that is
+    wrong (its path in the request, as ``scenario.cubosaurs.position.deck``)."""
 
-    def __init__(self, code: grpc.StatusCode, reason: str, message: str) -> None:
+    def __init__(
+        self, code: grpc.StatusCode, reason: str, message: str, field: str = ""
+    ) -> None:
         super().__init__(f"{code.name} {reason}: {message}")
         self.code = code
         self.reason = reason
         self.message = message
+        self.field = field
 
     @classmethod
     def from_rpc_error(cls, error: grpc.RpcError) -> StrataError:
-        reason = ""
+        reason = field = ""
         status = rpc_status.from_call(error)
         if status is not None:
             for detail in status.details:
@@ -56,7 +62,39 @@ class StrataError(Exception):
                     info = error_details_pb2.ErrorInfo()
                     detail.Unpack(info)
                     reason = info.reason
-        return cls(error.code(), reason, error.details() or "")
+                elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                    bad = error_details_pb2.BadRequest()
+                    detail.Unpack(bad)
+                    field = next((v.field for v in bad.field_violations), "")
+        return cls(error.code(), reason, error.details() or "", field)
+
+
+def position_scenario(
+    game_type: str,
+    position: Message | dict[str, Any],
+    scenario: pb.GameScenario | None = None,
+) -> pb.GameScenario:
+    """A scenario (a copy of ``scenario``, or a new one) whose
+    ``game_type`` scenario starts from ``position``: that game's
+    ``Position`` message, or its proto JSON form (``{"dinos": [{"step":
+    30}, …], "turn": 1}``). Raises ValueError for a game type with no
+    positions or JSON that is not such a position."""
+    out = pb.GameScenario()
+    if scenario is not None:
+        out.CopyFrom(scenario)
+    if game_type not in pb.GameScenario.DESCRIPTOR.fields_by_name:
+        raise ValueError(f"no game type {game_type!r}")
+    target = getattr(out, game_type)
+    if "position" not in target.DESCRIPTOR.fields_by_name:
+        raise ValueError(f"{game_type} has no positions")
+    if isinstance(position, Message):
+        target.position.CopyFrom(position)
+    else:
+        try:
+            json_format.ParseDict(position, target.position)
+        except json_format.ParseError as error:
+            raise ValueError(f"not a {game_type} position: {error}") from None
+    return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -190,13 +228,18 @@ class StrataClient:
         replace_leavers: str = "",
         time_control: pb.TimeControl | None = None,
         keep_seed_secret: bool = False,
+        position: Message | dict[str, Any] | None = None,
     ) -> pb.CreateGameResponse:
         """``bots``: seat -> bot kind, for the seats the service's bots play.
         ``replace_leavers="bot"``: a seat whose player leaves the started
         game goes to a bot (otherwise it is out). ``time_control``: a
         deadline per decision or a clock per seat (see :func:`deadline` and
         :func:`clock`). ``keep_seed_secret`` (admin): no reveal of the seed
-        at the end."""
+        at the end. ``position`` (admin): the state the game starts from,
+        the game's ``Position`` message or its proto JSON form (a dict), set
+        in the scenario (:func:`position_scenario`)."""
+        if position is not None:
+            scenario = position_scenario(game_type, position, scenario)
         request = pb.CreateGameRequest(
             game_type=game_type,
             players=players,

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 
 class DomainError(Exception):
-    """A command was refused. ``reason`` is a stable UPPER_SNAKE code."""
+    """A command was refused. ``reason`` is a stable UPPER_SNAKE code;
+    ``field``, when one field of the input is wrong, its path (as in the
+    proto: ``position.hands[1]``), which the service reports as the field
+    violation of an INVALID_ARGUMENT."""
 
-    def __init__(self, reason: str, message: str) -> None:
+    def __init__(self, reason: str, message: str, field: str = "") -> None:
         super().__init__(message)
         self.reason = reason
         self.message = message
+        self.field = field
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.reason!r}, {self.message!r})"

@@ -138,7 +138,29 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
     cooperative: ClassVar[bool] = False
 
     def validate_config(self, config: GameConfig[S]) -> None:
-        """Raise :class:`~domain.errors.InvalidCommand` for bad options or scenario."""
+        """Raise :class:`~domain.errors.InvalidCommand` for bad options or
+        scenario (a bad position's error names the field that is wrong)."""
+
+    # -- starting from a position ---------------------------------------------
+
+    #: The game's position (a frozen dataclass, the proto's ``Position``):
+    #: a state of the game set by an admin, for tutorials, puzzles and
+    #: tests. It is the scenario's ``position`` field; ``initial_state``
+    #: builds the game's state from it and ``start`` deals nothing more.
+    #: None: the game cannot start from a position.
+    position_type: ClassVar[type | None] = None
+
+    @staticmethod
+    def position(config: GameConfig[S]) -> Any:
+        """The position ``config``'s scenario starts from, or None."""
+        return getattr(config.scenario, "position", None)
+
+    def redact_position(self, position: Any, viewer: Viewer) -> Any:
+        """``position`` as ``viewer`` may see it: what its seats could see at
+        the start of such a game (another seat's hand, a deck's order are
+        blanked as in the game's events). Every game with a
+        ``position_type`` overrides this."""
+        raise NotImplementedError(f"{type(self).__name__} has no positions")
 
     @abc.abstractmethod
     def initial_state(self, config: GameConfig[S]) -> S:

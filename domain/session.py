@@ -265,6 +265,8 @@ class Session(Generic[S]):
             options = rules.options_type()
         config: GameConfig[S] = GameConfig(players, seed, options, scenario)
         rules.validate_config(config)
+        if rules.position(config) is not None:
+            self._check_position(config)
         return GameCreated(
             game_type=rules.game_type,
             rules_version=rules.rules_version,
@@ -276,6 +278,27 @@ class Session(Generic[S]):
             salt=salt,
             reveal=bool(salt) and reveal,
         )
+
+    def _check_position(self, config: GameConfig[S]) -> None:
+        """What every game's position must allow, beyond the game's own
+        checks (``validate_config``): once set up, the game is not over and
+        a seat may act (a game that started stuck or finished is no game)."""
+        rules = self.rules
+        game = rules.initial_state(config)
+        for event in rules.start(game, Rng(config.seed, 0)):
+            game = rules.evolve(game, event)
+        if rules.is_terminal(game):
+            raise InvalidCommand(
+                "POSITION_GAME_OVER",
+                "The position is a finished game: nothing is left to play.",
+                "position",
+            )
+        if not rules.active_seats(game):
+            raise InvalidCommand(
+                "POSITION_NOBODY_TO_MOVE",
+                "In the position no seat may act.",
+                "position",
+            )
 
     # -- folding ------------------------------------------------------------
 
@@ -648,6 +671,17 @@ class Session(Generic[S]):
         command: Any = codec.decode(self.command_type(kind), body)
         return self.play(state, seat, command, rng)
 
+    def _redacted_position(
+        self, event: GameCreated, viewer: Viewer
+    ) -> dict[str, Any] | None:
+        """A scenario holding only the position of ``event``'s scenario, as
+        ``viewer`` may see it; None for a game that started from none."""
+        if event.scenario is None or event.scenario.get("position") is None:
+            return None
+        rules = self.rules
+        position: Any = codec.decode(rules.scenario_type, event.scenario).position
+        return {"position": codec.encode(rules.redact_position(position, viewer))}
+
     # -- looking ------------------------------------------------------------
 
     def legal_actions(self, state: SessionState[S], seat: int) -> list[Any]:
@@ -673,8 +707,11 @@ class Session(Generic[S]):
                 return event
             # The seed and the scenario foretell every draw: admin only (the
             # salt too, which with the commitment would let a guessable seed
-            # be found); the commitment is public.
-            return dataclasses.replace(event, seed="", scenario=None, salt="")
+            # be found); the commitment is public. A position the game starts
+            # from is shown as the viewer's seats could see it.
+            return dataclasses.replace(
+                event, seed="", scenario=self._redacted_position(event, viewer), salt=""
+            )
         if isinstance(event, LIFECYCLE_EVENTS):
             return event
         return self.rules.redact(event, viewer)

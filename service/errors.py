@@ -151,7 +151,7 @@ def classify(error: BaseException) -> Refusal | None:
         for kind, mapped in _DOMAIN_CODES.items():
             if isinstance(error, kind):
                 code = mapped
-        return _refusal(code, error.reason, error.message)
+        return _refusal(code, error.reason, error.message, error.field)
     if isinstance(error, StoreUnavailable):
         return Refusal(
             Code.UNAVAILABLE,

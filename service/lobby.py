@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 from domain import bots as domain_bots
 from domain import codec, registry
 from domain.chance import Rng
+from domain.errors import InvalidCommand
 from domain.session import GameCreated, Status
 from eventstore.base import (
     CommandOutcome,
@@ -192,14 +193,20 @@ class Lobby:
                 "game_type",
             ) from None
         _check_admin_only(caller, scenario, seed, reveal)
-        created = session.create(
-            players,
-            seed or secrets.token_hex(16),
-            options,
-            scenario,
-            salt=secrets.token_hex(16),
-            reveal=reveal,
-        )
+        try:
+            created = session.create(
+                players,
+                seed or secrets.token_hex(16),
+                options,
+                scenario,
+                salt=secrets.token_hex(16),
+                reveal=reveal,
+            )
+        except InvalidCommand as error:
+            if error.field:
+                # The game names the field within its scenario.
+                error.field = f"scenario.{game_type}.{error.field}"
+            raise
         self._check_bots(game_type, players, bots)
         # The creation is logged (as the command ``create``): who created
         # the game (whose quotas its bot seats' moves count against), the

@@ -18,6 +18,7 @@ import pytest
 
 from domain import codec
 from domain.chance import Rng
+from domain.errors import InvalidCommand
 from domain.rules import GameConfig, GameRules, Viewer
 from domain.session import LIFECYCLE_EVENTS, Session, SessionState
 from service import protomap
@@ -107,19 +108,25 @@ def play_random(
     options: Any = None,
     max_steps: int = 20_000,
     check_each_step: Any = None,
+    scenario: Any = None,
+    stop_after: int | None = None,
 ) -> PlayedGame:
-    """Play a whole game choosing uniformly among legal actions.
+    """Play a whole game choosing uniformly among legal actions (from the
+    ``scenario``'s position, if it has one).
 
     Fails if a legal action is refused, if nobody can act before the end,
     or if the game does not end within ``max_steps`` commands.
-    ``check_each_step(state)`` runs after every command (invariants).
+    ``check_each_step(state)`` runs after the start and after every command
+    (invariants). With ``stop_after``, returns after that many commands.
     """
     session = Session(rules)
-    state, events = new_game(rules, players, seed, options)
+    state, events = new_game(rules, players, seed, options, scenario)
+    if check_each_step is not None:
+        check_each_step(state.game)
     chooser = Rng(seed, -1)
     commands: list[tuple[int, Any]] = []
     for _ in range(max_steps):
-        if rules.is_terminal(state.game):
+        if rules.is_terminal(state.game) or len(commands) == stop_after:
             return PlayedGame(state, events, commands)
         active = sorted(rules.active_seats(state.game))
         assert active, f"nobody can act in a non-terminal state (seed {seed})"
@@ -156,7 +163,8 @@ def assert_replays_deterministically(
     """Re-deciding the same commands from the same seed gives the same events."""
     session = Session(rules)
     players = len(played.state.seats)
-    state, events = new_game(rules, players, seed, played.state.config.options)
+    config = played.state.config
+    state, events = new_game(rules, players, seed, config.options, config.scenario)
     for seat, command in played.commands:
         new, state = session.advance(state, seat, command, Rng(seed, state.version))
         events += new
@@ -230,3 +238,57 @@ class _Once:
             return value in self._seen
         except TypeError:
             return False
+
+
+# -- positions ----------------------------------------------------------------
+
+
+def refusal(
+    rules: GameRules[Any, Any, Any, Any], players: int, scenario: Any, seed: str = "p"
+) -> InvalidCommand | None:
+    """Why creating a game from ``scenario`` (with a position) is refused,
+    or None if it is accepted. A refusal names the field that is wrong."""
+    try:
+        Session(rules).create(players, seed, None, scenario)
+    except InvalidCommand as error:
+        assert error.field, error
+        assert error.reason.startswith("POSITION_"), error
+        return error
+    return None
+
+
+def assert_position_plays(
+    rules: GameRules[Any, Any, Any, Any],
+    module: ModuleType,
+    players: int,
+    scenario: Any,
+    seed: str,
+    check_each_step: Any = None,
+    steps: int = 30,
+) -> PlayedGame:
+    """A game started from ``scenario``'s position: it maps to its proto and
+    back, starts and plays ``steps`` random legal commands (keeping the
+    invariants), and its events replay and re-decide to the same state;
+    every viewer's GameCreated shows the position only as its seats may
+    see it (the same as ``redact_position``)."""
+    message = protomap.to_proto(scenario, module.Scenario())
+    assert protomap.from_proto(message, rules.scenario_type) == scenario
+    played = play_random(
+        rules,
+        players,
+        seed,
+        scenario=scenario,
+        check_each_step=check_each_step,
+        stop_after=steps,
+    )
+    assert_replays(rules, played)
+    assert_replays_deterministically(rules, played, seed)
+    session = Session(rules)
+    created = played.events[0]
+    for viewer in [Viewer.spectator(), *(Viewer.player(s) for s in range(players))]:
+        seen = session.redact(created, viewer)
+        assert seen.seed == "" and seen.salt == ""
+        shown: Any = codec.decode(rules.scenario_type, seen.scenario)
+        assert shown.position == rules.redact_position(scenario.position, viewer)
+        assert shown == rules.scenario_type(position=shown.position)
+    return played

@@ -19,13 +19,40 @@ class Options:
 
 
 @dataclass(frozen=True)
+class DinoPosition:
+    """A Dino of a position: its step (0, the Prehistoric Era, to the step
+    before the 21st Century) and how many overlays of its Life Card show
+    bones (0, alive and well, to one fewer than go extinct)."""
+
+    step: int = 0
+    bones: int = 0
+
+
+@dataclass(frozen=True)
+class Position:
+    """A race in progress (admin only, in the scenario): one Dino per seat,
+    whose turn it is (that Dino rolls next), the Earth Event stack from top
+    to bottom (every card once; empty: shuffled at the start) and the last
+    Earth Event drawn (face up; None: none yet)."""
+
+    dinos: tuple[DinoPosition, ...] = ()
+    turn: int = 0
+    earth_deck: tuple[int, ...] = ()
+    last_earth_event: int | None = None
+
+
+@dataclass(frozen=True)
 class Scenario:
     """Fixed chance (admin only): die results in the order the game rolls
     them (every roll: moves, Earth Events, challenges), then fresh rolls; and
-    optionally the Earth Event deck from top to bottom (card ids, all 14)."""
+    optionally the Earth Event deck from top to bottom (card ids, all 14).
+    ``position``: a race in progress the game starts from (then the stack's
+    order is the position's ``earth_deck``, and ``earth_events`` stays
+    empty)."""
 
     dice: tuple[int, ...] = ()
     earth_events: tuple[int, ...] = ()
+    position: Position | None = None
 
 
 # -- commands -----------------------------------------------------------------

@@ -65,6 +65,7 @@ from domain.dinosaurs_extinct.model import (
     Options,
     OverlayFlipped,
     Phase,
+    Position,
     RollDie,
     RollPurpose,
     Scenario,
@@ -97,6 +98,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
     scenario_type: ClassVar[type] = Scenario
+    position_type: ClassVar[type | None] = Position
     state_type: ClassVar[type] = State
     view_type: ClassVar[type] = View
     command_types: ClassVar[tuple[type, ...]] = (RollDie, SwitchWith)
@@ -130,22 +132,87 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                 "SCENARIO_INVALID",
                 f"The Earth Event order must list every card id {ids} once.",
             )
+        if scenario.position is not None:
+            if scenario.earth_events:
+                raise InvalidCommand(
+                    "POSITION_INVALID",
+                    "With a position, its earth_deck gives the stack's order; "
+                    "leave the scenario's earth_events empty.",
+                    "earth_events",
+                )
+            self._validate_position(scenario.position, config.players, ids)
+
+    def _validate_position(
+        self, position: Position, players: int, ids: list[int]
+    ) -> None:
+        """A position's every field within the game (the lifecycle then
+        checks that it is not over and a seat may act)."""
+        content = self.content
+
+        def bad(field: str, message: str) -> InvalidCommand:
+            return InvalidCommand("POSITION_INVALID", message, f"position.{field}")
+
+        if len(position.dinos) != players:
+            raise bad(
+                "dinos",
+                f"The position has {len(position.dinos)} Dinos for {players} seats.",
+            )
+        for seat, dino in enumerate(position.dinos):
+            if not 0 <= dino.step < content.finish:
+                raise bad(
+                    f"dinos[{seat}].step",
+                    f"Dino {seat} is on step {dino.step}; a Dino still racing "
+                    f"is on step 0 to {content.finish - 1}.",
+                )
+            if not 0 <= dino.bones < content.life_card_overlays:
+                raise bad(
+                    f"dinos[{seat}].bones",
+                    f"Dino {seat} shows {dino.bones} bones; 0 to "
+                    f"{content.life_card_overlays - 1} (one more is extinct).",
+                )
+        if not 0 <= position.turn < players:
+            raise bad("turn", f"Seat {position.turn} does not exist.")
+        if position.earth_deck and sorted(position.earth_deck) != ids:
+            raise bad(
+                "earth_deck",
+                f"The Earth Event stack must list every card id {ids} once.",
+            )
+        last = position.last_earth_event
+        if last is not None and last not in ids:
+            raise bad("last_earth_event", f"No Earth Event card {last}.")
 
     def initial_state(self, config: GameConfig[State]) -> State:
         scenario = config.scenario if config.scenario is not None else Scenario()
-        return State(
+        state = State(
             players=config.players,
             dinos=tuple(Dino() for _ in range(config.players)),
             scripted_dice=scenario.dice,
             scripted_deck=scenario.earth_events,
         )
+        position = scenario.position
+        if position is None:
+            return state
+        return replace(
+            state,
+            dinos=tuple(Dino(step=d.step, bones=d.bones) for d in position.dinos),
+            turn=position.turn,
+            scripted_deck=position.earth_deck,
+            last_earth_event=position.last_earth_event,
+        )
 
     def start(self, state: State, rng: Rng) -> list[Event]:
-        """Every Dino on the Prehistoric Era; shuffle the Earth Event cards."""
+        """Shuffle the Earth Event cards (every Dino is on the Prehistoric
+        Era, or where the position put it, and the turn is seat 0's or the
+        position's)."""
         order = state.scripted_deck or rng.shuffled(
             [card.id for card in self.content.earth_events]
         )
         return [EarthEventsShuffled(order=tuple(order), cards=len(order))]
+
+    def redact_position(self, position: Position, viewer: Viewer) -> Position:
+        if viewer.sees_everything:
+            return position
+        return replace(position, earth_deck=())
 
     # -- who acts, with what ----------------------------------------------------
 
@@ -236,7 +303,8 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     def evolve(self, state: State, event: Event) -> State:
         match event:
             case EarthEventsShuffled(order=order):
-                return replace(state, earth_deck=order, phase=Phase.ROLL, turn=0)
+                # The turn is seat 0's, or a position's.
+                return replace(state, earth_deck=order, phase=Phase.ROLL)
             case DieRolled():
                 return replace(state, dice_used=state.dice_used + 1)
             case (

@@ -183,6 +183,7 @@ class Scenario(_message.Message):
 
     DICE_FIELD_NUMBER: _builtins.int
     EARTH_EVENTS_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def dice(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Die results (1 to 6) in the order the game rolls them: every move,
@@ -192,7 +193,15 @@ class Scenario(_message.Message):
     @_builtins.property
     def earth_events(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The Earth Event stack from top to bottom (every card id once), or empty
-        for a shuffled stack.
+        for a shuffled stack. Empty when a position is given (its `earth_deck`
+        says the order).
+        """
+
+    @_builtins.property
+    def position(self) -> Global___Position:
+        """A race in progress the game starts from (admin only, as the whole
+        scenario); unset: the race starts at the Prehistoric Era. Players see it
+        in GameCreated with the stack's order blanked.
         """
 
     def __init__(
@@ -200,14 +209,85 @@ class Scenario(_message.Message):
         *,
         dice: _abc.Iterable[_builtins.int] | None = ...,
         earth_events: _abc.Iterable[_builtins.int] | None = ...,
+        position: Global___Position | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["position", b"position"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "earth_events", b"earth_events"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dice", b"dice", "earth_events", b"earth_events", "position", b"position"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Scenario: _TypeAlias = Scenario  # noqa: Y015
+
+@_typing.final
+class DinoPosition(_message.Message):
+    """A Dino of a position."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STEP_FIELD_NUMBER: _builtins.int
+    BONES_FIELD_NUMBER: _builtins.int
+    step: _builtins.int
+    """Its step: 0 (the Prehistoric Era) to the step before the 21st Century."""
+    bones: _builtins.int
+    """Overlays of its Life Card showing bones: 0 (alive and well) to one fewer
+    than make it extinct.
+    """
+    def __init__(
+        self,
+        *,
+        step: _builtins.int = ...,
+        bones: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bones", b"bones", "step", b"step"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DinoPosition: _TypeAlias = DinoPosition  # noqa: Y015
+
+@_typing.final
+class Position(_message.Message):
+    """A race in progress: the state a game starts from."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DINOS_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    EARTH_DECK_FIELD_NUMBER: _builtins.int
+    LAST_EARTH_EVENT_FIELD_NUMBER: _builtins.int
+    turn: _builtins.int
+    """The seat whose Dino rolls next."""
+    last_earth_event: _builtins.int
+    """The last Earth Event drawn (face up), unset if none."""
+    @_builtins.property
+    def dinos(self) -> _containers.RepeatedCompositeFieldContainer[Global___DinoPosition]:
+        """One Dino per seat, seat 0 first."""
+
+    @_builtins.property
+    def earth_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The Earth Event stack from top to bottom (every card id once; secret),
+        or empty for a stack shuffled at the start.
+        """
+
+    def __init__(
+        self,
+        *,
+        dinos: _abc.Iterable[Global___DinoPosition] | None = ...,
+        turn: _builtins.int = ...,
+        earth_deck: _abc.Iterable[_builtins.int] | None = ...,
+        last_earth_event: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_last_earth_event", b"_last_earth_event", "last_earth_event", b"last_earth_event"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_last_earth_event", b"_last_earth_event", "dinos", b"dinos", "earth_deck", b"earth_deck", "last_earth_event", b"last_earth_event", "turn", b"turn"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__last_earth_event: _TypeAlias = _typing.Literal["last_earth_event"]  # noqa: Y015
+    _WhichOneofArgType__last_earth_event: _TypeAlias = _typing.Literal["_last_earth_event", b"_last_earth_event"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__last_earth_event) -> _WhichOneofReturnType__last_earth_event | None: ...
+
+Global___Position: _TypeAlias = Position  # noqa: Y015
 
 @_typing.final
 class RollDie(_message.Message):

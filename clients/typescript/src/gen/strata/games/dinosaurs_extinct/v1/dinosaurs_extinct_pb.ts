@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file strata/games/dinosaurs_extinct/v1/dinosaurs_extinct.proto.
  */
 export const file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct: GenFile = /*@__PURE__*/
-  fileDesc("CjlzdHJhdGEvZ2FtZXMvZGlub3NhdXJzX2V4dGluY3QvdjEvZGlub3NhdXJzX2V4dGluY3QucHJvdG8SIXN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MSIJCgdPcHRpb25zIi4KCFNjZW5hcmlvEgwKBGRpY2UYASADKAUSFAoMZWFydGhfZXZlbnRzGAIgAygFIgkKB1JvbGxEaWUiIQoKU3dpdGNoV2l0aBITCgt0YXJnZXRfc2VhdBgBIAEoBSKaAQoHQ29tbWFuZBI+Cghyb2xsX2RpZRgBIAEoCzIqLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5Sb2xsRGllSAASRAoLc3dpdGNoX3dpdGgYAiABKAsyLS5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuU3dpdGNoV2l0aEgAQgkKB2NvbW1hbmQiMwoTRWFydGhFdmVudHNTaHVmZmxlZBINCgVvcmRlchgBIAMoBRINCgVjYXJkcxgCIAEoBSJpCglEaWVSb2xsZWQSDAoEc2VhdBgBIAEoBRINCgV2YWx1ZRgCIAEoBRI/CgdwdXJwb3NlGAMgASgOMi4uc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlJvbGxQdXJwb3NlInoKCURpbm9Nb3ZlZBIMCgRzZWF0GAEgASgFEhEKCWZyb21fc3RlcBgCIAEoBRIPCgd0b19zdGVwGAMgASgFEjsKB2hlYWRpbmcYBCABKA4yKi5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuSGVhZGluZyJACh1EaW5vRW50ZXJlZFR3ZW50eUZpcnN0Q2VudHVyeRIMCgRzZWF0GAEgASgFEhEKCWZyb21fc3RlcBgCIAEoBSIhChFMaWZlQ2FyZFJlY2hhcmdlZBIMCgRzZWF0GAEgASgFIksKD0VhcnRoRXZlbnREcmF3bhIMCgRzZWF0GAEgASgFEgwKBGNhcmQYAiABKAUSDAoEbmFtZRgDIAEoCRIOCgZudW1iZXIYBCABKAUiMAoSRWFydGhFdmVudFN1cnZpdmVkEgwKBHNlYXQYASABKAUSDAoEY2FyZBgCIAEoBSItCg5PdmVybGF5RmxpcHBlZBIMCgRzZWF0GAEgASgFEg0KBWJvbmVzGAIgASgFIjIKD0Rpbm9XZW50RXh0aW5jdBIMCgRzZWF0GAEgASgFEhEKCWZyb21fc3RlcBgCIAEoBSJDChJEaW5vQ2hhbGxlbmdlQmVnYW4SDAoEc2VhdBgBIAEoBRIMCgRzdGVwGAIgASgFEhEKCWRlZmVuZGVycxgDIAMoBSIiChFEaW5vQ2hhbGxlbmdlVGllZBINCgVzZWF0cxgBIAMoBSIwChBEaW5vQ2hhbGxlbmdlV29uEgwKBHNlYXQYASABKAUSDgoGbG9zZXJzGAIgAygFIkIKDkRpbm9QdXNoZWRCYWNrEgwKBHNlYXQYASABKAUSEQoJZnJvbV9zdGVwGAIgASgFEg8KB3RvX3N0ZXAYAyABKAUiLwoRRGlub1N3aXRjaFJlYWNoZWQSDAoEc2VhdBgBIAEoBRIMCgRzdGVwGAIgASgFIloKDURpbm9zU3dpdGNoZWQSDAoEc2VhdBgBIAEoBRITCgt0YXJnZXRfc2VhdBgCIAEoBRIRCglzZWF0X3N0ZXAYAyABKAUSEwoLdGFyZ2V0X3N0ZXAYBCABKAUiPgoKRGlub1dhcnBlZBIMCgRzZWF0GAEgASgFEhEKCWZyb21fc3RlcBgCIAEoBRIPCgd0b19zdGVwGAMgASgFIhoKClR1cm5QYXNzZWQSDAoEc2VhdBgBIAEoBSLCCwoFRXZlbnQSVwoVZWFydGhfZXZlbnRzX3NodWZmbGVkGAEgASgLMjYuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkVhcnRoRXZlbnRzU2h1ZmZsZWRIABJCCgpkaWVfcm9sbGVkGAIgASgLMiwuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpZVJvbGxlZEgAEkIKCmRpbm9fbW92ZWQYAyABKAsyLC5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuRGlub01vdmVkSAASbQohZGlub19lbnRlcmVkX3R3ZW50eV9maXJzdF9jZW50dXJ5GAQgASgLMkAuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9FbnRlcmVkVHdlbnR5Rmlyc3RDZW50dXJ5SAASUwoTbGlmZV9jYXJkX3JlY2hhcmdlZBgFIAEoCzI0LnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5MaWZlQ2FyZFJlY2hhcmdlZEgAEk8KEWVhcnRoX2V2ZW50X2RyYXduGAYgASgLMjIuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkVhcnRoRXZlbnREcmF3bkgAElUKFGVhcnRoX2V2ZW50X3N1cnZpdmVkGAcgASgLMjUuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkVhcnRoRXZlbnRTdXJ2aXZlZEgAEkwKD292ZXJsYXlfZmxpcHBlZBgIIAEoCzIxLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5PdmVybGF5RmxpcHBlZEgAEk8KEWRpbm9fd2VudF9leHRpbmN0GAkgASgLMjIuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9XZW50RXh0aW5jdEgAElUKFGRpbm9fY2hhbGxlbmdlX2JlZ2FuGAogASgLMjUuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9DaGFsbGVuZ2VCZWdhbkgAElMKE2Rpbm9fY2hhbGxlbmdlX3RpZWQYCyABKAsyNC5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuRGlub0NoYWxsZW5nZVRpZWRIABJRChJkaW5vX2NoYWxsZW5nZV93b24YDCABKAsyMy5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuRGlub0NoYWxsZW5nZVdvbkgAEk0KEGRpbm9fcHVzaGVkX2JhY2sYDSABKAsyMS5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuRGlub1B1c2hlZEJhY2tIABJTChNkaW5vX3N3aXRjaF9yZWFjaGVkGA4gASgLMjQuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9Td2l0Y2hSZWFjaGVkSAASSgoOZGlub3Nfc3dpdGNoZWQYDyABKAsyMC5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuRGlub3NTd2l0Y2hlZEgAEkQKC2Rpbm9fd2FycGVkGBAgASgLMi0uc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9XYXJwZWRIABJECgt0dXJuX3Bhc3NlZBgRIAEoCzItLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5UdXJuUGFzc2VkSAASSQoOZGlub19sZWZ0X3JhY2UYEiABKAsyLy5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuRGlub0xlZnRSYWNlSABCBwoFZXZlbnQiHAoMRGlub0xlZnRSYWNlEgwKBHNlYXQYASABKAUitQEKCERpbm9WaWV3EgwKBHNlYXQYASABKAUSDAoEbmFtZRgCIAEoCRIOCgZjb2xvdXIYAyABKAkSDAoEc3RlcBgEIAEoBRINCgVib25lcxgFIAEoBRIWCg5hbGl2ZV9hbmRfd2VsbBgGIAEoCBI7CgdoZWFkaW5nGAcgASgOMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkhlYWRpbmcSCwoDb3V0GAggASgIIjoKDkVhcnRoRXZlbnRDYXJkEgoKAmlkGAEgASgFEgwKBG5hbWUYAiABKAkSDgoGbnVtYmVyGAMgASgFIq4DCgRWaWV3EjcKBXBoYXNlGAEgASgOMiguc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlBoYXNlEgwKBHR1cm4YAiABKAUSOgoFZGlub3MYAyADKAsyKy5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuRGlub1ZpZXcSNwoFYm9hcmQYBCADKA4yKC5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuU3BhY2USEQoJdGltZV93YXJwGAUgAygFEhsKE2xhc3Rfbm9fYm9uZXNfb25fbWUYBiABKAUSGgoSbGlmZV9jYXJkX292ZXJsYXlzGAcgASgFEh0KFWVhcnRoX2V2ZW50c19pbl9zdGFjaxgIIAEoBRJLChBsYXN0X2VhcnRoX2V2ZW50GAkgASgLMjEuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkVhcnRoRXZlbnRDYXJkEhMKBndpbm5lchgKIAEoBUgAiAEBEhIKCmVhcnRoX2RlY2sYCyADKAVCCQoHX3dpbm5lcirLAQoFU3BhY2USFQoRU1BBQ0VfVU5TUEVDSUZJRUQQABIZChVTUEFDRV9QUkVISVNUT1JJQ19FUkEQARITCg9TUEFDRV9GT09UUFJJTlQQAhIVChFTUEFDRV9FQVJUSF9FVkVOVBADEhgKFFNQQUNFX05PX0JPTkVTX09OX01FEAQSFQoRU1BBQ0VfRElOT19TV0lUQ0gQBRITCg9TUEFDRV9USU1FX1dBUlAQBhIeChpTUEFDRV9UV0VOVFlfRklSU1RfQ0VOVFVSWRAHKnwKC1JvbGxQdXJwb3NlEhwKGFJPTExfUFVSUE9TRV9VTlNQRUNJRklFRBAAEhUKEVJPTExfUFVSUE9TRV9NT1ZFEAESHAoYUk9MTF9QVVJQT1NFX0VBUlRIX0VWRU5UEAISGgoWUk9MTF9QVVJQT1NFX0NIQUxMRU5HRRADKk0KB0hlYWRpbmcSFwoTSEVBRElOR19VTlNQRUNJRklFRBAAEhMKD0hFQURJTkdfRk9SV0FSRBABEhQKEEhFQURJTkdfQkFDS1dBUkQQAiptCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhQKEFBIQVNFX1NFVFRJTkdfVVAQARIOCgpQSEFTRV9ST0xMEAISFwoTUEhBU0VfQ0hPT1NFX1NXSVRDSBADEg4KClBIQVNFX09WRVIQBEJfCiVkZXYuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxUAFaNHN0cmF0YS9nYW1lcy9kaW5vc2F1cnNfZXh0aW5jdC92MTtkaW5vc2F1cnNleHRpbmN0djFiBnByb3RvMw");
+  fileDesc("CjlzdHJhdGEvZ2FtZXMvZGlub3NhdXJzX2V4dGluY3QvdjEvZGlub3NhdXJzX2V4dGluY3QucHJvdG8SIXN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MSIJCgdPcHRpb25zIm0KCFNjZW5hcmlvEgwKBGRpY2UYASADKAUSFAoMZWFydGhfZXZlbnRzGAIgAygFEj0KCHBvc2l0aW9uGAMgASgLMisuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlBvc2l0aW9uIisKDERpbm9Qb3NpdGlvbhIMCgRzdGVwGAEgASgFEg0KBWJvbmVzGAIgASgFIqABCghQb3NpdGlvbhI+CgVkaW5vcxgBIAMoCzIvLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5EaW5vUG9zaXRpb24SDAoEdHVybhgCIAEoBRISCgplYXJ0aF9kZWNrGAMgAygFEh0KEGxhc3RfZWFydGhfZXZlbnQYBCABKAVIAIgBAUITChFfbGFzdF9lYXJ0aF9ldmVudCIJCgdSb2xsRGllIiEKClN3aXRjaFdpdGgSEwoLdGFyZ2V0X3NlYXQYASABKAUimgEKB0NvbW1hbmQSPgoIcm9sbF9kaWUYASABKAsyKi5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuUm9sbERpZUgAEkQKC3N3aXRjaF93aXRoGAIgASgLMi0uc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlN3aXRjaFdpdGhIAEIJCgdjb21tYW5kIjMKE0VhcnRoRXZlbnRzU2h1ZmZsZWQSDQoFb3JkZXIYASADKAUSDQoFY2FyZHMYAiABKAUiaQoJRGllUm9sbGVkEgwKBHNlYXQYASABKAUSDQoFdmFsdWUYAiABKAUSPwoHcHVycG9zZRgDIAEoDjIuLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5Sb2xsUHVycG9zZSJ6CglEaW5vTW92ZWQSDAoEc2VhdBgBIAEoBRIRCglmcm9tX3N0ZXAYAiABKAUSDwoHdG9fc3RlcBgDIAEoBRI7CgdoZWFkaW5nGAQgASgOMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkhlYWRpbmciQAodRGlub0VudGVyZWRUd2VudHlGaXJzdENlbnR1cnkSDAoEc2VhdBgBIAEoBRIRCglmcm9tX3N0ZXAYAiABKAUiIQoRTGlmZUNhcmRSZWNoYXJnZWQSDAoEc2VhdBgBIAEoBSJLCg9FYXJ0aEV2ZW50RHJhd24SDAoEc2VhdBgBIAEoBRIMCgRjYXJkGAIgASgFEgwKBG5hbWUYAyABKAkSDgoGbnVtYmVyGAQgASgFIjAKEkVhcnRoRXZlbnRTdXJ2aXZlZBIMCgRzZWF0GAEgASgFEgwKBGNhcmQYAiABKAUiLQoOT3ZlcmxheUZsaXBwZWQSDAoEc2VhdBgBIAEoBRINCgVib25lcxgCIAEoBSIyCg9EaW5vV2VudEV4dGluY3QSDAoEc2VhdBgBIAEoBRIRCglmcm9tX3N0ZXAYAiABKAUiQwoSRGlub0NoYWxsZW5nZUJlZ2FuEgwKBHNlYXQYASABKAUSDAoEc3RlcBgCIAEoBRIRCglkZWZlbmRlcnMYAyADKAUiIgoRRGlub0NoYWxsZW5nZVRpZWQSDQoFc2VhdHMYASADKAUiMAoQRGlub0NoYWxsZW5nZVdvbhIMCgRzZWF0GAEgASgFEg4KBmxvc2VycxgCIAMoBSJCCg5EaW5vUHVzaGVkQmFjaxIMCgRzZWF0GAEgASgFEhEKCWZyb21fc3RlcBgCIAEoBRIPCgd0b19zdGVwGAMgASgFIi8KEURpbm9Td2l0Y2hSZWFjaGVkEgwKBHNlYXQYASABKAUSDAoEc3RlcBgCIAEoBSJaCg1EaW5vc1N3aXRjaGVkEgwKBHNlYXQYASABKAUSEwoLdGFyZ2V0X3NlYXQYAiABKAUSEQoJc2VhdF9zdGVwGAMgASgFEhMKC3RhcmdldF9zdGVwGAQgASgFIj4KCkRpbm9XYXJwZWQSDAoEc2VhdBgBIAEoBRIRCglmcm9tX3N0ZXAYAiABKAUSDwoHdG9fc3RlcBgDIAEoBSIaCgpUdXJuUGFzc2VkEgwKBHNlYXQYASABKAUiwgsKBUV2ZW50ElcKFWVhcnRoX2V2ZW50c19zaHVmZmxlZBgBIAEoCzI2LnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5FYXJ0aEV2ZW50c1NodWZmbGVkSAASQgoKZGllX3JvbGxlZBgCIAEoCzIsLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5EaWVSb2xsZWRIABJCCgpkaW5vX21vdmVkGAMgASgLMiwuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9Nb3ZlZEgAEm0KIWRpbm9fZW50ZXJlZF90d2VudHlfZmlyc3RfY2VudHVyeRgEIAEoCzJALnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5EaW5vRW50ZXJlZFR3ZW50eUZpcnN0Q2VudHVyeUgAElMKE2xpZmVfY2FyZF9yZWNoYXJnZWQYBSABKAsyNC5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuTGlmZUNhcmRSZWNoYXJnZWRIABJPChFlYXJ0aF9ldmVudF9kcmF3bhgGIAEoCzIyLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5FYXJ0aEV2ZW50RHJhd25IABJVChRlYXJ0aF9ldmVudF9zdXJ2aXZlZBgHIAEoCzI1LnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5FYXJ0aEV2ZW50U3Vydml2ZWRIABJMCg9vdmVybGF5X2ZsaXBwZWQYCCABKAsyMS5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuT3ZlcmxheUZsaXBwZWRIABJPChFkaW5vX3dlbnRfZXh0aW5jdBgJIAEoCzIyLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5EaW5vV2VudEV4dGluY3RIABJVChRkaW5vX2NoYWxsZW5nZV9iZWdhbhgKIAEoCzI1LnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5EaW5vQ2hhbGxlbmdlQmVnYW5IABJTChNkaW5vX2NoYWxsZW5nZV90aWVkGAsgASgLMjQuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9DaGFsbGVuZ2VUaWVkSAASUQoSZGlub19jaGFsbGVuZ2Vfd29uGAwgASgLMjMuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9DaGFsbGVuZ2VXb25IABJNChBkaW5vX3B1c2hlZF9iYWNrGA0gASgLMjEuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9QdXNoZWRCYWNrSAASUwoTZGlub19zd2l0Y2hfcmVhY2hlZBgOIAEoCzI0LnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5EaW5vU3dpdGNoUmVhY2hlZEgAEkoKDmRpbm9zX3N3aXRjaGVkGA8gASgLMjAuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9zU3dpdGNoZWRIABJECgtkaW5vX3dhcnBlZBgQIAEoCzItLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5EaW5vV2FycGVkSAASRAoLdHVybl9wYXNzZWQYESABKAsyLS5zdHJhdGEuZ2FtZXMuZGlub3NhdXJzX2V4dGluY3QudjEuVHVyblBhc3NlZEgAEkkKDmRpbm9fbGVmdF9yYWNlGBIgASgLMi8uc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9MZWZ0UmFjZUgAQgcKBWV2ZW50IhwKDERpbm9MZWZ0UmFjZRIMCgRzZWF0GAEgASgFIrUBCghEaW5vVmlldxIMCgRzZWF0GAEgASgFEgwKBG5hbWUYAiABKAkSDgoGY29sb3VyGAMgASgJEgwKBHN0ZXAYBCABKAUSDQoFYm9uZXMYBSABKAUSFgoOYWxpdmVfYW5kX3dlbGwYBiABKAgSOwoHaGVhZGluZxgHIAEoDjIqLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5IZWFkaW5nEgsKA291dBgIIAEoCCI6Cg5FYXJ0aEV2ZW50Q2FyZBIKCgJpZBgBIAEoBRIMCgRuYW1lGAIgASgJEg4KBm51bWJlchgDIAEoBSKuAwoEVmlldxI3CgVwaGFzZRgBIAEoDjIoLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5QaGFzZRIMCgR0dXJuGAIgASgFEjoKBWRpbm9zGAMgAygLMisuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkRpbm9WaWV3EjcKBWJvYXJkGAQgAygOMiguc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlNwYWNlEhEKCXRpbWVfd2FycBgFIAMoBRIbChNsYXN0X25vX2JvbmVzX29uX21lGAYgASgFEhoKEmxpZmVfY2FyZF9vdmVybGF5cxgHIAEoBRIdChVlYXJ0aF9ldmVudHNfaW5fc3RhY2sYCCABKAUSSwoQbGFzdF9lYXJ0aF9ldmVudBgJIAEoCzIxLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5FYXJ0aEV2ZW50Q2FyZBITCgZ3aW5uZXIYCiABKAVIAIgBARISCgplYXJ0aF9kZWNrGAsgAygFQgkKB193aW5uZXIqywEKBVNwYWNlEhUKEVNQQUNFX1VOU1BFQ0lGSUVEEAASGQoVU1BBQ0VfUFJFSElTVE9SSUNfRVJBEAESEwoPU1BBQ0VfRk9PVFBSSU5UEAISFQoRU1BBQ0VfRUFSVEhfRVZFTlQQAxIYChRTUEFDRV9OT19CT05FU19PTl9NRRAEEhUKEVNQQUNFX0RJTk9fU1dJVENIEAUSEwoPU1BBQ0VfVElNRV9XQVJQEAYSHgoaU1BBQ0VfVFdFTlRZX0ZJUlNUX0NFTlRVUlkQByp8CgtSb2xsUHVycG9zZRIcChhST0xMX1BVUlBPU0VfVU5TUEVDSUZJRUQQABIVChFST0xMX1BVUlBPU0VfTU9WRRABEhwKGFJPTExfUFVSUE9TRV9FQVJUSF9FVkVOVBACEhoKFlJPTExfUFVSUE9TRV9DSEFMTEVOR0UQAypNCgdIZWFkaW5nEhcKE0hFQURJTkdfVU5TUEVDSUZJRUQQABITCg9IRUFESU5HX0ZPUldBUkQQARIUChBIRUFESU5HX0JBQ0tXQVJEEAIqbQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIUChBQSEFTRV9TRVRUSU5HX1VQEAESDgoKUEhBU0VfUk9MTBACEhcKE1BIQVNFX0NIT09TRV9TV0lUQ0gQAxIOCgpQSEFTRV9PVkVSEARCXwolZGV2LnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MVABWjRzdHJhdGEvZ2FtZXMvZGlub3NhdXJzX2V4dGluY3QvdjE7ZGlub3NhdXJzZXh0aW5jdHYxYgZwcm90bzM");
 
 /**
  * Options chosen at creation: Dinosaurs Extinct? has none.
@@ -50,11 +50,21 @@ export type Scenario = Message<"strata.games.dinosaurs_extinct.v1.Scenario"> & {
 
   /**
    * The Earth Event stack from top to bottom (every card id once), or empty
-   * for a shuffled stack.
+   * for a shuffled stack. Empty when a position is given (its `earth_deck`
+   * says the order).
    *
    * @generated from field: repeated int32 earth_events = 2;
    */
   earthEvents: number[];
+
+  /**
+   * A race in progress the game starts from (admin only, as the whole
+   * scenario); unset: the race starts at the Prehistoric Era. Players see it
+   * in GameCreated with the stack's order blanked.
+   *
+   * @generated from field: strata.games.dinosaurs_extinct.v1.Position position = 3;
+   */
+  position?: Position | undefined;
 };
 
 /**
@@ -63,6 +73,78 @@ export type Scenario = Message<"strata.games.dinosaurs_extinct.v1.Scenario"> & {
  */
 export const ScenarioSchema: GenMessage<Scenario> = /*@__PURE__*/
   messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 1);
+
+/**
+ * A Dino of a position.
+ *
+ * @generated from message strata.games.dinosaurs_extinct.v1.DinoPosition
+ */
+export type DinoPosition = Message<"strata.games.dinosaurs_extinct.v1.DinoPosition"> & {
+  /**
+   * Its step: 0 (the Prehistoric Era) to the step before the 21st Century.
+   *
+   * @generated from field: int32 step = 1;
+   */
+  step: number;
+
+  /**
+   * Overlays of its Life Card showing bones: 0 (alive and well) to one fewer
+   * than make it extinct.
+   *
+   * @generated from field: int32 bones = 2;
+   */
+  bones: number;
+};
+
+/**
+ * Describes the message strata.games.dinosaurs_extinct.v1.DinoPosition.
+ * Use `create(DinoPositionSchema)` to create a new message.
+ */
+export const DinoPositionSchema: GenMessage<DinoPosition> = /*@__PURE__*/
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 2);
+
+/**
+ * A race in progress: the state a game starts from.
+ *
+ * @generated from message strata.games.dinosaurs_extinct.v1.Position
+ */
+export type Position = Message<"strata.games.dinosaurs_extinct.v1.Position"> & {
+  /**
+   * One Dino per seat, seat 0 first.
+   *
+   * @generated from field: repeated strata.games.dinosaurs_extinct.v1.DinoPosition dinos = 1;
+   */
+  dinos: DinoPosition[];
+
+  /**
+   * The seat whose Dino rolls next.
+   *
+   * @generated from field: int32 turn = 2;
+   */
+  turn: number;
+
+  /**
+   * The Earth Event stack from top to bottom (every card id once; secret),
+   * or empty for a stack shuffled at the start.
+   *
+   * @generated from field: repeated int32 earth_deck = 3;
+   */
+  earthDeck: number[];
+
+  /**
+   * The last Earth Event drawn (face up), unset if none.
+   *
+   * @generated from field: optional int32 last_earth_event = 4;
+   */
+  lastEarthEvent?: number | undefined;
+};
+
+/**
+ * Describes the message strata.games.dinosaurs_extinct.v1.Position.
+ * Use `create(PositionSchema)` to create a new message.
+ */
+export const PositionSchema: GenMessage<Position> = /*@__PURE__*/
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 3);
 
 /**
  * Take your turn: roll the die, move, and face the space you land on (which
@@ -78,7 +160,7 @@ export type RollDie = Message<"strata.games.dinosaurs_extinct.v1.RollDie"> & {
  * Use `create(RollDieSchema)` to create a new message.
  */
 export const RollDieSchema: GenMessage<RollDie> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 2);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 4);
 
 /**
  * On a Dino Switch space: switch places with another Dino (compulsory).
@@ -99,7 +181,7 @@ export type SwitchWith = Message<"strata.games.dinosaurs_extinct.v1.SwitchWith">
  * Use `create(SwitchWithSchema)` to create a new message.
  */
 export const SwitchWithSchema: GenMessage<SwitchWith> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 3);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 5);
 
 /**
  * A command of Dinosaurs Extinct?.
@@ -136,7 +218,7 @@ export type Command = Message<"strata.games.dinosaurs_extinct.v1.Command"> & {
  * Use `create(CommandSchema)` to create a new message.
  */
 export const CommandSchema: GenMessage<Command> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 4);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 6);
 
 /**
  * The Earth Event cards were shuffled into a face-down stack.
@@ -165,7 +247,7 @@ export type EarthEventsShuffled = Message<"strata.games.dinosaurs_extinct.v1.Ear
  * Use `create(EarthEventsShuffledSchema)` to create a new message.
  */
 export const EarthEventsShuffledSchema: GenMessage<EarthEventsShuffled> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 5);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 7);
 
 /**
  * A die was rolled.
@@ -200,7 +282,7 @@ export type DieRolled = Message<"strata.games.dinosaurs_extinct.v1.DieRolled"> &
  * Use `create(DieRolledSchema)` to create a new message.
  */
 export const DieRolledSchema: GenMessage<DieRolled> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 6);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 8);
 
 /**
  * A Dino moved by its roll.
@@ -242,7 +324,7 @@ export type DinoMoved = Message<"strata.games.dinosaurs_extinct.v1.DinoMoved"> &
  * Use `create(DinoMovedSchema)` to create a new message.
  */
 export const DinoMovedSchema: GenMessage<DinoMoved> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 7);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 9);
 
 /**
  * An alive and well Dino entered the 21st Century: it wins the game.
@@ -270,7 +352,7 @@ export type DinoEnteredTwentyFirstCentury = Message<"strata.games.dinosaurs_exti
  * Use `create(DinoEnteredTwentyFirstCenturySchema)` to create a new message.
  */
 export const DinoEnteredTwentyFirstCenturySchema: GenMessage<DinoEnteredTwentyFirstCentury> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 8);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 10);
 
 /**
  * "No Bones on Me": every overlay of the Dino Life Card was closed.
@@ -291,7 +373,7 @@ export type LifeCardRecharged = Message<"strata.games.dinosaurs_extinct.v1.LifeC
  * Use `create(LifeCardRechargedSchema)` to create a new message.
  */
 export const LifeCardRechargedSchema: GenMessage<LifeCardRecharged> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 9);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 11);
 
 /**
  * The top Earth Event card was drawn; it goes to the bottom of the stack.
@@ -333,7 +415,7 @@ export type EarthEventDrawn = Message<"strata.games.dinosaurs_extinct.v1.EarthEv
  * Use `create(EarthEventDrawnSchema)` to create a new message.
  */
 export const EarthEventDrawnSchema: GenMessage<EarthEventDrawn> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 10);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 12);
 
 /**
  * The Dino rolled higher than the Earth Event's number.
@@ -361,7 +443,7 @@ export type EarthEventSurvived = Message<"strata.games.dinosaurs_extinct.v1.Eart
  * Use `create(EarthEventSurvivedSchema)` to create a new message.
  */
 export const EarthEventSurvivedSchema: GenMessage<EarthEventSurvived> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 11);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 13);
 
 /**
  * The Dino was weakened: one more overlay shows bones.
@@ -389,7 +471,7 @@ export type OverlayFlipped = Message<"strata.games.dinosaurs_extinct.v1.OverlayF
  * Use `create(OverlayFlippedSchema)` to create a new message.
  */
 export const OverlayFlippedSchema: GenMessage<OverlayFlipped> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 12);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 14);
 
 /**
  * A complete skeleton: the Dino went back to the Prehistoric Era with every
@@ -418,7 +500,7 @@ export type DinoWentExtinct = Message<"strata.games.dinosaurs_extinct.v1.DinoWen
  * Use `create(DinoWentExtinctSchema)` to create a new message.
  */
 export const DinoWentExtinctSchema: GenMessage<DinoWentExtinct> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 13);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 15);
 
 /**
  * A Dino Challenge began for a Footprint space.
@@ -453,7 +535,7 @@ export type DinoChallengeBegan = Message<"strata.games.dinosaurs_extinct.v1.Dino
  * Use `create(DinoChallengeBeganSchema)` to create a new message.
  */
 export const DinoChallengeBeganSchema: GenMessage<DinoChallengeBegan> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 14);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 16);
 
 /**
  * The highest Dino Power Number was tied: the tied Dinos roll again.
@@ -474,7 +556,7 @@ export type DinoChallengeTied = Message<"strata.games.dinosaurs_extinct.v1.DinoC
  * Use `create(DinoChallengeTiedSchema)` to create a new message.
  */
 export const DinoChallengeTiedSchema: GenMessage<DinoChallengeTied> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 15);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 17);
 
 /**
  * A Dino Challenge was decided.
@@ -502,7 +584,7 @@ export type DinoChallengeWon = Message<"strata.games.dinosaurs_extinct.v1.DinoCh
  * Use `create(DinoChallengeWonSchema)` to create a new message.
  */
 export const DinoChallengeWonSchema: GenMessage<DinoChallengeWon> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 16);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 18);
 
 /**
  * A loser of a Dino Challenge went back by its own roll (it does not face the
@@ -538,7 +620,7 @@ export type DinoPushedBack = Message<"strata.games.dinosaurs_extinct.v1.DinoPush
  * Use `create(DinoPushedBackSchema)` to create a new message.
  */
 export const DinoPushedBackSchema: GenMessage<DinoPushedBack> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 17);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 19);
 
 /**
  * A Dino reached a Dino Switch space and must choose whom to switch with.
@@ -566,7 +648,7 @@ export type DinoSwitchReached = Message<"strata.games.dinosaurs_extinct.v1.DinoS
  * Use `create(DinoSwitchReachedSchema)` to create a new message.
  */
 export const DinoSwitchReachedSchema: GenMessage<DinoSwitchReached> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 18);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 20);
 
 /**
  * Two Dinos switched places; `seat` then faced its new space.
@@ -608,7 +690,7 @@ export type DinosSwitched = Message<"strata.games.dinosaurs_extinct.v1.DinosSwit
  * Use `create(DinosSwitchedSchema)` to create a new message.
  */
 export const DinosSwitchedSchema: GenMessage<DinosSwitched> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 19);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 21);
 
 /**
  * A Dino travelled through the Time Warp.
@@ -643,7 +725,7 @@ export type DinoWarped = Message<"strata.games.dinosaurs_extinct.v1.DinoWarped">
  * Use `create(DinoWarpedSchema)` to create a new message.
  */
 export const DinoWarpedSchema: GenMessage<DinoWarped> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 20);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 22);
 
 /**
  * The turn passed on (clockwise).
@@ -664,7 +746,7 @@ export type TurnPassed = Message<"strata.games.dinosaurs_extinct.v1.TurnPassed">
  * Use `create(TurnPassedSchema)` to create a new message.
  */
 export const TurnPassedSchema: GenMessage<TurnPassed> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 21);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 23);
 
 /**
  * An event of Dinosaurs Extinct?.
@@ -830,7 +912,7 @@ export type Event = Message<"strata.games.dinosaurs_extinct.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 22);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 24);
 
 /**
  * seat left the game: its Dino is off the track for good.
@@ -851,7 +933,7 @@ export type DinoLeftRace = Message<"strata.games.dinosaurs_extinct.v1.DinoLeftRa
  * Use `create(DinoLeftRaceSchema)` to create a new message.
  */
 export const DinoLeftRaceSchema: GenMessage<DinoLeftRace> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 23);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 25);
 
 /**
  * A Dino as everyone sees it.
@@ -921,7 +1003,7 @@ export type DinoView = Message<"strata.games.dinosaurs_extinct.v1.DinoView"> & {
  * Use `create(DinoViewSchema)` to create a new message.
  */
 export const DinoViewSchema: GenMessage<DinoView> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 24);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 26);
 
 /**
  * A face-up Earth Event card.
@@ -956,7 +1038,7 @@ export type EarthEventCard = Message<"strata.games.dinosaurs_extinct.v1.EarthEve
  * Use `create(EarthEventCardSchema)` to create a new message.
  */
 export const EarthEventCardSchema: GenMessage<EarthEventCard> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 25);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 27);
 
 /**
  * The game as one viewer may see it. Only the order of the Earth Event stack
@@ -1048,7 +1130,7 @@ export type View = Message<"strata.games.dinosaurs_extinct.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 26);
+  messageDesc(file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, 28);
 
 /**
  * What a step of the track is.
