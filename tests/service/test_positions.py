@@ -6,6 +6,7 @@ and nothing is stored; such games verify, replay and export."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
@@ -20,6 +21,7 @@ from strata.v1 import game_service_pb2 as pb
 from clients import cli
 from clients.client import StrataClient, StrataError, position_scenario
 from domain import codec, registry
+from domain.errors import InvalidCommand
 from domain.rules import Viewer
 from service.server import Running
 from tests.service.conftest import ADMIN_TOKEN, TRANSPORTS, client_for
@@ -50,6 +52,21 @@ def domain_position(game_type: str, data: dict[str, Any]) -> Any:
     ).position
 
 
+def players_for(game_type: str, data: dict[str, Any]) -> int:
+    """The player count the example position is for (the one the game
+    accepts it with)."""
+    rules = registry.rules_for(game_type)
+    session = registry.session_for(game_type)
+    scenario = rules.scenario_type(position=domain_position(game_type, data))
+    for players in range(rules.min_players, rules.max_players + 1):
+        try:
+            session.create(players, "seed", None, scenario)
+        except InvalidCommand:
+            continue
+        return players
+    raise AssertionError(f"{game_type}'s README example fits no player count")
+
+
 def seat_everyone(client: StrataClient, game_id: str, players: int) -> list[str]:
     tokens = [
         client.join_game(game_id, f"p{seat}", seat).seat_token
@@ -71,10 +88,7 @@ def test_the_readme_example_starts_a_game_from_its_position(
     rules = registry.rules_for(game_type)
     data = readme_position(game_type)
     position = domain_position(game_type, data)
-    players = rules.min_players
-    for field in ("dinos", "players", "seats"):
-        if isinstance(getattr(position, field, None), tuple):
-            players = len(getattr(position, field))
+    players = players_for(game_type, data)
     path = tmp_path / "position.json"
     path.write_text(json.dumps(data))
     target = f"127.0.0.1:{server.port}"
@@ -141,35 +155,36 @@ def domain_of(game_type: str, scenario: pb.GameScenario) -> Any:
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("game_type", GAMES)
 def test_a_broken_position_is_refused_naming_its_field_and_nothing_is_stored(
-    server: Running, transport: str
+    server: Running, transport: str, game_type: str
 ) -> None:
-    game_type = GAMES[0]
     data = readme_position(game_type)
     broken = json.loads(json.dumps(data))
     broken_field = break_position(game_type, broken)
+    players = players_for(game_type, data)
     with client_for(server, transport) as client:
         admin = client.with_token(ADMIN_TOKEN)
         before = [g.game_id for g in admin.all_games()]
         with pytest.raises(StrataError) as refused:
-            admin.create_game(game_type, 2, position=broken)
+            admin.create_game(game_type, players, position=broken)
         assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
         assert refused.value.reason == "POSITION_INVALID"
         assert refused.value.field == f"scenario.{game_type}.position.{broken_field}"
         assert [g.game_id for g in admin.all_games()] == before
         # Only the admin may start a game from a position.
         with pytest.raises(StrataError) as denied:
-            client.create_game(game_type, 2, position=data)
+            client.create_game(game_type, players, position=data)
         assert denied.value.code == grpc.StatusCode.PERMISSION_DENIED
         assert [g.game_id for g in admin.all_games()] == before
 
 
 def break_position(game_type: str, data: dict[str, Any]) -> str:
-    """Break the README example of ``game_type`` in one field; its path."""
-    if game_type == "dinosaurs_extinct":
-        data["dinos"][0]["step"] = 36
-        return "dinos[0].step"
-    raise AssertionError(f"no broken position for {game_type}")
+    """Break the README example of ``game_type`` in one field (as the
+    game's own position tests say: ``break_readme_example``); its path."""
+    tests = importlib.import_module(f"tests.games.{game_type}.test_positions")
+    field: str = tests.break_readme_example(data)
+    return field
 
 
 def test_the_cli_says_what_is_wrong_with_a_position_file(

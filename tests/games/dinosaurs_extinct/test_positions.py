@@ -197,3 +197,11 @@ def test_random_positions_start_and_play_or_are_refused_with_a_reason(
         )
         played += 1
     assert refused and played  # both kinds were tried
+
+
+def break_readme_example(data: dict[str, Any]) -> str:
+    """Break the README's example position (proto JSON) in one field: a
+    Dino in the 21st Century. The path of that field (the end-to-end tests
+    check the service names it)."""
+    data["dinos"][0]["step"] = FINISH
+    return "dinos[0].step"
