@@ -9,6 +9,7 @@
     strata play --game T --players N  hot-seat play in the terminal
     strata play GAME_ID --token T     play your seats of a game
     strata create / join / leave / start / show / actions / act
+    strata create --game T --players N --position FILE   start from a position (admin)
     strata watch GAME_ID              follow a game's events live
     strata events GAME_ID             a game's events as JSON lines
     strata replay GAME_ID             walk a game event by event

@@ -319,3 +319,54 @@ def test_live_play_and_a_players_record_through_the_typescript_client(
     )
     check = verify_record(record)
     assert check.ok, check.message
+
+
+@pytest.mark.parametrize("transport", ["connect", "grpc-web"])
+def test_the_typescript_client_starts_a_game_from_a_position(
+    node_modules: Path, server: Running, admin: StrataClient, transport: str
+) -> None:
+    """createGame's ``position`` (the README example, proto JSON) starts the
+    game there; a broken one is refused with the field the Python client
+    names too."""
+    from tests.service.test_positions import (
+        break_position,
+        domain_of,
+        domain_position,
+        players_for,
+        readme_position,
+    )
+
+    game_type = "dinosaurs_extinct"
+    position = readme_position(game_type)
+    broken = json.loads(json.dumps(position))
+    field = break_position(game_type, broken)
+    players = players_for(game_type, position)
+    summary = node(
+        server,
+        "test/positions.js",
+        "--transport",
+        transport,
+        "--admin-token",
+        ADMIN_TOKEN,
+        "--game",
+        game_type,
+        "--players",
+        str(players),
+        "--position",
+        json.dumps(position),
+        "--broken",
+        json.dumps(broken),
+    )
+    created = next(admin.watch_game(summary["game_id"], follow=False)).game_created
+    assert domain_of(game_type, created.scenario) == domain_position(
+        game_type, position
+    )
+    with pytest.raises(StrataError) as refused:
+        admin.create_game(game_type, players, position=broken)
+    error = refused.value
+    assert summary["refusal"] == {
+        "code": error.code.name,
+        "reason": error.reason,
+        "field": error.field,
+    }
+    assert error.field == f"scenario.{game_type}.position.{field}"

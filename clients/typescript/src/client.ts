@@ -23,7 +23,7 @@
  * errors throw a {@link StrataError} with the status code, the stable
  * reason (google.rpc.ErrorInfo) and the service's sentence.
  */
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { create, fromJson, type JsonObject, type MessageInitShape } from "@bufbuild/protobuf";
 import { BinaryReader, WireType } from "@bufbuild/protobuf/wire";
 import {
   Code,
@@ -43,7 +43,8 @@ import {
   type Game,
   type GameCommandSchema,
   type GameOptionsSchema,
-  type GameScenarioSchema,
+  GameScenarioSchema,
+  type GameScenario,
   type GameStatus,
   type GameSummary,
   type JoinGameResponse,
@@ -77,7 +78,9 @@ export function transportName(name: string): TransportName {
 /**
  * An RPC failed: `code` (Connect's Code, the gRPC status code's number),
  * `reason` (the stable reason of the error's google.rpc.ErrorInfo, e.g.
- * `NOT_YOUR_TURN`; empty when there is none) and the service's sentence.
+ * `NOT_YOUR_TURN`; empty when there is none), the service's sentence and,
+ * for malformed input, the `field` that is wrong (its path in the request,
+ * from the google.rpc.BadRequest: `scenario.cubosaurs.position.deck`).
  */
 export class StrataError extends Error {
   constructor(
@@ -85,6 +88,7 @@ export class StrataError extends Error {
     readonly reason: string,
     readonly rawMessage: string,
     options?: { cause?: unknown },
+    readonly field: string = "",
   ) {
     super(`${grpcCodeName(code)} ${reason}: ${rawMessage}`, options);
     this.name = "StrataError";
@@ -99,19 +103,65 @@ export class StrataError extends Error {
     if (error instanceof StrataError) return error;
     const connect = ConnectError.from(error);
     let reason = "";
+    let field = "";
     for (const detail of connect.details) {
       if ("type" in detail && detail.type === "google.rpc.ErrorInfo") {
         reason = errorInfoReason(detail.value);
+      } else if ("type" in detail && detail.type === "google.rpc.BadRequest") {
+        field = badRequestField(detail.value);
       }
     }
-    return new StrataError(connect.code, reason, connect.rawMessage, { cause: error });
+    return new StrataError(connect.code, reason, connect.rawMessage, { cause: error }, field);
   }
+}
+
+/**
+ * A scenario (a copy of `scenario`, or a new one) whose `gameType` scenario
+ * starts from `position`: the game's Position message in its proto JSON form
+ * (`{ dinos: [{ step: 30 }], turn: 1 }`), as `strata create --position FILE`
+ * reads it. Throws for JSON that is not such a position.
+ */
+export function positionScenario(
+  gameType: string,
+  position: JsonObject,
+  scenario?: MessageInitShape<typeof GameScenarioSchema>,
+): GameScenario {
+  const fromPosition = fromJson(GameScenarioSchema, { [gameType]: { position } });
+  const out = create(GameScenarioSchema, scenario ?? {});
+  if (out.game.case === undefined) return fromPosition;
+  if (out.game.case !== fromPosition.game.case) {
+    throw new Error(`the scenario is not ${gameType}'s`);
+  }
+  type WithPosition = { position?: unknown };
+  (out.game.value as WithPosition).position = (
+    fromPosition.game.value as WithPosition
+  ).position;
+  return out;
 }
 
 /** `Code.FailedPrecondition` -> `FAILED_PRECONDITION`; `CANCELLED` as gRPC spells it. */
 function grpcCodeName(code: Code): string {
   const name = (Code[code] ?? `CODE_${code}`).replace(/([a-z])([A-Z])/g, "$1_$2").toUpperCase();
   return name === "CANCELED" ? "CANCELLED" : name;
+}
+
+/** The first field violation's `field` (1) of an encoded google.rpc.BadRequest. */
+function badRequestField(bytes: Uint8Array): string {
+  const reader = new BinaryReader(bytes);
+  while (reader.pos < reader.len) {
+    const [number, wireType] = reader.tag();
+    if (number === 1 && wireType === WireType.LengthDelimited) {
+      const violation = new BinaryReader(reader.bytes());
+      while (violation.pos < violation.len) {
+        const [inner, innerType] = violation.tag();
+        if (inner === 1 && innerType === WireType.LengthDelimited) return violation.string();
+        violation.skip(innerType, inner);
+      }
+      return "";
+    }
+    reader.skip(wireType, number);
+  }
+  return "";
 }
 
 /** Field 1 (`reason`) of an encoded google.rpc.ErrorInfo. */
@@ -207,8 +257,17 @@ export class StrataClient {
       timeControl?: MessageInitShape<typeof TimeControlSchema>;
       /** Admin only: no reveal of the seed at the end. */
       keepSeedSecret?: boolean;
+      /**
+       * Admin only: the state the game starts from, the game's Position
+       * message in its proto JSON form (see {@link positionScenario}).
+       */
+      position?: JsonObject;
     } = {},
   ): Promise<CreateGameResponse> {
+    const scenario =
+      options.position !== undefined
+        ? positionScenario(gameType, options.position, options.scenario)
+        : options.scenario;
     const bots = Object.entries(options.bots ?? {})
       .map(([seat, bot]) => ({ seat: Number(seat), bot }))
       .sort((a, b) => a.seat - b.seat);
@@ -219,7 +278,7 @@ export class StrataClient {
           players,
           seed: options.seed ?? "",
           options: options.options,
-          scenario: options.scenario,
+          scenario,
           requestId: options.requestId ?? "",
           bots,
           replaceLeavers: options.replaceLeavers ?? "",
