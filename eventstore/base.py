@@ -266,6 +266,17 @@ class EventStore(abc.ABC):
     ) -> list[RecordedEvent]:
         """Events of a game with ``from_version <= version <= to_version``."""
 
+    def read_stream_nearby(
+        self, game_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """:meth:`read_stream` for a reader that does not write next (a view,
+        a replay, a watcher): a store with hot standbys answers it from one
+        (PostgreSQL: ``STRATA_READ_DATABASE_URL``), never older than what
+        this store has written or been told of (read your writes) nor than
+        an earlier answer, and always a prefix of the stream (no version
+        missing before the last one). Here: the stream itself."""
+        return self.read_stream(game_id, from_version, to_version)
+
     @abc.abstractmethod
     def stream_version(self, game_id: str) -> int:
         """The last version of a game's stream (0 when it has none)."""
@@ -414,7 +425,7 @@ class EventStore(abc.ABC):
         """A mark to wait past when nothing is new, taken before the read
         (here a position), and the game's events from ``version``."""
         seen = self.last_position()
-        return seen, self.read_stream(game_id, version)
+        return seen, self.read_stream_nearby(game_id, version)
 
     def _wait_after_tail(self, mark: int, timeout: float) -> None:
         """Wait for an append after the mark :meth:`_stream_tail` took."""

@@ -50,6 +50,18 @@ READ_ALL_MATCHING = (
     f" {SETTLED_BOUND}"
     f" FROM ({SETTLED}) e"
 )
+# A stream read (on a standby) below the settled bound, and the bound: the
+# events of transactions that ended. They are a prefix of the stream (a
+# version is appended only once the one before it committed, so no snapshot
+# holds a version without the ones before it), and a later read below a
+# higher bound, on any standby, holds every one of them.
+READ_STREAM_SETTLED = (
+    "SELECT coalesce(json_agg(json_build_array(version, position, type,"
+    " schema_version, data, recorded_at) ORDER BY version)::text, '[]'),"
+    f" {SETTLED_BOUND}"
+    " FROM events WHERE game_id = %s AND version >= %s AND version <= %s"
+    f" AND position < {SETTLED_BOUND}"
+)
 FIND_COMMAND = (
     "SELECT game_id, command_id, actor, payload, first_version, last_version,"
     " error_kind, error_reason, error_message, decided_at_version, recorded_at,"

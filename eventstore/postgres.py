@@ -44,7 +44,7 @@ from typing import Any, TypeVar
 import psycopg
 from sqlalchemy import Connection, create_engine, text
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
-from sqlalchemy.engine import URL
+from sqlalchemy.engine import URL, Engine
 from sqlalchemy.sql.dml import Insert
 
 from eventstore import pgsql, tables
@@ -150,6 +150,11 @@ class PostgresEventStore(SQLAlchemyEventStore):
             for read_url in read_urls
         ]
         self._next_standby = itertools.count()
+        #: SQLAlchemy engines of the standbys, for the read models' queries
+        #: (:meth:`standby_engine`), made on first use.
+        self._standby_urls = [database_url(u) for u in read_urls]
+        self._standby_engines: dict[int, Engine] = {}
+        self._connect_timeout = connect_timeout
         #: Every standby read so far showed the log below this bound: a
         #: later one must too, so no reader of this store sees the log
         #: shrink when its reads move between standbys that lag unequally.
@@ -165,6 +170,24 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self, game_id: str, from_version: int = 1, to_version: int | None = None
     ) -> list[RecordedEvent]:
         """Events of a game with ``from_version <= version <= to_version``."""
+        return self._reader.read_stream(game_id, from_version, to_version)
+
+    def read_stream_nearby(
+        self, game_id: str, from_version: int = 1, to_version: int | None = None
+    ) -> list[RecordedEvent]:
+        """A game's events from the next standby (the primary without one,
+        or when the standby is unreachable or behind): read below its
+        settled bound, once that is past every commit this store knows of,
+        so the answer is a prefix of the stream, holds this process's own
+        writes and never goes back in time (:meth:`_from_standby`)."""
+        answered = self._from_standby(
+            self._notifier.position,
+            lambda reader: reader.read_stream_settled(
+                game_id, from_version, to_version
+            ),
+        )
+        if answered is not None:
+            return answered
         return self._reader.read_stream(game_id, from_version, to_version)
 
     def find_command(self, game_id: str, command_id: str) -> CommandRecord | None:
@@ -252,6 +275,32 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self._shown_below = max(self._shown_below, bound)
         self.standby_reads += 1
         return answer
+
+    def standby_engine(self) -> Engine | None:
+        """An engine of the next standby (None without standbys): what the
+        read models query, within :data:`_STANDBY_WAIT`, when the standby
+        shows their checkpoint far enough (``ReadModels.query_nearby``)."""
+        if not self._standby_urls:
+            return None
+        index = next(self._next_standby) % len(self._standby_urls)
+        with self._committer_lock:
+            engine = self._standby_engines.get(index)
+            if engine is None:
+                engine = self._standby_engines[index] = create_engine(
+                    self._standby_urls[index],
+                    pool_size=2,
+                    max_overflow=4,
+                    pool_pre_ping=True,
+                    connect_args={
+                        "connect_timeout": self._connect_timeout,
+                        "application_name": "strata-standby-reader",
+                    },
+                )
+        return engine
+
+    #: How long a read model's query waits for a standby to show its
+    #: checkpoint far enough before it asks the primary.
+    standby_wait = _STANDBY_WAIT
 
     def _settle(self, position: int) -> bool:
         """Wait until no transaction that could append below ``position``
@@ -534,6 +583,8 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self._reader.close()
         for standby in self._standbys:
             standby.close()
+        for engine in self._standby_engines.values():
+            engine.dispose()
         super().close()
         self._wake_reader.close()
         self._wake_writer.close()

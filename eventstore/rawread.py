@@ -54,15 +54,18 @@ class RawReader:
             rows = self._query(
                 pgsql.READ_STREAM_RANGE, (game_id, from_version, to_version)
             )
-        parse = _time_parser()
-        return [
-            RecordedEvent(
-                game_id, version, position, type_, schema_version, data, parse(at)
-            )
-            for version, position, type_, schema_version, data, at in json.loads(
-                rows[0][0]
-            )
-        ]
+        return _stream_events(game_id, rows[0][0])
+
+    def read_stream_settled(
+        self, game_id: str, from_version: int, to_version: int | None
+    ) -> tuple[list[RecordedEvent], int]:
+        """The stream's events of transactions that ended (a prefix of the
+        stream) and the bound they were read below."""
+        last = 2**31 - 1 if to_version is None else to_version
+        ((events, bound),) = self._query(
+            pgsql.READ_STREAM_SETTLED, (game_id, from_version, last)
+        )
+        return _stream_events(game_id, events), int(bound)
 
     def read_all(
         self, after_position: int, limit: int
@@ -165,6 +168,16 @@ class RawReader:
                 self._idle.append(connection)
                 return
         connection.close()
+
+
+def _stream_events(game_id: str, text: str) -> list[RecordedEvent]:
+    parse = _time_parser()
+    return [
+        RecordedEvent(
+            game_id, version, position, type_, schema_version, data, parse(at)
+        )
+        for version, position, type_, schema_version, data, at in json.loads(text)
+    ]
 
 
 def _log_events(text: str) -> list[RecordedEvent]:

@@ -17,11 +17,13 @@ if it did. SQLite goes through SQLAlchemy Core.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Executable, Table, delete, insert, select, update
+from sqlalchemy.exc import SQLAlchemyError
 
 from eventstore import pgsql, tables
 from eventstore.base import utc
@@ -127,6 +129,42 @@ class ReadModels:
         """The rows of a read of the read models."""
         with translate_errors(), self.store.read_connection() as connection:
             return list(connection.execute(statement))
+
+    def query_nearby(
+        self, statement: Executable, name: str, at_least: int
+    ) -> list[Any]:
+        """:meth:`query` from a hot standby (PostgreSQL with
+        ``STRATA_READ_DATABASE_URL``) whose copy of projection ``name`` has
+        applied the log up to ``at_least`` (read your writes: the caller
+        passes what the primary's has applied for it), read in one
+        snapshot with the checkpoint; from the primary when there is no
+        standby, or it is unreachable or still behind after a short wait."""
+        postgres = self._postgres
+        engine = None if postgres is None else postgres.standby_engine()
+        if postgres is None or engine is None:
+            return self.query(statement)
+        deadline = time.monotonic() + postgres.standby_wait
+        pause = 0.001
+        try:
+            while True:
+                with (
+                    engine.connect().execution_options(
+                        isolation_level="REPEATABLE READ"
+                    ) as connection,
+                    connection.begin(),
+                ):
+                    if _checkpoint(connection, name) >= at_least:
+                        rows = list(connection.execute(statement))
+                        postgres.standby_reads += 1
+                        return rows
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(pause)
+                pause = min(pause * 2, 0.02)
+        except SQLAlchemyError:
+            pass  # unreachable: the primary answers
+        postgres.primary_reads += 1
+        return self.query(statement)
 
 
 def _checkpoint(connection: Connection, name: str) -> int:

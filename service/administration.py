@@ -285,4 +285,5 @@ class Integration:
                 "NO_PROJECTIONS", "Statistics need a SQL store.", "game_type"
             )
         self.game_list.wait_for(self.store.last_position(), timeout=2.0)
-        return self.game_list.models.statistics(game_type), self.game_list.position
+        position = self.game_list.position
+        return self.game_list.models.statistics(game_type, position), position

@@ -51,6 +51,7 @@ class GameApp:
         # Each use case by name.
         self.caller = self.callers.caller
         self.load = self.games.load
+        self.look = self.games.look
         self.cached = self.games.cached
         self.state_at = self.games.state_at
         self.create_game = self.lobby.create_game

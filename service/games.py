@@ -11,6 +11,7 @@ import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -92,20 +93,29 @@ class Games:
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_lock = threading.Lock()
 
-    def load(self, game_id: str, refresh: bool = True) -> Loaded:
-        """The game's latest state (cached, caught up with the store)."""
+    def load(self, game_id: str, refresh: bool = True, nearby: bool = False) -> Loaded:
+        """The game's latest state (cached, caught up with the store).
+        ``nearby``: for a reader that does not write next (a view, legal
+        actions, a replay): the events may come from a hot standby, with
+        read your writes (:meth:`EventStore.read_stream_nearby`)."""
         with self.tracer.start_as_current_span("load"):
-            return self._load(game_id, refresh)
+            return self._load(game_id, refresh, nearby)
 
-    def _load(self, game_id: str, refresh: bool) -> Loaded:
+    def look(self, game_id: str) -> Loaded:
+        """:meth:`load` for a reader: the latest state, from a standby when
+        the store has one."""
+        return self.load(game_id, nearby=True)
+
+    def _load(self, game_id: str, refresh: bool, nearby: bool = False) -> Loaded:
+        read = self.store.read_stream_nearby if nearby else self.store.read_stream
         with self._cache_lock:
             loaded = self._cache.get(game_id)
             if loaded is not None:
                 self._cache.move_to_end(game_id)
         if loaded is None:
-            loaded = self._load_cold(game_id)
+            loaded = self._load_cold(game_id, read)
         elif refresh:
-            newer = self.store.read_stream(game_id, loaded.state.version + 1)
+            newer = read(game_id, loaded.state.version + 1)
             if newer:
                 state = loaded.session.fold(
                     (decode_recorded(loaded.session, e) for e in newer), loaded.state
@@ -123,7 +133,9 @@ class Games:
             while len(self._cache) > CACHE_SIZE:
                 self._cache.popitem(last=False)
 
-    def _load_cold(self, game_id: str) -> Loaded:
+    def _load_cold(
+        self, game_id: str, read: Callable[..., list[RecordedEvent]]
+    ) -> Loaded:
         first = self.store.read_stream(game_id, 1, 1)
         if not first:
             raise NotFound("GAME_NOT_FOUND", f"No game {game_id!r}.")
@@ -137,13 +149,14 @@ class Games:
             except (codec.CodecError, TypeError, ValueError, KeyError):
                 state = None  # unreadable: rebuild from the events
         from_version = 1 if state is None else state.version + 1
-        events = self.store.read_stream(game_id, from_version)
+        events = read(game_id, from_version)
         state = session.fold((decode_recorded(session, e) for e in events), state)
         return Loaded(game_id, session, state, created.recorded_at)
 
     def state_at(self, game_id: str, version: int) -> Loaded:
-        """The game as it was after ``version`` events."""
-        loaded = self.load(game_id)
+        """The game as it was after ``version`` events (read nearby: the
+        events of a version once known never change)."""
+        loaded = self.look(game_id)
         if version < 1 or version > loaded.state.version:
             raise InvalidArgument(
                 "VERSION_OUT_OF_RANGE",
@@ -152,9 +165,21 @@ class Games:
             )
         if version == loaded.state.version:
             return loaded
-        events = self.store.read_stream(game_id, 1, version)
+        events = self.events_through(game_id, 1, version)
         state = loaded.session.fold(decode_recorded(loaded.session, e) for e in events)
         return dataclasses.replace(loaded, state=state)
+
+    def events_through(
+        self, game_id: str, from_version: int, through_version: int
+    ) -> list[RecordedEvent]:
+        """The game's events ``from_version`` to ``through_version``, a
+        version this process has seen: read nearby (a standby), and what
+        the standby has not replayed yet from the primary."""
+        events = self.store.read_stream_nearby(game_id, from_version, through_version)
+        have = events[-1].version if events else from_version - 1
+        if have < through_version:
+            events += self.store.read_stream(game_id, have + 1, through_version)
+        return events
 
     def cached(self, game_id: str) -> Loaded | None:
         """The game's cached state, if any (not checked against the store)."""

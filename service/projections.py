@@ -360,24 +360,39 @@ class GameListRows:
         return _game_row(rows[0]) if rows else None
 
     def list_games(
-        self, game_type: str = "", status: str = "", after: str = "", limit: int = 50
+        self,
+        game_type: str = "",
+        status: str = "",
+        after: str = "",
+        limit: int = 50,
+        at_least: int = 0,
     ) -> list[GameRow]:
-        """Games in id (creation) order after ``after``, filtered."""
+        """Games in id (creation) order after ``after``, filtered; with
+        ``at_least``, from a standby whose copy has applied that position
+        (:meth:`ReadModels.query_nearby`)."""
         query = select(game_list).where(game_list.c.game_id > after)
         if game_type:
             query = query.where(game_list.c.game_type == game_type)
         if status:
             query = query.where(game_list.c.status == status)
         query = query.order_by(game_list.c.game_id).limit(limit)
-        return [_game_row(r) for r in self.models.query(query)]
+        return [_game_row(r) for r in self._query(query, at_least)]
+
+    def _query(self, query: Any, at_least: int) -> list[Any]:
+        if at_least:
+            return self.models.query_nearby(query, GAME_LIST, at_least)
+        return self.models.query(query)
 
     def all_games(self) -> list[GameRow]:
         """Every row, in id order (for comparing rebuilt and live models)."""
         query = select(game_list).order_by(game_list.c.game_id)
         return [_game_row(r) for r in self.models.query(query)]
 
-    def statistics(self, game_type: str = "") -> list[dict[str, Any]]:
-        """Per-game-type statistics over the game list."""
+    def statistics(
+        self, game_type: str = "", at_least: int = 0
+    ) -> list[dict[str, Any]]:
+        """Per-game-type statistics over the game list (``at_least``: as
+        :meth:`list_games`)."""
         query = select(
             game_list.c.game_type,
             game_list.c.status,
@@ -389,7 +404,7 @@ class GameListRows:
         if game_type:
             query = query.where(game_list.c.game_type == game_type)
         by_type: dict[str, dict[str, Any]] = {}
-        for row in self.models.query(query):
+        for row in self._query(query, at_least):
             stats = by_type.setdefault(
                 row.game_type,
                 {

@@ -59,7 +59,7 @@ class Queries:
     ) -> tuple[Loaded, list[tuple[int, Any]]]:
         """The caller's seats' legal commands now (``refresh=False``: on the
         cached state, without asking the store for newer events)."""
-        loaded = self.games.load(game_id, refresh)
+        loaded = self.games.load(game_id, refresh, nearby=True)
         return loaded, self.actions_of(caller, loaded, seat)
 
     @staticmethod
@@ -93,12 +93,15 @@ class Queries:
         live until the game finishes when ``follow``. Reads run in the
         loop's default executor; no thread waits for the next event, and
         the watchers of one game share one reader (:mod:`service.fanout`)."""
-        loaded = await asyncio.to_thread(self.games.load, game_id)
+        loaded = await asyncio.to_thread(self.games.look, game_id)
         session = loaded.session
         if not follow or loaded.state.status is Status.FINISHED:
             # A finished game has nothing more to follow.
             events = await asyncio.to_thread(
-                self.store.read_stream, game_id, max(from_version, 1)
+                self.games.events_through,
+                game_id,
+                max(from_version, 1),
+                loaded.state.version,
             )
             viewer = caller.viewer(loaded.state)
             for recorded in events:
@@ -118,7 +121,7 @@ class Queries:
                 # reveals its seed) is appended at once: what follows it now
                 # is the rest of the stream.
                 rest = await asyncio.to_thread(
-                    self.store.read_stream, game_id, recorded.version + 1
+                    self.store.read_stream_nearby, game_id, recorded.version + 1
                 )
                 for after in rest:
                     yield after, session.redact(decode_recorded(session, after), viewer)
@@ -132,7 +135,7 @@ class Queries:
         after it, both redacted as the caller sees the game now, and that
         current state. Yields ``(recorded, redacted event, step, current
         state)``."""
-        current = self.games.load(game_id)
+        current = self.games.look(game_id)
         last = to_version or current.state.version
         first = from_version or 1
         if not 1 <= first <= last <= current.state.version:
@@ -144,7 +147,7 @@ class Queries:
         session = current.session
         viewer = caller.viewer(current.state)
         state = None
-        for recorded in self.store.read_stream(game_id, 1, last):
+        for recorded in self.games.events_through(game_id, 1, last):
             event = decode_recorded(session, recorded)
             state = session.evolve(state, event)
             if recorded.version < first:
@@ -157,7 +160,7 @@ class Queries:
         revealed (:func:`domain.fairness.verify_record` checks it): its
         events as the caller sees them and the accepted command log, less
         the seat tokens' hashes."""
-        loaded = self.games.load(game_id)
+        loaded = self.games.look(game_id)
         state, session = loaded.state, loaded.session
         if state.status is not Status.FINISHED:
             raise FailedPrecondition(
@@ -165,7 +168,7 @@ class Queries:
                 "A game's record can be exported once it is over (its seed is "
                 "secret until then).",
             )
-        recorded = self.store.read_stream(game_id)
+        recorded = self.games.events_through(game_id, 1, state.version)
         events = [decode_recorded(session, r) for r in recorded]
         if not any(isinstance(e, SeedRevealed) for e in events):
             raise FailedPrecondition(
@@ -215,7 +218,12 @@ class Queries:
             return self._list_games_by_folding(game_type, status, page_size, page_token)
         self.game_list.wait_for(self.store.last_position(), timeout=2.0)
         rows = self.game_list.models.list_games(
-            game_type, "" if status is None else status.value, page_token, page_size + 1
+            game_type,
+            "" if status is None else status.value,
+            page_token,
+            page_size + 1,
+            # From a standby that has applied as much (read your writes).
+            at_least=self.game_list.position,
         )
         more = len(rows) > page_size
         listed = [

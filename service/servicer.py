@@ -260,7 +260,7 @@ class GameServicer:
             current = self.app.load(request.game_id, refresh=False)
             viewer_state = current.state
         else:
-            loaded = self.app.load(request.game_id)
+            loaded = self.app.look(request.game_id)
             viewer_state = loaded.state
         game = game_to_proto(request.game_id, loaded, caller, viewer_state)
         game.rematch_of = str(

@@ -31,6 +31,7 @@ PARAMETERS: dict[str, Any] = {
     "READ_ALL_MATCHING": (["DieRolled"], ["g"], 0, 10),
     "READ_STREAM": ("g", 1),
     "READ_STREAM_RANGE": ("g", 1, 5),
+    "READ_STREAM_SETTLED": ("g", 1, 5),
     "SETTLED": (0, 10),
     "STREAM_VERSION": ("g",),
 }

@@ -12,7 +12,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from eventstore import migrate
+from sqlalchemy import select
+
+from eventstore import migrate, tables
 from eventstore.base import ConcurrencyError, NewEvent, RecordedEvent
 from eventstore.postgres import PostgresEventStore
 
@@ -129,11 +131,121 @@ def test_a_standby_out_of_reach_leaves_the_reads_to_the_primary(
         read_urls=["postgresql://postgres@127.0.0.1:1/strata?connect_timeout=2"],
     )
     try:
-        result = store.append(f"game-{uuid.uuid4()}", 0, [NewEvent("Kept", {})] * 2)
+        game_id = f"game-{uuid.uuid4()}"
+        result = store.append(game_id, 0, [NewEvent("Kept", {})] * 2)
 
         assert [e.position for e in store.read_all()][-1] == result.last_position
         found = store.read_all_matching(0, 10, ["Kept"])
         assert len(found.events) == 2
         assert (store.standby_reads, store.primary_reads) == (0, 2)
+        # A game's stream and the read models too.
+        assert len(store.read_stream_nearby(game_id)) == 2
+        models = store.read_models()
+        assert models is not None
+        rows = models.query_nearby(
+            select(tables.events.c.version).where(tables.events.c.game_id == game_id),
+            "game_list",
+            0,
+        )
+        assert sorted(r.version for r in rows) == [1, 2]
+        assert (store.standby_reads, store.primary_reads) == (0, 4)
     finally:
+        store.close()
+
+
+def test_a_game_read_from_a_standby_holds_its_writes_and_never_goes_back(
+    clusters: tuple[str, str],
+) -> None:
+    """``read_stream_nearby`` (GetGame, ListLegalActions, WatchGame,
+    ReplayGame): each read is a prefix of the stream with every version
+    this store appended, and no read shows fewer versions than one before
+    it, while other writers append to the same game."""
+    primary_url, standby_url = clusters
+    store = PostgresEventStore(primary_url, read_urls=[standby_url])
+    elsewhere = PostgresEventStore(primary_url)
+    game = f"nearby-{uuid.uuid4()}"
+    try:
+        store.standby_reads = store.primary_reads = 0
+        last_seen = 0
+        for version in range(0, 60, 2):
+            through = store if version % 4 == 0 else elsewhere
+            result = through.append(
+                game, version, [NewEvent("Step", {"v": version})] * 2
+            )
+            read = store.read_stream_nearby(game)
+            versions = [e.version for e in read]
+            assert versions == list(range(1, len(versions) + 1)), "a prefix"
+            assert len(versions) >= last_seen, "never back in time"
+            if through is store:
+                assert len(versions) >= result.last_version, "read your writes"
+            last_seen = len(versions)
+        assert store.standby_reads > 0, "the standby answered some reads"
+        # A range inside what was seen is read whole (never back in time).
+        assert [e.version for e in store.read_stream_nearby(game, 10, 12)] == [
+            10,
+            11,
+            12,
+        ]
+    finally:
+        store.close()
+        elsewhere.close()
+
+
+def test_a_server_reading_games_from_a_standby_shows_each_caller_its_writes(
+    clusters: tuple[str, str],
+) -> None:
+    """Through a real server whose store reads a standby: after each
+    command, GetGame and ListLegalActions show at least that command's
+    version and never an older game than before; ReplayGame and WatchGame
+    give the whole game; the standby answered reads."""
+    from strata.v1 import game_service_pb2 as pb
+
+    from clients.client import StrataClient
+    from eventstore.factory import open_store
+    from service.server import create_server
+    from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+
+    primary_url, standby_url = clusters
+    store = open_store(primary_url, read_urls=[standby_url])
+    assert isinstance(store, PostgresEventStore)
+    running = create_server(store, admin_token=ADMIN_TOKEN, limits=NO_RATE_LIMITS)
+    try:
+        with StrataClient(f"127.0.0.1:{running.port}") as client:
+            game_id = client.create_game("dinosaurs_extinct", 3).game_id
+            token = ""
+            for seat in range(3):
+                me = client.with_token(token)
+                token = me.join_game(game_id, f"p{seat}", seat).seat_token
+            me = client.with_token(token)
+            me.start_game(game_id)
+            store.standby_reads = store.primary_reads = 0
+            seen = 0
+            for _ in range(200):
+                game = me.get_game(game_id)
+                assert game.version >= seen, "never back in time"
+                listed = me.list_legal_actions(game_id)
+                assert listed.version >= game.version
+                if game.status == pb.GAME_STATUS_FINISHED or not listed.actions:
+                    break
+                action = listed.actions[0]
+                done = me.submit_command(game_id, action.seat, action.command)
+                seen = done.version
+                assert me.get_game(game_id).version >= seen, "read your writes"
+                (listed_game,) = [
+                    g for g in me.list_games().games if g.game_id == game_id
+                ]
+                assert listed_game.version >= seen, "the list reads your writes"
+            final = me.get_game(game_id)
+            steps = list(me.replay_game(game_id))
+            assert [s.event.version for s in steps] == list(range(1, final.version + 1))
+            watched = list(me.watch_game(game_id, follow=False))
+            assert [w.version for w in watched] == [s.event.version for s in steps]
+            stats = client.with_token(ADMIN_TOKEN).get_statistics("dinosaurs_extinct")
+            assert stats.position >= max(s.event.position for s in steps)
+            (de,) = stats.statistics
+            assert de.games == 1 and de.finished + de.active == 1
+            assert store.standby_reads > 0, "the standby answered game reads"
+            print(f"standby reads {store.standby_reads}, primary {store.primary_reads}")
+    finally:
+        running.stop(grace=0.5)
         store.close()

@@ -286,9 +286,9 @@ def test_a_restarted_runner_goes_on_with_unfinished_games_only(store: EventStore
     restarted = BotRunner(GameApp(store))
     load = restarted.app.load
 
-    def counted(game_id: str, refresh: bool = True) -> Any:
+    def counted(game_id: str, refresh: bool = True, nearby: bool = False) -> Any:
         loads.append(game_id)
-        return load(game_id, refresh)
+        return load(game_id, refresh, nearby)
 
     restarted.app.load = counted
 
