@@ -1174,10 +1174,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
 
     def initial_state(self, config: GameConfig[State]) -> State:
         options: Options = config.options
-        dinos = tuple(
-            DinoState(d, OASIS, CONTENT.dinos[d].energy, 0, 0, False, max_health(d), ())
-            for d in DINOS
-        )
+        dinos = fresh_dinos()
         s = CONTENT.supply
         supply = Supply(
             food=s["food"] - sum(d.food for d in dinos),
@@ -1186,13 +1183,11 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             rocket_parts=s["rocket_parts"],
             lava_flows=s["lava_flows"],
         )
-        oasis = Place(CONTENT.oasis.id, True, False, False, False)
-        blank = Place("", False, False, False, False)
         state = State(
             players=config.players,
             control=dino_control(config.players, options.shared_fourth_dino),
             scenario=config.scenario,
-            places=(oasis,) + (blank,) * (CONTENT.positions - 1),
+            places=_fresh_places(),
             dinos=dinos,
             supply=supply,
             launchpad_wood=0,
