@@ -96,7 +96,10 @@ class CardOrder:
 
 @dataclass(frozen=True)
 class Scenario:
-    """Fixed outcomes of chance (admin only). Empty fields are drawn."""
+    """Fixed outcomes of chance (admin only). Empty fields are drawn.
+    ``position``: a game in progress the game starts from (then the World
+    and the decks are the position's, and ``layout``, ``meteor_deck``,
+    ``rocket_docket_deck`` and ``exploration_deck`` stay empty)."""
 
     layout: tuple[str, ...] = ()  # tile ids of positions 1-18
     meteor_deck: tuple[str, ...] = ()  # top first, used as is
@@ -109,6 +112,7 @@ class Scenario:
     # For the n-th reshuffle of the Exploration discards: the new deck is
     # the discards in the order they appear here.
     exploration_reshuffles: tuple[CardOrder, ...] = ()
+    position: Position | None = None
 
 
 # -- state --------------------------------------------------------------------
@@ -148,6 +152,41 @@ class Supply:
     vines: int
     rocket_parts: int
     lava_flows: int
+
+
+@dataclass(frozen=True)
+class Position:
+    """A game in progress at the start of a Dino's turn (admin only, in the
+    scenario): the game starts from it. Every list of cards names each card
+    at most once across the lists; a card named nowhere goes under the
+    listed ones of its deck, shuffled at the start (a deck naming no card
+    at all is shuffled as at set-up; the Rocket Docket's top card is then
+    revealed). See the README's "Starting from a position".
+
+    ``places``: the 19 World positions, the Oasis first (empty: a World
+    just laid out, every tile face down); a face-down place may leave its
+    tile blank (a tile named nowhere, drawn at the start). ``dinos``: the
+    four Dinos in turn order (empty: all on the Oasis, full of Food and
+    Health). ``supply``: unset, whatever the rest leaves (set, it must be
+    exactly that). ``round``: unset, 1. ``current_dino``: the Dino whose
+    turn it is (unset, Terry). ``actions_left``: unset, a whole turn's."""
+
+    places: tuple[Place, ...] = ()
+    dinos: tuple[DinoState, ...] = ()
+    supply: Supply | None = None
+    launchpad_wood: int = 0
+    launchpad_parts: int = 0
+    meteor: int = 0
+    meteor_deck: tuple[str, ...] = ()  # top first (secret)
+    meteor_drawn: tuple[str, ...] = ()  # in the order drawn
+    rocket_docket_deck: tuple[str, ...] = ()  # top first (secret)
+    rocket_docket_open: tuple[str, ...] = ()  # face up
+    rocket_docket_done: tuple[str, ...] = ()  # flipped face down
+    exploration_deck: tuple[str, ...] = ()  # top first (secret)
+    exploration_discard: tuple[str, ...] = ()  # oldest first
+    round: int | None = None
+    current_dino: Dino | None = None
+    actions_left: int | None = None
 
 
 @dataclass(frozen=True)

@@ -111,6 +111,7 @@ from domain.escaping_extinction.model import (
     PlaceSecretCave,
     PlaceView,
     PlayCard,
+    Position,
     RedrawCard,
     RedrawDeclined,
     RedrawOffered,
@@ -382,6 +383,365 @@ def meteor_shuffle(rng: Rng) -> tuple[str, ...]:
         pile, rest = rest[:size], rest[size:]
         deck.extend(rng.shuffled([*pile, quake]))
     return tuple(deck)
+
+
+# -- starting from a position -----------------------------------------------------
+
+_KEEP_CARDS = frozenset(c for c, card in CONTENT.exploration.items() if card.keep)
+_COUNTED = ("food", "wood", "vines", "rocket_parts", "lava_flows")
+
+
+def _bad(field: str, message: str) -> InvalidCommand:
+    return InvalidCommand("POSITION_INVALID", message, f"position.{field}")
+
+
+def fresh_dinos() -> tuple[DinoState, ...]:
+    """The four Dinos at set-up: on the Oasis, full of Food and Health."""
+    return tuple(
+        DinoState(d, OASIS, CONTENT.dinos[d].energy, 0, 0, False, max_health(d), ())
+        for d in DINOS
+    )
+
+
+def _fresh_places() -> tuple[Place, ...]:
+    oasis = Place(CONTENT.oasis.id, True, False, False, False)
+    return (oasis,) + (Place("", False, False, False, False),) * (CONTENT.positions - 1)
+
+
+def position_places(position: Position) -> tuple[Place, ...]:
+    return position.places or _fresh_places()
+
+
+def position_dinos(position: Position) -> tuple[DinoState, ...]:
+    return position.dinos or fresh_dinos()
+
+
+def position_supply(position: Position) -> dict[str, int]:
+    """What the Supply holds when every token the position places elsewhere
+    is taken out of the game's content (may be negative: too many)."""
+    left = dict(CONTENT.supply)
+    for place in position_places(position):
+        resource = CONTENT.tile(place.tile).resource if place.tile else None
+        if place.token and resource is not None:
+            left[_RESOURCE_FIELD[resource]] -= 1
+        left["lava_flows"] -= place.lava
+    for d in position_dinos(position):
+        left["food"] -= d.food
+        left["wood"] -= d.wood
+        left["vines"] -= d.vines
+        left["rocket_parts"] -= d.rocket_part
+    left["wood"] -= position.launchpad_wood
+    left["rocket_parts"] -= position.launchpad_parts
+    return left
+
+
+def _check_scenario_beside(scenario: Scenario) -> None:
+    """The position says the World and the decks: the scenario's own stay
+    empty (the die, Earthquakes and reshuffles to come may still be fixed)."""
+    for name in ("layout", "meteor_deck", "rocket_docket_deck", "exploration_deck"):
+        if getattr(scenario, name):
+            raise InvalidCommand(
+                "POSITION_INVALID",
+                f"With a position, leave the scenario's {name} empty: the "
+                "position says it.",
+                name,
+            )
+
+
+def _check_places(places: tuple[Place, ...]) -> None:
+    if not places:
+        return
+    if len(places) != CONTENT.positions:
+        raise _bad(
+            "places",
+            f"The position lists {len(places)} places; the World has "
+            f"{CONTENT.positions} (the Oasis first), or list none.",
+        )
+    oasis = places[0]
+    if oasis.tile != CONTENT.oasis.id or not oasis.revealed or oasis.token:
+        raise _bad(
+            "places[0]",
+            f'Position 0 is the Oasis: tile "{CONTENT.oasis.id}", face up, no token.',
+        )
+    if oasis.cave:
+        raise _bad("places[0].cave", "No Secret Cave goes on the Oasis.")
+    seen: set[str] = set()
+    for i, place in enumerate(places[1:], start=1):
+        _check_place(i, place, seen)
+    caves = sum(p.cave for p in places)
+    if caves not in (0, 2):
+        raise _bad("places", f"{caves} Secret Caves lie out; there are two or none.")
+
+
+def _check_place(i: int, place: Place, seen: set[str]) -> None:
+    if place.tile:
+        if place.tile not in CONTENT.tiles:
+            raise _bad(f"places[{i}].tile", f"No terrain tile {place.tile!r}.")
+        if place.tile in seen:
+            raise _bad(f"places[{i}].tile", f"Tile {place.tile!r} lies twice.")
+        seen.add(place.tile)
+    elif place.revealed:
+        raise _bad(f"places[{i}].tile", f"Face-up place {i} must name its tile.")
+    if place.token:
+        if not place.revealed:
+            raise _bad(f"places[{i}].token", f"Face-down place {i} has no token.")
+        if CONTENT.tile(place.tile).resource is None:
+            raise _bad(f"places[{i}].token", f"Tile {place.tile!r} has no resource.")
+    if place.lava and not place.revealed:
+        raise _bad(f"places[{i}].lava", f"Face-down place {i} has no Lava Flow.")
+
+
+def _check_dinos(position: Position, places: tuple[Place, ...]) -> None:
+    dinos = position.dinos
+    if not dinos:
+        return
+    if tuple(d.dino for d in dinos) != DINOS:
+        raise _bad(
+            "dinos",
+            "The position lists the four Dinos in turn order: Terry, Rex, Sara, "
+            "Long Neck.",
+        )
+    for i, d in enumerate(dinos):
+        card = CONTENT.dinos[d.dino]
+        if not 0 <= d.position < CONTENT.positions:
+            raise _bad(f"dinos[{i}].position", f"No World position {d.position}.")
+        if not places[d.position].revealed:
+            raise _bad(
+                f"dinos[{i}].position",
+                f"{card.name} stands on position {d.position}, face down; a Dino "
+                "stands only on a face-up tile.",
+            )
+        if not 0 <= d.food <= card.energy:
+            raise _bad(
+                f"dinos[{i}].food", f"{card.name} holds 0 to {card.energy} Food."
+            )
+        if min(d.wood, d.vines) < 0 or d.wood + d.vines > card.satchel:
+            raise _bad(
+                f"dinos[{i}].wood",
+                f"{card.name}'s Satchel holds 0 to {card.satchel} Wood and Vines.",
+            )
+        if not 0 <= d.health <= card.health:
+            raise _bad(
+                f"dinos[{i}].health", f"{card.name}'s Health is 0 to {card.health}."
+            )
+        for n, held in enumerate(d.held_cards):
+            if held not in _KEEP_CARDS:
+                raise _bad(
+                    f"dinos[{i}].held_cards[{n}]",
+                    f"{held!r} is no Exploration card kept for later.",
+                )
+
+
+def _check_unique(
+    lists: Sequence[tuple[str, Sequence[str]]], known: Collection[str], what: str
+) -> None:
+    """Each card of ``lists`` (field name, ids) known, and named once in all."""
+    seen: set[str] = set()
+    for name, cards in lists:
+        for n, card in enumerate(cards):
+            if card not in known:
+                raise _bad(f"{name}[{n}]", f"No {what} card {card!r}.")
+            if card in seen:
+                raise _bad(f"{name}[{n}]", f"{what} card {card!r} is named twice.")
+            seen.add(card)
+
+
+def _check_cards(position: Position) -> None:
+    p = position
+    _check_unique(
+        (("meteor_deck", p.meteor_deck), ("meteor_drawn", p.meteor_drawn)),
+        CONTENT.meteor,
+        "Meteor",
+    )
+    _check_unique(
+        (
+            ("rocket_docket_deck", p.rocket_docket_deck),
+            ("rocket_docket_open", p.rocket_docket_open),
+            ("rocket_docket_done", p.rocket_docket_done),
+        ),
+        CONTENT.docket,
+        "Rocket Docket",
+    )
+    held = [(f"dinos[{i}].held_cards", d.held_cards) for i, d in enumerate(p.dinos)]
+    _check_unique(
+        (
+            ("exploration_deck", p.exploration_deck),
+            ("exploration_discard", p.exploration_discard),
+            *held,
+        ),
+        CONTENT.exploration,
+        "Exploration",
+    )
+
+
+def _check_counts(position: Position) -> None:
+    """The tokens add up to the game's: the Supply holds the rest."""
+    left = position_supply(position)
+    given = position.supply
+    for name in _COUNTED:
+        if left[name] < 0:
+            raise _bad(
+                f"supply.{name}",
+                f"The position uses {CONTENT.supply[name] - left[name]} "
+                f"{name.replace('_', ' ')}; the game has {CONTENT.supply[name]}.",
+            )
+        if given is not None and getattr(given, name) != left[name]:
+            raise _bad(
+                f"supply.{name}",
+                f"The Supply holds what the rest leaves: {left[name]} "
+                f"{name.replace('_', ' ')} (or leave the supply unset).",
+            )
+
+
+def _check_docket(position: Position) -> None:
+    """One flipped Rocket Docket card per part collected; all face-up ones
+    flip with the fifth."""
+    collected = (
+        CONTENT.supply["rocket_parts"] - position_supply(position)["rocket_parts"]
+    )
+    done = len(position.rocket_docket_done)
+    if collected < CONTENT.launch_parts and done != collected:
+        raise _bad(
+            "rocket_docket_done",
+            f"{collected} Rocket Parts were collected: as many cards are flipped "
+            f"(not {done}).",
+        )
+    if done < collected:
+        raise _bad(
+            "rocket_docket_done",
+            f"Every Rocket Part was collected: at least {collected} cards are flipped.",
+        )
+    if collected >= CONTENT.launch_parts and position.rocket_docket_open:
+        raise _bad(
+            "rocket_docket_open",
+            "With every Rocket Part collected, every face-up card has flipped.",
+        )
+
+
+def _check_turn(position: Position, dinos: tuple[DinoState, ...]) -> None:
+    if position.round is not None and position.round < 1:
+        raise _bad("round", f"Round {position.round}: rounds count from 1.")
+    actions = position.actions_left
+    if actions is not None and not 0 <= actions <= CONTENT.actions_per_turn:
+        raise _bad(
+            "actions_left", f"A turn has 0 to {CONTENT.actions_per_turn} actions left."
+        )
+    if not 0 <= position.meteor < CONTENT.track_length:
+        raise _bad(
+            "meteor",
+            f"The Meteor is on space 0 to {CONTENT.track_length - 1} "
+            f"({CONTENT.track_length} is Earth: the game would be over).",
+        )
+    if position.launchpad_wood < 0 or position.launchpad_parts < 0:
+        raise _bad("launchpad_wood", "The Launchpad holds no negative counts.")
+    d = dinos[_TURN_INDEX[position.current_dino or DINOS[0]]]
+    if d.health == 0 and d.vines == 0:
+        raise _bad(
+            "current_dino",
+            f"{_name(d.dino)} is Injured with no Vine to heal itself: its turn "
+            "would pass at once.",
+        )
+    if (
+        position.launchpad_parts >= CONTENT.launch_parts
+        and position.launchpad_wood >= CONTENT.launch_wood
+        and all(x.position == OASIS for x in dinos)
+    ):
+        raise _bad(
+            "launchpad_parts",
+            "The Rocket is complete and every Dino is home: the game is won.",
+        )
+
+
+def validate_position(position: Position, scenario: Scenario) -> None:
+    """Every field of ``position`` within the game, nothing in two places,
+    the counts adding up to the content (the lifecycle then checks that the
+    game is not over and a seat may act)."""
+    _check_scenario_beside(scenario)
+    _check_places(position.places)
+    places = position_places(position)
+    _check_dinos(position, places)
+    _check_cards(position)
+    _check_turn(position, position_dinos(position))
+    _check_counts(position)
+    _check_docket(position)
+
+
+def _deck(
+    listed: tuple[str, ...], named: Collection[str], every: Sequence[str], rng: Rng
+) -> tuple[str, ...]:
+    """``listed``, then the cards of ``every`` named nowhere, shuffled."""
+    return (*listed, *rng.shuffled([c for c in every if c not in named]))
+
+
+def position_set_up(position: Position, rng: Rng) -> list[Event]:
+    """The deal a position leaves to chance: blank face-down tiles and the
+    cards it names nowhere."""
+    p = position
+    places = position_places(p)
+    named = {x.tile for x in places}
+    unnamed = iter(rng.shuffled([t for t in CONTENT.tile_order if t not in named]))
+    layout = tuple(place.tile or next(unnamed) for place in places[1:])
+    meteor_named = (*p.meteor_deck, *p.meteor_drawn)
+    meteor = (
+        _deck(p.meteor_deck, meteor_named, CONTENT.meteor_order, rng)
+        if meteor_named
+        else meteor_shuffle(rng)
+    )
+    docket_named = (*p.rocket_docket_deck, *p.rocket_docket_open, *p.rocket_docket_done)
+    docket = _deck(p.rocket_docket_deck, docket_named, CONTENT.docket_order, rng)
+    held = [c for d in position_dinos(p) for c in d.held_cards]
+    exploration = _deck(
+        p.exploration_deck,
+        (*p.exploration_deck, *p.exploration_discard, *held),
+        CONTENT.exploration_order,
+        rng,
+    )
+    events: list[Event] = [WorldSetUp(layout, meteor, docket, exploration)]
+    if not docket_named:
+        events.append(RocketDocketCardRevealed(docket[0]))
+    return events
+
+
+def position_state(state: State, position: Position) -> State:
+    """``state`` (at set-up) as ``position`` has it: the turn under way."""
+    dinos = position_dinos(position)
+    left = position_supply(position)
+    current = _TURN_INDEX[position.current_dino or DINOS[0]]
+    actions = position.actions_left
+    return replace(
+        state,
+        places=position_places(position),
+        dinos=dinos,
+        supply=Supply(**{name: left[name] for name in _COUNTED}),
+        launchpad_wood=position.launchpad_wood,
+        launchpad_parts=position.launchpad_parts,
+        meteor=position.meteor,
+        meteor_deck=position.meteor_deck,
+        meteor_drawn=position.meteor_drawn,
+        docket_deck=position.rocket_docket_deck,
+        docket_open=position.rocket_docket_open,
+        docket_done=position.rocket_docket_done,
+        exploration_deck=position.exploration_deck,
+        exploration_discard=position.exploration_discard,
+        round=position.round or 1,
+        current=current,
+        turn_open=True,
+        actions_left=CONTENT.actions_per_turn if actions is None else actions,
+        waiting_to_heal=dinos[current].health == 0,
+    )
+
+
+def redacted_position(position: Position) -> Position:
+    """``position`` as a player sees it: face-down tiles and the decks'
+    orders blanked (as in ``WorldSetUp``)."""
+    places = tuple(p if p.revealed else replace(p, tile="") for p in position.places)
+    return replace(
+        position,
+        places=places,
+        meteor_deck=(),
+        rocket_docket_deck=(),
+        exploration_deck=(),
+    )
 
 
 # -- the commands that may be legal ---------------------------------------------
@@ -761,6 +1121,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
     scenario_type: ClassVar[type] = Scenario
+    position_type: ClassVar[type | None] = Position
     state_type: ClassVar[type] = State
     view_type: ClassVar[type] = View
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
@@ -808,13 +1169,12 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             subset(order.tiles, CONTENT.tile_order, "Earthquake order")
         for cards in scenario.exploration_reshuffles:
             subset(cards.cards, CONTENT.exploration_order, "Exploration reshuffle")
+        if scenario.position is not None:
+            validate_position(scenario.position, scenario)
 
     def initial_state(self, config: GameConfig[State]) -> State:
         options: Options = config.options
-        dinos = tuple(
-            DinoState(d, OASIS, CONTENT.dinos[d].energy, 0, 0, False, max_health(d), ())
-            for d in DINOS
-        )
+        dinos = fresh_dinos()
         s = CONTENT.supply
         supply = Supply(
             food=s["food"] - sum(d.food for d in dinos),
@@ -823,13 +1183,11 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             rocket_parts=s["rocket_parts"],
             lava_flows=s["lava_flows"],
         )
-        oasis = Place(CONTENT.oasis.id, True, False, False, False)
-        blank = Place("", False, False, False, False)
-        return State(
+        state = State(
             players=config.players,
             control=dino_control(config.players, options.shared_fourth_dino),
             scenario=config.scenario,
-            places=(oasis,) + (blank,) * (CONTENT.positions - 1),
+            places=_fresh_places(),
             dinos=dinos,
             supply=supply,
             launchpad_wood=0,
@@ -843,10 +1201,16 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             exploration_deck=(),
             exploration_discard=(),
         )
+        position = self.position(config)
+        return state if position is None else position_state(state, position)
 
     def start(self, state: State, rng: Rng) -> list[Event]:
         scenario = state.scenario or Scenario()
         table = _Table(state, rng)
+        if scenario.position is not None:
+            # The turn is under way already: only the deal is left to chance.
+            table.emit(*position_set_up(scenario.position, rng))
+            return table.events
         docket = scenario.rocket_docket_deck or rng.shuffled(CONTENT.docket_order)
         table.emit(
             WorldSetUp(
@@ -860,6 +1224,11 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             TurnBegan(DINOS[0], 1),
         )
         return table.events
+
+    def redact_position(self, position: Position, viewer: Viewer) -> Position:
+        if viewer.sees_everything:
+            return position
+        return redacted_position(position)
 
     # -- who may do what -------------------------------------------------------
 
@@ -1555,6 +1924,17 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
                 state.places[0],
                 *tuple(Place(tile, False, False, False, False) for tile in layout),
             )
+            if state.scenario is not None and state.scenario.position is not None:
+                # A position's places keep their faces, tokens, Lava Flows and
+                # Caves; the deal only fills the blank tiles.
+                places = (
+                    state.places[0],
+                    *(
+                        replace(p, tile=tile)
+                        for p, tile in zip(state.places[1:], layout, strict=False)
+                    ),
+                    *state.places[1 + len(layout) :],
+                )
             return r(
                 state,
                 places=places,

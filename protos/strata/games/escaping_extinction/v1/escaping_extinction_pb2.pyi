@@ -364,6 +364,7 @@ class Scenario(_message.Message):
     DIE_FACES_FIELD_NUMBER: _builtins.int
     EARTHQUAKE_ORDERS_FIELD_NUMBER: _builtins.int
     EXPLORATION_RESHUFFLES_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def layout(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Tile ids of positions 1-18 (empty: shuffled)."""
@@ -396,6 +397,15 @@ class Scenario(_message.Message):
         unlisted cards are shuffled after.
         """
 
+    @_builtins.property
+    def position(self) -> Global___Position:
+        """A game in progress the game starts from, at the start of a Dino's turn
+        (admin only, as the whole scenario); unset: the game starts at set-up.
+        With a position, layout, meteor_deck, rocket_docket_deck and
+        exploration_deck stay empty (the position says them). Players see it in
+        GameCreated with face-down tiles and the decks' orders blanked.
+        """
+
     def __init__(
         self,
         *,
@@ -406,14 +416,183 @@ class Scenario(_message.Message):
         die_faces: _abc.Iterable[_builtins.int] | None = ...,
         earthquake_orders: _abc.Iterable[Global___TileOrder] | None = ...,
         exploration_reshuffles: _abc.Iterable[Global___CardOrder] | None = ...,
+        position: Global___Position | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["position", b"position"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["die_faces", b"die_faces", "earthquake_orders", b"earthquake_orders", "exploration_deck", b"exploration_deck", "exploration_reshuffles", b"exploration_reshuffles", "layout", b"layout", "meteor_deck", b"meteor_deck", "rocket_docket_deck", b"rocket_docket_deck"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["die_faces", b"die_faces", "earthquake_orders", b"earthquake_orders", "exploration_deck", b"exploration_deck", "exploration_reshuffles", b"exploration_reshuffles", "layout", b"layout", "meteor_deck", b"meteor_deck", "position", b"position", "rocket_docket_deck", b"rocket_docket_deck"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Scenario: _TypeAlias = Scenario  # noqa: Y015
+
+@_typing.final
+class Position(_message.Message):
+    """A game in progress at the start of a Dino's turn. Every card is named at
+    most once across the lists; a card named nowhere goes under the listed
+    cards of its deck, shuffled at the start (a deck naming no card at all is
+    shuffled as at set-up, and then the top Rocket Docket card is revealed).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLACES_FIELD_NUMBER: _builtins.int
+    DINOS_FIELD_NUMBER: _builtins.int
+    SUPPLY_FIELD_NUMBER: _builtins.int
+    LAUNCHPAD_WOOD_FIELD_NUMBER: _builtins.int
+    LAUNCHPAD_PARTS_FIELD_NUMBER: _builtins.int
+    METEOR_FIELD_NUMBER: _builtins.int
+    METEOR_DECK_FIELD_NUMBER: _builtins.int
+    METEOR_DRAWN_FIELD_NUMBER: _builtins.int
+    ROCKET_DOCKET_DECK_FIELD_NUMBER: _builtins.int
+    ROCKET_DOCKET_OPEN_FIELD_NUMBER: _builtins.int
+    ROCKET_DOCKET_DONE_FIELD_NUMBER: _builtins.int
+    EXPLORATION_DECK_FIELD_NUMBER: _builtins.int
+    EXPLORATION_DISCARD_FIELD_NUMBER: _builtins.int
+    ROUND_FIELD_NUMBER: _builtins.int
+    CURRENT_DINO_FIELD_NUMBER: _builtins.int
+    ACTIONS_LEFT_FIELD_NUMBER: _builtins.int
+    launchpad_wood: _builtins.int
+    """Wood on the Launchpad."""
+    launchpad_parts: _builtins.int
+    """Rocket Parts on the Launchpad."""
+    meteor: _builtins.int
+    """The Meteor's space on its track: 0 (the start) to the space before Earth."""
+    round: _builtins.int
+    """The round (unset: 1)."""
+    current_dino: Global___Dino.ValueType
+    """The Dino whose turn it is (unset: Terry); it may act at once."""
+    actions_left: _builtins.int
+    """Actions left this turn, 0 to 2 (unset: 2)."""
+    @_builtins.property
+    def places(self) -> _containers.RepeatedCompositeFieldContainer[Global___Place]:
+        """The 19 World positions, the Oasis (position 0) first; empty: a World
+        just laid out, every tile face down. A face-down place may leave its
+        tile blank: a tile named nowhere, drawn at the start.
+        """
+
+    @_builtins.property
+    def dinos(self) -> _containers.RepeatedCompositeFieldContainer[Global___DinoState]:
+        """The four Dinos in turn order (Terry, Rex, Sara, Long Neck); empty: all
+        on the Oasis, full of Food and Health, holding nothing.
+        """
+
+    @_builtins.property
+    def supply(self) -> Global___Supply:
+        """Tokens in the Supply; unset: whatever the rest of the position leaves
+        (set, it must be exactly that).
+        """
+
+    @_builtins.property
+    def meteor_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The Meteor deck, top first (secret)."""
+
+    @_builtins.property
+    def meteor_drawn(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Meteor cards drawn, in the order drawn."""
+
+    @_builtins.property
+    def rocket_docket_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The Rocket Docket deck, top first (secret)."""
+
+    @_builtins.property
+    def rocket_docket_open(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Face-up Rocket Docket cards."""
+
+    @_builtins.property
+    def rocket_docket_done(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Rocket Docket cards flipped face down (one per Rocket Part collected; all
+        the rest too once five are).
+        """
+
+    @_builtins.property
+    def exploration_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The Exploration deck, top first (secret)."""
+
+    @_builtins.property
+    def exploration_discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The Exploration discard pile, oldest first."""
+
+    def __init__(
+        self,
+        *,
+        places: _abc.Iterable[Global___Place] | None = ...,
+        dinos: _abc.Iterable[Global___DinoState] | None = ...,
+        supply: Global___Supply | None = ...,
+        launchpad_wood: _builtins.int = ...,
+        launchpad_parts: _builtins.int = ...,
+        meteor: _builtins.int = ...,
+        meteor_deck: _abc.Iterable[_builtins.str] | None = ...,
+        meteor_drawn: _abc.Iterable[_builtins.str] | None = ...,
+        rocket_docket_deck: _abc.Iterable[_builtins.str] | None = ...,
+        rocket_docket_open: _abc.Iterable[_builtins.str] | None = ...,
+        rocket_docket_done: _abc.Iterable[_builtins.str] | None = ...,
+        exploration_deck: _abc.Iterable[_builtins.str] | None = ...,
+        exploration_discard: _abc.Iterable[_builtins.str] | None = ...,
+        round: _builtins.int | None = ...,
+        current_dino: Global___Dino.ValueType | None = ...,
+        actions_left: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_actions_left", b"_actions_left", "_current_dino", b"_current_dino", "_round", b"_round", "actions_left", b"actions_left", "current_dino", b"current_dino", "round", b"round", "supply", b"supply"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_actions_left", b"_actions_left", "_current_dino", b"_current_dino", "_round", b"_round", "actions_left", b"actions_left", "current_dino", b"current_dino", "dinos", b"dinos", "exploration_deck", b"exploration_deck", "exploration_discard", b"exploration_discard", "launchpad_parts", b"launchpad_parts", "launchpad_wood", b"launchpad_wood", "meteor", b"meteor", "meteor_deck", b"meteor_deck", "meteor_drawn", b"meteor_drawn", "places", b"places", "rocket_docket_deck", b"rocket_docket_deck", "rocket_docket_done", b"rocket_docket_done", "rocket_docket_open", b"rocket_docket_open", "round", b"round", "supply", b"supply"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__actions_left: _TypeAlias = _typing.Literal["actions_left"]  # noqa: Y015
+    _WhichOneofArgType__actions_left: _TypeAlias = _typing.Literal["_actions_left", b"_actions_left"]  # noqa: Y015
+    _WhichOneofReturnType__current_dino: _TypeAlias = _typing.Literal["current_dino"]  # noqa: Y015
+    _WhichOneofArgType__current_dino: _TypeAlias = _typing.Literal["_current_dino", b"_current_dino"]  # noqa: Y015
+    _WhichOneofReturnType__round: _TypeAlias = _typing.Literal["round"]  # noqa: Y015
+    _WhichOneofArgType__round: _TypeAlias = _typing.Literal["_round", b"_round"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__actions_left) -> _WhichOneofReturnType__actions_left | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__current_dino) -> _WhichOneofReturnType__current_dino | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__round) -> _WhichOneofReturnType__round | None: ...
+
+Global___Position: _TypeAlias = Position  # noqa: Y015
+
+@_typing.final
+class Place(_message.Message):
+    """One World position of a position."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TILE_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    LAVA_FIELD_NUMBER: _builtins.int
+    CAVE_FIELD_NUMBER: _builtins.int
+    tile: _builtins.str
+    """The tile id ("oasis" for position 0; blank: a face-down tile named
+    nowhere, drawn at the start).
+    """
+    revealed: _builtins.bool
+    """True when the tile is face up (a Dino stands only on a face-up tile)."""
+    token: _builtins.bool
+    """True when a resource token of the tile's resource lies on it (face up
+    only).
+    """
+    lava: _builtins.bool
+    """True when a Lava Flow lies on it (face up only)."""
+    cave: _builtins.bool
+    """True when a Secret Cave lies on it (two or none, never on the Oasis)."""
+    def __init__(
+        self,
+        *,
+        tile: _builtins.str = ...,
+        revealed: _builtins.bool = ...,
+        token: _builtins.bool = ...,
+        lava: _builtins.bool = ...,
+        cave: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cave", b"cave", "lava", b"lava", "revealed", b"revealed", "tile", b"tile", "token", b"token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Place: _TypeAlias = Place  # noqa: Y015
 
 @_typing.final
 class TileOrder(_message.Message):
