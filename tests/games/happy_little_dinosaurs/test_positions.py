@@ -15,12 +15,15 @@ import pytest
 from strata.games.happy_little_dinosaurs.v1 import happy_little_dinosaurs_pb2
 
 from domain.chance import Rng
+from domain.frozen import replace
 from domain.happy_little_dinosaurs import RULES
 from domain.happy_little_dinosaurs.content import Kind, catalogue, eliminates
 from domain.happy_little_dinosaurs.model import (
     CardsDrawn,
     DisasterFlipped,
     DiscardOffered,
+    EffectPassed,
+    EffectWindowOpened,
     EscapeMoved,
     GameWon,
     Hand,
@@ -75,15 +78,7 @@ def base(**changes: Any) -> Position:
         rounds_played=3,
         shuffle_rest=True,
     )
-    for name, value in changes.items():
-        position = _with(position, name, value)
-    return position
-
-
-def _with(position: Position, name: str, value: Any) -> Position:
-    from domain.frozen import replace
-
-    return replace(position, **{name: value})
+    return replace(position, **changes)
 
 
 # -- the position is where the game starts ----------------------------------
@@ -161,6 +156,21 @@ def test_given_both_draw_piles_empty_when_hands_are_refilled_they_stay_short() -
     assert game.discard == ("cool_stick_1", "bow_and_dino_1")
     assert game.round == 2 and game.main_deck == ()
     check_invariants(game)
+
+
+def test_given_both_draw_piles_empty_treenoculars_has_nothing_to_look_at() -> None:
+    # Its window opens only when the Main deck or the discard pile holds a
+    # card (README, "Windows open on public grounds only").
+    rest = [c for c in MAIN if c not in ("treenoculars_1", "cool_stick_1")]
+    hands = (("treenoculars_1", *rest[:34]), ("cool_stick_1", *rest[34:]))
+    position = Position(
+        players=(seat(hands[0]), seat(hands[1])), disaster_deck=DISASTERS
+    )
+    game = start(position).game
+    game, events = commit(game, {0: "treenoculars_1", 1: "cool_stick_1"})
+    assert of_type(events, EffectPassed) == [EffectPassed(0, "treenoculars_1")]
+    assert not of_type(events, EffectWindowOpened)
+    assert game.phase is Phase.SCORING
 
 
 def test_given_a_dinosaur_one_space_from_escaping_its_disaster_moves_it_out() -> None:
@@ -431,21 +441,15 @@ def _broken(rng: Rng, position: Position) -> Position:
     first = position.players[0]
     match rng.roll(5):
         case 1:
-            players = (_with_seat(first, escape=50), *position.players[1:])
-            return _with(position, "players", players)
+            players = (replace(first, escape=50), *position.players[1:])
+            return replace(position, players=players)
         case 2:
-            return _with(position, "discard", (*position.discard, first.hand[0]))
+            return replace(position, discard=(*position.discard, first.hand[0]))
         case 3:
-            return _with(position, "rounds_played", -1)
+            return replace(position, rounds_played=-1)
         case 4:
-            return _with(position, "players", position.players[1:])
-    return _with(position, "main_deck", position.main_deck[1:])
-
-
-def _with_seat(player: PlayerPosition, **changes: Any) -> PlayerPosition:
-    from domain.frozen import replace
-
-    return replace(player, **changes)
+            return replace(position, players=position.players[1:])
+    return replace(position, main_deck=position.main_deck[1:])
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
