@@ -66,18 +66,51 @@ class DeckOrder:
 
 
 @dataclass(frozen=True)
+class PlayerPosition:
+    """A seat of a position: its hand (secret), its Disaster Area, its
+    Escape Route space (0 to 49) and whether its dinosaur was eliminated
+    (then its hand is empty and its Disaster Area a deadly set)."""
+
+    hand: tuple[str, ...] = ()
+    disasters: tuple[str, ...] = ()
+    escape: int = 0
+    eliminated: bool = False
+
+
+@dataclass(frozen=True)
+class Position:
+    """A game at the start of a round (admin only, in the scenario): the
+    table is clear and the round's Disaster, the top of ``disaster_deck``,
+    is about to be flipped. One seat per player; ``rounds_played`` before
+    this one; the Main deck top first, the discard pile oldest first, the
+    Disaster deck top first. Every card is in one place; ``shuffle_rest``:
+    the cards the position places nowhere are shuffled below the listed top
+    of their deck (otherwise every card must be placed)."""
+
+    players: tuple[PlayerPosition, ...] = ()
+    rounds_played: int = 0
+    main_deck: tuple[str, ...] = ()
+    discard: tuple[str, ...] = ()
+    disaster_deck: tuple[str, ...] = ()
+    shuffle_rest: bool = False
+
+
+@dataclass(frozen=True)
 class Scenario:
     """Fixed draws (admin only). ``hands``: the deal per seat (a seat whose
     hand is not listed, or empty, is dealt from the top of the Main deck);
     ``main_deck`` / ``disaster_deck``: the top of each deck after the deal,
     top first, the rest shuffled below; ``reshuffles``: the top of the Main
     deck after each reshuffle of the discard pile, in order (listed cards not
-    in the discard pile at that moment are skipped)."""
+    in the discard pile at that moment are skipped). ``position``: a game in
+    progress to start from (then ``hands``, ``main_deck`` and
+    ``disaster_deck`` stay empty; ``reshuffles`` still apply)."""
 
     hands: tuple[Hand, ...] = ()
     main_deck: tuple[str, ...] = ()
     disaster_deck: tuple[str, ...] = ()
     reshuffles: tuple[DeckOrder, ...] = ()
+    position: Position | None = None
 
 
 # -- state -----------------------------------------------------------------

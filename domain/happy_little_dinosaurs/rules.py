@@ -108,6 +108,7 @@ from domain.happy_little_dinosaurs.model import (
     PointCardsRevealed,
     PointCardValueAdded,
     PointsCollected,
+    Position,
     Scenario,
     ScoreBoosterPlayed,
     ScoreInversionPlayed,
@@ -184,6 +185,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
     scenario_type: ClassVar[type] = Scenario
+    position_type: ClassVar[type | None] = Position
     state_type: ClassVar[type] = State
     view_type: ClassVar[type] = View
     command_types: ClassVar[tuple[type, ...]] = COMMAND_TYPES
@@ -250,14 +252,187 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         check(scenario.disaster_deck, disasters, "Disaster deck")
         for order in scenario.reshuffles:
             check(order.cards, main, "reshuffle")
+        if scenario.position is not None:
+            self._validate_position(scenario, config.players)
+
+    # -- starting from a position ---------------------------------------------
+
+    def _validate_position(self, scenario: Scenario, players: int) -> None:
+        """A position's every field within the game: each card in one place
+        of its kind, seats alive or eliminated as their Disaster Areas say,
+        the game not over (the lifecycle then checks that a seat may act)."""
+        position = scenario.position
+        assert position is not None
+        for name in ("hands", "main_deck", "disaster_deck"):
+            if getattr(scenario, name):
+                raise InvalidCommand(
+                    "POSITION_INVALID",
+                    f"With a position, its seats and decks hold the cards; "
+                    f"leave the scenario's {name} empty.",
+                    name,
+                )
+        if len(position.players) != players:
+            raise _bad(
+                "players",
+                f"The position has {len(position.players)} seats for "
+                f"{players} players.",
+            )
+        self._check_places(position)
+        for seat in range(players):
+            self._check_seat(position, seat)
+        if len([p for p in position.players if not p.eliminated]) < 2:
+            raise _bad(
+                "players",
+                "At least two dinosaurs must be left (one alone has won).",
+            )
+        if not 0 <= position.rounds_played < 1_000_000:
+            raise _bad(
+                "rounds_played", f"{position.rounds_played} rounds cannot be played."
+            )
+        taken = sum(len(p.disasters) for p in position.players)
+        if taken > position.rounds_played:
+            raise _bad(
+                "rounds_played",
+                f"{taken} Disasters in Disaster Areas need at least {taken} "
+                f"rounds played (one a round at most), not "
+                f"{position.rounds_played}.",
+            )
+
+    def _check_places(self, position: Position) -> None:
+        """Every card of the position is of the kind its place holds and in
+        one place only; without ``shuffle_rest`` every card is placed."""
+        seats = list(enumerate(position.players))
+        main = _Places(set(self.cards.main), "a Main deck card")
+        for seat, player in seats:
+            main.put(player.hand, f"players[{seat}].hand")
+        main.put(position.main_deck, "main_deck")
+        main.put(position.discard, "discard")
+        disasters = _Places(set(self.cards.disasters), "a Disaster card")
+        for seat, player in seats:
+            disasters.put(player.disasters, f"players[{seat}].disasters")
+        disasters.put(position.disaster_deck, "disaster_deck")
+        if not position.shuffle_rest:
+            main.all_placed("main_deck")
+            disasters.all_placed("disaster_deck")
+        elif not position.disaster_deck and disasters.all_placed_already():
+            raise _bad("disaster_deck", "No Disaster is left to flip.")
+
+    def _check_seat(self, position: Position, seat: int) -> None:
+        """A seat's escape, and its hand and Disaster Area as its being
+        alive or eliminated requires."""
+        player = position.players[seat]
+        field = f"players[{seat}]"
+        if not 0 <= player.escape < WINNING_ESCAPE:
+            raise _bad(
+                f"{field}.escape",
+                f"Seat {seat} is on space {player.escape}; the race runs from "
+                f"0 to {WINNING_ESCAPE - 1} (at {WINNING_ESCAPE} it is won).",
+            )
+        types = [self.disaster_type(c) for c in player.disasters]
+        if player.eliminated:
+            if player.hand:
+                raise _bad(
+                    f"{field}.hand",
+                    f"Seat {seat} was eliminated: its hand was discarded.",
+                )
+            if not eliminates(types) or all(
+                eliminates(types[:i] + types[i + 1 :]) for i in range(len(types))
+            ):
+                raise _bad(
+                    f"{field}.disasters",
+                    f"Seat {seat} was eliminated by the Disaster that made its "
+                    f"Disaster Area a deadly set (three of a type or three "
+                    f"types, Meteors wild), which these Disasters are not.",
+                )
+            return
+        if eliminates(types):
+            raise _bad(
+                f"{field}.disasters",
+                f"Seat {seat}'s Disasters are a deadly set: it would be eliminated.",
+            )
+        if not any(self.card(c).kind is Kind.POINT for c in player.hand):
+            raise _bad(
+                f"{field}.hand",
+                f"Seat {seat} holds no Point card (a living seat needs one to "
+                f"play the round; the redraw of a hand without one is not "
+                f"part of a position).",
+            )
+        if len(player.hand) < HAND_SIZE and self._main_deck_size(position):
+            raise _bad(
+                f"{field}.hand",
+                f"Seat {seat} holds {len(player.hand)} cards: a hand is "
+                f"refilled to {HAND_SIZE} while the Main deck holds cards.",
+            )
+
+    def _main_deck_size(self, position: Position) -> int:
+        """How many cards the Main deck of a (valid) position holds."""
+        if not position.shuffle_rest:
+            return len(position.main_deck)
+        held = sum(len(p.hand) for p in position.players)
+        return len(self.cards.main) - held - len(position.discard)
 
     def initial_state(self, config: GameConfig[State]) -> State:
         options: Options = config.options
         dinosaurs = options.dinosaurs or DEFAULT_DINOSAURS[: config.players]
-        return State(
+        state = State(
             players=tuple(Player(dinosaur=d) for d in dinosaurs),
             scenario=config.scenario,
         )
+        position: Position | None = self.position(config)
+        if position is None:
+            return state
+        players = tuple(
+            Player(
+                dinosaur=d,
+                hand=p.hand,
+                disasters=p.disasters,
+                escape=p.escape,
+                eliminated=p.eliminated,
+            )
+            for d, p in zip(dinosaurs, position.players, strict=True)
+        )
+        return replace(
+            state,
+            players=players,
+            discard=position.discard,
+            round=position.rounds_played,
+        )
+
+    def redact_position(self, position: Position, viewer: Viewer) -> Position:
+        """Players see no deck's order and only their own seats' hands (the
+        views show every hand's and deck's size)."""
+        if viewer.sees_everything:
+            return position
+        players = tuple(
+            p if viewer.plays(seat) else replace(p, hand=())
+            for seat, p in enumerate(position.players)
+        )
+        return replace(position, players=players, main_deck=(), disaster_deck=())
+
+    def _start_from(self, state: State, position: Position, rng: Rng) -> list[Event]:
+        """The position's decks (what it places nowhere shuffled below), and
+        the round's Disaster flipped: hands are already held."""
+        main_deck, disaster_deck = position.main_deck, position.disaster_deck
+        if position.shuffle_rest:
+            hands = (c for p in position.players for c in p.hand)
+            placed = {*hands, *position.main_deck, *position.discard}
+            main_deck += rng.shuffled([c for c in self.cards.main if c not in placed])
+            areas = (c for p in position.players for c in p.disasters)
+            placed = {*areas, *position.disaster_deck}
+            disaster_deck += rng.shuffled(
+                [c for c in self.cards.disasters if c not in placed]
+            )
+        events: list[Event] = [
+            GameSetUp(
+                dinosaurs=tuple(p.dinosaur for p in state.players),
+                main_deck=main_deck,
+                main_deck_size=len(main_deck),
+                disaster_deck=disaster_deck,
+                disaster_deck_size=len(disaster_deck),
+            ),
+            DisasterFlipped(round=position.rounds_played + 1, card=disaster_deck[0]),
+        ]
+        return self._then(state, events, rng)[0]
 
     def characters(self, state: State) -> dict[int, str]:
         names = {b.dinosaur: b.name for b in self.cards.dinosaurs}
@@ -266,8 +441,11 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     # -- setting the table ----------------------------------------------------
 
     def start(self, state: State, rng: Rng) -> list[Event]:
-        """Shuffle both decks, deal 5 to each, flip the first Disaster."""
+        """Shuffle both decks, deal 5 to each, flip the first Disaster (from
+        a position: its decks, and the round's Disaster flipped)."""
         scenario = state.scenario or Scenario()
+        if scenario.position is not None:
+            return self._start_from(state, scenario.position, rng)
         players = len(state.players)
         fixed = [
             scenario.hands[i].cards if i < len(scenario.hands) else ()
@@ -1038,9 +1216,11 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
             case GameSetUp(
                 dinosaurs=dinosaurs, main_deck=main, disaster_deck=disasters
             ):
+                # The players' hands and areas are empty, or a position's.
+                players = zip(state.players, dinosaurs, strict=True)
                 return replace(
                     state,
-                    players=tuple(Player(dinosaur=d) for d in dinosaurs),
+                    players=tuple(replace(p, dinosaur=d) for p, d in players),
                     main_deck=main,
                     disaster_deck=disasters,
                 )
@@ -1326,6 +1506,40 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
             case TopCardKept(seat=seat) if not viewer.plays(seat):
                 return replace(event, kept=None)
         return event
+
+
+def _bad(field: str, message: str) -> InvalidCommand:
+    return InvalidCommand("POSITION_INVALID", message, f"position.{field}")
+
+
+class _Places:
+    """Where a position puts the cards of one kind (Main or Disaster)."""
+
+    def __init__(self, cards: set[str], kind: str) -> None:
+        self.cards = cards
+        self.kind = kind
+        self.where: dict[str, str] = {}
+
+    def put(self, cards: Iterable[str], field: str) -> None:
+        for card in cards:
+            if card not in self.cards:
+                raise _bad(field, f"{card!r} is not {self.kind}.")
+            if card in self.where:
+                raise _bad(field, f"{card} is also in {self.where[card]}.")
+            self.where[card] = field
+
+    def all_placed_already(self) -> bool:
+        return len(self.where) == len(self.cards)
+
+    def all_placed(self, field: str) -> None:
+        missing = sorted(self.cards - set(self.where))
+        if missing:
+            raise _bad(
+                field,
+                f"{len(missing)} cards are placed nowhere ({', '.join(missing[:3])}"
+                f"{', …' if len(missing) > 3 else ''}): list every card once, or "
+                f"set shuffle_rest.",
+            )
 
 
 class HappyLittleDinosaursRulesV1(

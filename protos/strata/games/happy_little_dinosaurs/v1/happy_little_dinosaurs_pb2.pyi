@@ -232,6 +232,7 @@ class Scenario(_message.Message):
     MAIN_DECK_FIELD_NUMBER: _builtins.int
     DISASTER_DECK_FIELD_NUMBER: _builtins.int
     RESHUFFLES_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___Hand]:
         """The deal, per seat in order."""
@@ -250,6 +251,12 @@ class Scenario(_message.Message):
         order; listed cards not in the discard pile then are skipped.
         """
 
+    @_builtins.property
+    def position(self) -> Global___Position:
+        """A game in progress to start from (then hands, main_deck and
+        disaster_deck stay empty; reshuffles still apply).
+        """
+
     def __init__(
         self,
         *,
@@ -257,14 +264,109 @@ class Scenario(_message.Message):
         main_deck: _abc.Iterable[_builtins.str] | None = ...,
         disaster_deck: _abc.Iterable[_builtins.str] | None = ...,
         reshuffles: _abc.Iterable[Global___DeckOrder] | None = ...,
+        position: Global___Position | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["position", b"position"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["disaster_deck", b"disaster_deck", "hands", b"hands", "main_deck", b"main_deck", "reshuffles", b"reshuffles"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disaster_deck", b"disaster_deck", "hands", b"hands", "main_deck", b"main_deck", "position", b"position", "reshuffles", b"reshuffles"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Scenario: _TypeAlias = Scenario  # noqa: Y015
+
+@_typing.final
+class PlayerPosition(_message.Message):
+    """A seat of a position."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HAND_FIELD_NUMBER: _builtins.int
+    DISASTERS_FIELD_NUMBER: _builtins.int
+    ESCAPE_FIELD_NUMBER: _builtins.int
+    ELIMINATED_FIELD_NUMBER: _builtins.int
+    escape: _builtins.int
+    """The seat's space on its Escape Route, 0 to 49."""
+    eliminated: _builtins.bool
+    """The dinosaur was eliminated (its hand is empty, its Disaster Area a
+    deadly set).
+    """
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The seat's hand, card ids (secret: only its own player sees it)."""
+
+    @_builtins.property
+    def disasters(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The seat's Disaster Area, card ids."""
+
+    def __init__(
+        self,
+        *,
+        hand: _abc.Iterable[_builtins.str] | None = ...,
+        disasters: _abc.Iterable[_builtins.str] | None = ...,
+        escape: _builtins.int = ...,
+        eliminated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disasters", b"disasters", "eliminated", b"eliminated", "escape", b"escape", "hand", b"hand"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerPosition: _TypeAlias = PlayerPosition  # noqa: Y015
+
+@_typing.final
+class Position(_message.Message):
+    """A game at the start of a round (admin only): the table is clear and the
+    round's Disaster, the top of disaster_deck, is about to be flipped.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    ROUNDS_PLAYED_FIELD_NUMBER: _builtins.int
+    MAIN_DECK_FIELD_NUMBER: _builtins.int
+    DISCARD_FIELD_NUMBER: _builtins.int
+    DISASTER_DECK_FIELD_NUMBER: _builtins.int
+    SHUFFLE_REST_FIELD_NUMBER: _builtins.int
+    rounds_played: _builtins.int
+    """Rounds played before this one (the game starts round rounds_played + 1)."""
+    shuffle_rest: _builtins.bool
+    """Shuffle the cards the position places nowhere below the listed top of
+    their deck; otherwise every card must be placed.
+    """
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerPosition]:
+        """One per seat, in seat order."""
+
+    @_builtins.property
+    def main_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The Main deck, top first (players see only its size)."""
+
+    @_builtins.property
+    def discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The discard pile, oldest first (face up)."""
+
+    @_builtins.property
+    def disaster_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The Disaster deck, top first (players see only its size)."""
+
+    def __init__(
+        self,
+        *,
+        players: _abc.Iterable[Global___PlayerPosition] | None = ...,
+        rounds_played: _builtins.int = ...,
+        main_deck: _abc.Iterable[_builtins.str] | None = ...,
+        discard: _abc.Iterable[_builtins.str] | None = ...,
+        disaster_deck: _abc.Iterable[_builtins.str] | None = ...,
+        shuffle_rest: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disaster_deck", b"disaster_deck", "discard", b"discard", "main_deck", b"main_deck", "players", b"players", "rounds_played", b"rounds_played", "shuffle_rest", b"shuffle_rest"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Position: _TypeAlias = Position  # noqa: Y015
 
 @_typing.final
 class PlayPointCard(_message.Message):
