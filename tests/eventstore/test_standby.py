@@ -11,7 +11,6 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-
 from sqlalchemy import select
 
 from eventstore import migrate, tables
