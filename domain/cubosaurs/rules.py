@@ -895,17 +895,26 @@ def _card_places(position: Position) -> list[tuple[str, tuple[int, ...]]]:
     ]
 
 
+def _distinct(
+    places: Iterable[tuple[str, tuple[int, ...]]], count: int, what: str
+) -> set[int]:
+    """The ids ``places`` hold, each refused (naming its place) unless it is
+    0 to ``count - 1`` and in no other place."""
+    seen: set[int] = set()
+    for field, ids in places:
+        for item in ids:
+            if not 0 <= item < count:
+                raise _bad(field, f"There is no {what} {item} (0 to {count - 1}).")
+            if item in seen:
+                raise _bad(field, f"The {what} {item} is in two places.")
+            seen.add(item)
+    return seen
+
+
 def _validate_cards(position: Position, players: int) -> None:
     """Every card in one place at most, the round's pool exactly 10 per
     player, a packet of distinct kinds, and something to play."""
-    seen: set[int] = set()
-    for field, cards in _card_places(position):
-        for card in cards:
-            if not 0 <= card < CARD_COUNT:
-                raise _bad(field, f"There is no card {card} (0 to {CARD_COUNT - 1}).")
-            if card in seen:
-                raise _bad(field, f"Card {card} is in two places.")
-            seen.add(card)
+    seen = _distinct(_card_places(position), CARD_COUNT, "card")
     pool = CARDS_PER_PLAYER * players
     if len(seen) != pool:
         raise _bad(
@@ -945,14 +954,7 @@ def _validate_dna(position: Position, players: int) -> None:
     places = [("offer", position.offer)] + [
         (f"players[{seat}].tiles", p.tiles) for seat, p in enumerate(position.players)
     ]
-    seen: set[int] = set()
-    for field, tiles in places:
-        for tile in tiles:
-            if not 0 <= tile < TILE_COUNT:
-                raise _bad(field, f"There is no tile {tile} (0 to {TILE_COUNT - 1}).")
-            if tile in seen:
-                raise _bad(field, f"Tile {tile} is in two places.")
-            seen.add(tile)
+    seen = _distinct(places, TILE_COUNT, "tile")
     if len(seen) != players + 1:
         raise _bad(
             "offer",

@@ -8,6 +8,7 @@ broken, in both modes."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -321,14 +322,16 @@ GOOD = make(TWO)
 DNA_GOOD = make(TWO, tokens=[2, 3], offer=(FOSSIL_CACHE, AMBER_TROVE, SKY_WATCH))
 
 
-def seat(position: Position, index: int, **changes: Any) -> Position:
-    players = list(position.players)
-    players[index] = PlayerPosition(**{**players[index].__dict__, **changes})
-    return Position(**{**position.__dict__, "players": tuple(players)})
-
-
 def but(position: Position, **changes: Any) -> Position:
-    return Position(**{**position.__dict__, **changes})
+    """``position`` with ``changes``."""
+    return dataclasses.replace(position, **changes)
+
+
+def seat(position: Position, index: int, **changes: Any) -> Position:
+    """``position`` with ``changes`` to seat ``index``."""
+    players = list(position.players)
+    players[index] = dataclasses.replace(players[index], **changes)
+    return but(position, players=tuple(players))
 
 
 BROKEN = [
