@@ -45,10 +45,48 @@ class RoundSetup:
 
 
 @dataclass(frozen=True)
+class PlayerPosition:
+    """One seat of a position: its collection (face up), its DNA tokens and
+    the DNA tiles it bought this round (advanced mode), and the total of
+    every finished round (round 1 first: one per round before the
+    position's)."""
+
+    collection: tuple[int, ...] = ()
+    dna_tokens: int = 0
+    tiles: tuple[int, ...] = ()
+    scores: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Position:
+    """A round in progress (admin only, in the scenario), at the start of a
+    seat's turn: the round (from 1), the seat to act (``turn``), the pass
+    direction (+1, -1, or 0 for the round's own: +1 in odd rounds, -1 in
+    even ones), one :class:`PlayerPosition` per seat, the packet passed to
+    the seat to act (empty: it draws the deck's top card at once), the deck
+    (top first; secret), the cards removed by Extinction Event this round
+    and the DNA tiles on offer (advanced mode). The cards out of play, the
+    tiles in the box, the DNA supply and the instant tiles' points follow
+    from the rest."""
+
+    round: int = 0
+    turn: int = 0
+    direction: int = 0
+    players: tuple[PlayerPosition, ...] = ()
+    packet: tuple[int, ...] = ()
+    deck: tuple[int, ...] = ()
+    discarded: tuple[int, ...] = ()
+    offer: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class Scenario:
-    """Fixed deals (admin only), round 1 first; later rounds are random."""
+    """Fixed deals (admin only), round 1 first; later rounds are random.
+    ``position``: a round in progress the game starts from (then
+    ``rounds`` stays empty, and the rounds after it are dealt at random)."""
 
     rounds: tuple[RoundSetup, ...] = ()
+    position: Position | None = None
 
 
 # -- commands ---------------------------------------------------------------

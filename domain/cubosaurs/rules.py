@@ -50,6 +50,7 @@ from domain.cubosaurs.bots import heuristic_bot
 from domain.cubosaurs.content import (
     CARD_COUNT,
     CARDS,
+    DNA_TOKENS,
     TILE_COUNT,
     TILES,
     Effect,
@@ -76,7 +77,9 @@ from domain.cubosaurs.model import (
     PacketTaken,
     PassPacket,
     Phase,
+    PlayerPosition,
     PlayerView,
+    Position,
     RoundDealt,
     RoundScored,
     RoundSetup,
@@ -95,6 +98,8 @@ CARDS_PER_PLAYER = 10  # cards per player in a round's pool
 STARTING_CARDS = 4  # face-up cards that start each collection
 MAX_ROUNDS = 9
 DEFAULT_ROUNDS = 2  # the rulebook's, at every player count
+ROUND_SCORE_LIMIT = 100  # a position's finished round scores -100 to 100
+EXTINCTION = next(t.id for t in TILES if t.effect is Effect.DISCARD_OWN_CARD)
 
 
 # -- helpers ----------------------------------------------------------------
@@ -137,6 +142,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
     max_players: ClassVar[int] = 5
     options_type: ClassVar[type] = Options
     scenario_type: ClassVar[type] = Scenario
+    position_type: ClassVar[type | None] = Position
     state_type: ClassVar[type] = CubosaursState
     view_type: ClassVar[type] = View
     command_types: ClassVar[tuple[type, ...]] = (
@@ -189,6 +195,16 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             )
         for number, setup in enumerate(scenario.rounds, start=1):
             self._validate_setup(number, setup, config.players, options.advanced)
+        if scenario.position is not None:
+            if scenario.rounds:
+                raise InvalidCommand(
+                    "POSITION_INVALID",
+                    "With a position, its deck gives this round's cards and "
+                    "later rounds are dealt at random; leave the scenario's "
+                    "rounds empty.",
+                    "rounds",
+                )
+            _validate_position(scenario.position, config.players, options, rounds)
 
     @staticmethod
     def _validate_setup(
@@ -229,16 +245,29 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
 
     def initial_state(self, config: GameConfig[CubosaursState]) -> CubosaursState:
         options: Options = config.options
-        return CubosaursState(
+        state = CubosaursState(
             players=config.players,
             advanced=options.advanced,
             rounds=options.rounds or self.default_rounds(config.players),
             scenario=config.scenario,
             seats=tuple(SeatState() for _ in range(config.players)),
         )
+        position = self.position(config)
+        return state if position is None else _from_position(state, position)
 
     def start(self, state: CubosaursState, rng: Rng) -> list[Event]:
+        """Deal round 1; or, from a position (already in the state), only
+        what follows on its own: the draw for an empty packet."""
+        if state.phase is not Phase.SETUP:
+            return self._continue(state, [], rng)[0]
         return self._continue(state, self._deal(state, rng, 1, 0, 1), rng)[0]
+
+    def redact_position(self, position: Position, viewer: Viewer) -> Position:
+        """Players see a position as a round's events show it: without the
+        deck's order (its size follows from the rest)."""
+        if viewer.sees_everything:
+            return position
+        return dataclasses.replace(position, deck=())
 
     def _deal(
         self,
@@ -790,6 +819,201 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         if isinstance(event, RoundDealt) and not viewer.sees_everything:
             return dataclasses.replace(event, deck=(), out_of_play=())
         return event
+
+
+# -- positions ----------------------------------------------------------------
+
+
+def _bad(field: str, message: str) -> InvalidCommand:
+    return InvalidCommand("POSITION_INVALID", message, f"position.{field}")
+
+
+def _round_direction(number: int) -> int:
+    """Round 1 passes to seat + 1, and each round the other way from the last."""
+    return 1 if number % 2 else -1
+
+
+def _validate_position(
+    position: Position, players: int, options: Options, rounds: int
+) -> None:
+    """A position's every field within the game, as a normal game's events
+    would leave it at the start of a seat's turn (the lifecycle then checks
+    that it is not over and a seat may act)."""
+    if not 1 <= position.round <= rounds:
+        raise _bad(
+            "round", f"Round {position.round} is not one of the game's 1 to {rounds}."
+        )
+    if len(position.players) != players:
+        raise _bad(
+            "players",
+            f"The position has {len(position.players)} players for {players} seats.",
+        )
+    if not 0 <= position.turn < players:
+        raise _bad("turn", f"Seat {position.turn} does not exist.")
+    own = _round_direction(position.round)
+    if position.direction not in (0, own):
+        raise _bad(
+            "direction",
+            f"Round {position.round} passes {own:+d} (0 says so too): each round "
+            "passes the other way from the last, round 1 to seat + 1.",
+        )
+    for seat, player in enumerate(position.players):
+        _validate_scores(seat, player, position.round)
+    _validate_cards(position, players)
+    if options.advanced:
+        _validate_dna(position, players)
+    else:
+        _validate_basic(position)
+
+
+def _validate_scores(seat: int, player: PlayerPosition, number: int) -> None:
+    field = f"players[{seat}].scores"
+    if len(player.scores) != number - 1:
+        raise _bad(
+            field,
+            f"In round {number} every player has {number - 1} finished round "
+            f"scores; seat {seat} has {len(player.scores)}.",
+        )
+    if any(abs(score) > ROUND_SCORE_LIMIT for score in player.scores):
+        raise _bad(
+            field,
+            f"A round scores -{ROUND_SCORE_LIMIT} to {ROUND_SCORE_LIMIT} "
+            f"(seat {seat}: {list(player.scores)}).",
+        )
+
+
+def _card_places(position: Position) -> list[tuple[str, tuple[int, ...]]]:
+    """Every place of a position that holds cards, with its field."""
+    return [
+        *(
+            (f"players[{seat}].collection", player.collection)
+            for seat, player in enumerate(position.players)
+        ),
+        ("packet", position.packet),
+        ("discarded", position.discarded),
+        ("deck", position.deck),
+    ]
+
+
+def _distinct(
+    places: Iterable[tuple[str, tuple[int, ...]]], count: int, what: str
+) -> set[int]:
+    """The ids ``places`` hold, each refused (naming its place) unless it is
+    0 to ``count - 1`` and in no other place."""
+    seen: set[int] = set()
+    for field, ids in places:
+        for item in ids:
+            if not 0 <= item < count:
+                raise _bad(field, f"There is no {what} {item} (0 to {count - 1}).")
+            if item in seen:
+                raise _bad(field, f"The {what} {item} is in two places.")
+            seen.add(item)
+    return seen
+
+
+def _validate_cards(position: Position, players: int) -> None:
+    """Every card in one place at most, the round's pool exactly 10 per
+    player, a packet of distinct kinds, and something to play."""
+    seen = _distinct(_card_places(position), CARD_COUNT, "card")
+    pool = CARDS_PER_PLAYER * players
+    if len(seen) != pool:
+        raise _bad(
+            "deck",
+            f"A round of {players} players uses {pool} cards: the collections, "
+            f"the packet, the discarded cards and the deck hold {len(seen)}.",
+        )
+    if len(_kinds(position.packet)) != len(position.packet):
+        raise _bad("packet", "The packet holds two cards of one kind.")
+    if not position.packet and not position.deck:
+        raise _bad(
+            "packet",
+            "With an empty packet and an empty deck the round is over: give the "
+            "seat to act a packet, or the deck a card.",
+        )
+
+
+def _validate_basic(position: Position) -> None:
+    """The basic mode has no DNA tokens or tiles (nor cards they discard)."""
+    if position.offer:
+        raise _bad("offer", "The basic mode has no DNA tiles.")
+    for seat, player in enumerate(position.players):
+        if player.tiles:
+            raise _bad(f"players[{seat}].tiles", "The basic mode has no DNA tiles.")
+        if player.dna_tokens:
+            raise _bad(
+                f"players[{seat}].dna_tokens", "The basic mode has no DNA tokens."
+            )
+    if position.discarded:
+        raise _bad("discarded", "Only Extinction Event (advanced mode) discards.")
+
+
+def _validate_dna(position: Position, players: int) -> None:
+    """Every tile in one place at most, players + 1 dealt this round, one
+    discarded card per Extinction Event bought, and the seats' tokens from
+    the game's 40."""
+    places = [("offer", position.offer)] + [
+        (f"players[{seat}].tiles", p.tiles) for seat, p in enumerate(position.players)
+    ]
+    seen = _distinct(places, TILE_COUNT, "tile")
+    if len(seen) != players + 1:
+        raise _bad(
+            "offer",
+            f"A round deals {players + 1} DNA tiles; the offer and the tiles "
+            f"bought hold {len(seen)}.",
+        )
+    if len(position.discarded) != int(EXTINCTION in seen - set(position.offer)):
+        raise _bad(
+            "discarded",
+            "Extinction Event bought this round discards one card; else none is.",
+        )
+    held = 0
+    for seat, player in enumerate(position.players):
+        held += player.dna_tokens
+        if player.dna_tokens < 0 or held > DNA_TOKENS:
+            raise _bad(
+                f"players[{seat}].dna_tokens",
+                f"The players hold 0 to {DNA_TOKENS} DNA tokens in all; seat "
+                f"{seat} holds {player.dna_tokens}, {held} so far.",
+            )
+
+
+def _from_position(state: CubosaursState, position: Position) -> CubosaursState:
+    """``state`` (before any deal) at ``position``: the start of the turn
+    of its seat to act."""
+    placed = {c for _, cards in _card_places(position) for c in cards}
+    bought = {t for p in position.players for t in p.tiles}
+    return replace(
+        state,
+        round=position.round,
+        phase=Phase.TURN,
+        turn=position.turn,
+        direction=_round_direction(position.round),
+        deck=position.deck,
+        out_of_play=tuple(c for c in range(CARD_COUNT) if c not in placed),
+        packet=position.packet,
+        discarded=position.discarded,
+        seats=tuple(
+            SeatState(
+                collection=p.collection,
+                tokens=p.dna_tokens,
+                tiles=p.tiles,
+                instant=sum(
+                    TILES[t].points
+                    for t in p.tiles
+                    if TILES[t].effect is Effect.GAIN_POINTS
+                ),
+                scores=p.scores,
+            )
+            for p in position.players
+        ),
+        supply=DNA_TOKENS - sum(p.dna_tokens for p in position.players),
+        offer=position.offer,
+        box=tuple(
+            t for t in range(TILE_COUNT) if t not in bought and t not in position.offer
+        )
+        if state.advanced
+        else (),
+    )
 
 
 class CubosaursRulesV1(CubosaursRules):

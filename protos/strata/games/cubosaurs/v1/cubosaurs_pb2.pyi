@@ -286,22 +286,149 @@ class Scenario(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     ROUNDS_FIELD_NUMBER: _builtins.int
+    POSITION_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def rounds(self) -> _containers.RepeatedCompositeFieldContainer[Global___RoundSetup]:
-        """Round 1 first; rounds beyond the list are dealt at random."""
+        """Round 1 first; rounds beyond the list are dealt at random. Empty when a
+        position is given.
+        """
+
+    @_builtins.property
+    def position(self) -> Global___Position:
+        """A round in progress the game starts from (admin only, as the whole
+        scenario); unset: the game starts with round 1's deal. Players see it in
+        GameCreated with the deck blanked.
+        """
 
     def __init__(
         self,
         *,
         rounds: _abc.Iterable[Global___RoundSetup] | None = ...,
+        position: Global___Position | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["position", b"position"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["rounds", b"rounds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["position", b"position", "rounds", b"rounds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Scenario: _TypeAlias = Scenario  # noqa: Y015
+
+@_typing.final
+class PlayerPosition(_message.Message):
+    """A seat of a position."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COLLECTION_FIELD_NUMBER: _builtins.int
+    DNA_TOKENS_FIELD_NUMBER: _builtins.int
+    TILES_FIELD_NUMBER: _builtins.int
+    SCORES_FIELD_NUMBER: _builtins.int
+    dna_tokens: _builtins.int
+    """The DNA tokens it holds (advanced mode; 0 in the basic mode)."""
+    @_builtins.property
+    def collection(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Its collection (card ids, face up)."""
+
+    @_builtins.property
+    def tiles(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The DNA tiles it bought this round (advanced mode)."""
+
+    @_builtins.property
+    def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The total of every finished round, round 1 first (one per round before
+        the position's).
+        """
+
+    def __init__(
+        self,
+        *,
+        collection: _abc.Iterable[_builtins.int] | None = ...,
+        dna_tokens: _builtins.int = ...,
+        tiles: _abc.Iterable[_builtins.int] | None = ...,
+        scores: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["collection", b"collection", "dna_tokens", b"dna_tokens", "scores", b"scores", "tiles", b"tiles"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerPosition: _TypeAlias = PlayerPosition  # noqa: Y015
+
+@_typing.final
+class Position(_message.Message):
+    """A round in progress, at the start of a seat's turn: the state a game
+    starts from. The cards out of play are every card not in it (the round's
+    pool is 10 cards per player); the DNA supply is 40 less the tokens the
+    seats hold; the tiles neither on offer nor bought are in the box.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROUND_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    DIRECTION_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    PACKET_FIELD_NUMBER: _builtins.int
+    DECK_FIELD_NUMBER: _builtins.int
+    DISCARDED_FIELD_NUMBER: _builtins.int
+    OFFER_FIELD_NUMBER: _builtins.int
+    round: _builtins.int
+    """The round, from 1 to the game's rounds."""
+    turn: _builtins.int
+    """The seat to act: it is passed the packet."""
+    direction: _builtins.int
+    """+1: every seat passes to seat + 1; -1: to seat - 1; 0: the round's own
+    (+1 in odd rounds, -1 in even ones, as the game plays them).
+    """
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerPosition]:
+        """One per seat, seat 0 first."""
+
+    @_builtins.property
+    def packet(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The packet passed to the seat to act (face up; no two cards of a kind),
+        or empty: the seat draws the deck's top card at once.
+        """
+
+    @_builtins.property
+    def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The deck, top first (secret; every card of the round's pool not placed
+        elsewhere).
+        """
+
+    @_builtins.property
+    def discarded(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Cards removed from the round by Extinction Event (one per such tile
+        bought this round).
+        """
+
+    @_builtins.property
+    def offer(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The DNA tiles on offer (advanced mode; with the tiles bought this round,
+        players + 1 of them).
+        """
+
+    def __init__(
+        self,
+        *,
+        round: _builtins.int = ...,
+        turn: _builtins.int = ...,
+        direction: _builtins.int = ...,
+        players: _abc.Iterable[Global___PlayerPosition] | None = ...,
+        packet: _abc.Iterable[_builtins.int] | None = ...,
+        deck: _abc.Iterable[_builtins.int] | None = ...,
+        discarded: _abc.Iterable[_builtins.int] | None = ...,
+        offer: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck", b"deck", "direction", b"direction", "discarded", b"discarded", "offer", b"offer", "packet", b"packet", "players", b"players", "round", b"round", "turn", b"turn"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Position: _TypeAlias = Position  # noqa: Y015
 
 @_typing.final
 class TakePacket(_message.Message):

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file strata/games/cubosaurs/v1/cubosaurs.proto.
  */
 export const file_strata_games_cubosaurs_v1_cubosaurs: GenFile = /*@__PURE__*/
-  fileDesc("CilzdHJhdGEvZ2FtZXMvY3Vib3NhdXJzL3YxL2N1Ym9zYXVycy5wcm90bxIZc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MSIrCgdPcHRpb25zEhAKCGFkdmFuY2VkGAEgASgIEg4KBnJvdW5kcxgCIAEoBSIZCghDYXJkTGlzdBINCgVjYXJkcxgBIAMoBSJjCgpSb3VuZFNldHVwEjgKC2NvbGxlY3Rpb25zGAEgAygLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkTGlzdBIMCgRkZWNrGAIgAygFEg0KBXRpbGVzGAMgAygFIkEKCFNjZW5hcmlvEjUKBnJvdW5kcxgBIAMoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUm91bmRTZXR1cCIMCgpUYWtlUGFja2V0IhoKClBhc3NQYWNrZXQSDAoEY2FyZBgBIAEoBSIzCgdCdXlUaWxlEgwKBHRpbGUYASABKAUSEQoEY2FyZBgCIAEoBUgAiAEBQgcKBV9jYXJkIgkKB0VuZFR1cm4iIwoOQ2xhaW1EbmFUb2tlbnMSEQoJZnJvbV9zZWF0GAEgASgFIscCCgdDb21tYW5kEjwKC3Rha2VfcGFja2V0GAEgASgLMiUuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5UYWtlUGFja2V0SAASPAoLcGFzc19wYWNrZXQYAiABKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlBhc3NQYWNrZXRIABI2CghidXlfdGlsZRgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuQnV5VGlsZUgAEjYKCGVuZF90dXJuGAQgASgLMiIuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5FbmRUdXJuSAASRQoQY2xhaW1fZG5hX3Rva2VucxgFIAEoCzIpLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuQ2xhaW1EbmFUb2tlbnNIAEIJCgdjb21tYW5kItsBCgpSb3VuZERlYWx0Eg0KBXJvdW5kGAEgASgFEhIKCmZpcnN0X3NlYXQYAiABKAUSEQoJZGlyZWN0aW9uGAMgASgFEjgKC2NvbGxlY3Rpb25zGAQgAygLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkTGlzdBIMCgRkZWNrGAUgAygFEhEKCWRlY2tfc2l6ZRgGIAEoBRITCgtvdXRfb2ZfcGxheRgHIAMoBRIYChBvdXRfb2ZfcGxheV9zaXplGAggASgFEg0KBW9mZmVyGAkgAygFIicKCUNhcmREcmF3bhIMCgRzZWF0GAEgASgFEgwKBGNhcmQYAiABKAUiKgoLUGFja2V0VGFrZW4SDAoEc2VhdBgBIAEoBRINCgVjYXJkcxgCIAMoBSI7CgxQYWNrZXRQYXNzZWQSDAoEc2VhdBgBIAEoBRIMCgRjYXJkGAIgASgFEg8KB3RvX3NlYXQYAyABKAUiRAoKVGlsZUJvdWdodBIMCgRzZWF0GAEgASgFEgwKBHRpbGUYAiABKAUSEQoEY2FyZBgDIAEoBUgAiAEBQgcKBV9jYXJkIlUKD0RuYVRva2Vuc0dhaW5lZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoBRIWCglmcm9tX3NlYXQYAyABKAVIAIgBAUIMCgpfZnJvbV9zZWF0Ii0KDURuYVRva2Vuc093ZWQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAUiMAoQRG5hVG9rZW5zRm9yZ29uZRIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoBSIsCglUdXJuRW5kZWQSDAoEc2VhdBgBIAEoBRIRCgluZXh0X3NlYXQYAiABKAUieAoJU2VhdFNjb3JlEgwKBHNlYXQYASABKAUSDwoHc3BlY2llcxgCIAEoBRIPCgdyYXB0b3JzGAMgASgFEgwKBGVnZ3MYBCABKAUSDQoFdGlsZXMYBSABKAUSDwoHaW5zdGFudBgGIAEoBRINCgV0b3RhbBgHIAEoBSJSCgtSb3VuZFNjb3JlZBINCgVyb3VuZBgBIAEoBRI0CgZzY29yZXMYAiADKAsyJC5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlNlYXRTY29yZSIyCgpHYW1lU2NvcmVkEhQKDHRva2VuX3BvaW50cxgBIAMoBRIOCgZ0b3RhbHMYAiADKAUi3QUKBUV2ZW50EjwKC3JvdW5kX2RlYWx0GAEgASgLMiUuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5Sb3VuZERlYWx0SAASOgoKY2FyZF9kcmF3bhgCIAEoCzIkLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuQ2FyZERyYXduSAASPgoMcGFja2V0X3Rha2VuGAMgASgLMiYuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5QYWNrZXRUYWtlbkgAEkAKDXBhY2tldF9wYXNzZWQYBCABKAsyJy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlBhY2tldFBhc3NlZEgAEjwKC3RpbGVfYm91Z2h0GAUgASgLMiUuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5UaWxlQm91Z2h0SAASRwoRZG5hX3Rva2Vuc19nYWluZWQYBiABKAsyKi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkRuYVRva2Vuc0dhaW5lZEgAEkMKD2RuYV90b2tlbnNfb3dlZBgHIAEoCzIoLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuRG5hVG9rZW5zT3dlZEgAEkkKEmRuYV90b2tlbnNfZm9yZ29uZRgIIAEoCzIrLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuRG5hVG9rZW5zRm9yZ29uZUgAEjoKCnR1cm5fZW5kZWQYCSABKAsyJC5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlR1cm5FbmRlZEgAEj4KDHJvdW5kX3Njb3JlZBgKIAEoCzImLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUm91bmRTY29yZWRIABI8CgtnYW1lX3Njb3JlZBgLIAEoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuR2FtZVNjb3JlZEgAQgcKBWV2ZW50Im0KBENhcmQSCgoCaWQYASABKAUSLQoEa2luZBgCIAEoDjIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuS2luZBILCgNkbmEYAyABKAgSDgoGcGFpcmVkGAQgASgFEg0KBWFsb25lGAUgASgFIuIBCgRUaWxlEgoKAmlkGAEgASgFEgwKBG5hbWUYAiABKAkSDAoEY29zdBgDIAEoBRIxCgZ0aW1pbmcYBCABKA4yIS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlRpbWluZxIxCgZlZmZlY3QYBSABKA4yIS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkVmZmVjdBIOCgZwb2ludHMYBiABKAUSLgoFa2luZHMYByADKA4yHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLktpbmQSDAoEdGV4dBgIIAEoCSIkCgREZWJ0EgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgFIoMCCgpQbGF5ZXJWaWV3EgwKBHNlYXQYASABKAUSMwoKY29sbGVjdGlvbhgCIAMoCzIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuQ2FyZBISCgpkbmFfdG9rZW5zGAMgASgFEi4KBXRpbGVzGAQgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5UaWxlEjkKC3JvdW5kX3Njb3JlGAUgASgLMiQuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5TZWF0U2NvcmUSDgoGc2NvcmVzGAYgAygFEhQKDHRva2VuX3BvaW50cxgHIAEoBRINCgV0b3RhbBgIIAEoBSKaBAoEVmlldxINCgVyb3VuZBgBIAEoBRIOCgZyb3VuZHMYAiABKAUSEAoIYWR2YW5jZWQYAyABKAgSLwoFcGhhc2UYBCABKA4yIC5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlBoYXNlEgwKBHR1cm4YBSABKAUSEQoJZGlyZWN0aW9uGAYgASgFEi8KBnBhY2tldBgHIAMoCzIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuQ2FyZBI2CgdwbGF5ZXJzGAggAygLMiUuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5QbGF5ZXJWaWV3EhEKCWRlY2tfc2l6ZRgJIAEoBRIYChBvdXRfb2ZfcGxheV9zaXplGAogASgFEjIKCWRpc2NhcmRlZBgLIAMoCzIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuQ2FyZBIuCgVvZmZlchgMIAMoCzIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuVGlsZRIUCgx0aWxlc19pbl9ib3gYDSABKAUSEgoKZG5hX3N1cHBseRgOIAEoBRIYChBib3VnaHRfdGhpc190dXJuGA8gASgIEi4KBWRlYnRzGBAgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5EZWJ0EgwKBGRlY2sYESADKAUSEwoLb3V0X29mX3BsYXkYEiADKAUqygIKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEg4KCktJTkRfVF9SRVgQARIWChJLSU5EX1BFTlRBQ0VSQVRPUFMQAhIUChBLSU5EX1BURVJPREFDVFlMEAMSFAoQS0lORF9TVEVHT1NBVVJVUxAEEhYKEktJTkRfQlJBQ0hJT1NBVVJVUxAFEhQKEEtJTkRfR1JFWV9SQVBUT1IQBhIVChFLSU5EX0JMQUNLX1JBUFRPUhAHEhIKDktJTkRfVF9SRVhfRUdHEAgSGgoWS0lORF9QRU5UQUNFUkFUT1BTX0VHRxAJEhgKFEtJTkRfUFRFUk9EQUNUWUxfRUdHEAoSGAoUS0lORF9TVEVHT1NBVVJVU19FR0cQCxIaChZLSU5EX0JSQUNISU9TQVVSVVNfRUdHEAwSEwoPS0lORF9SQVBUT1JfRUdHEA0qTQoGVGltaW5nEhYKElRJTUlOR19VTlNQRUNJRklFRBAAEhIKDlRJTUlOR19JTlNUQU5UEAESFwoTVElNSU5HX0VORF9PRl9ST1VORBACKr8BCgZFZmZlY3QSFgoSRUZGRUNUX1VOU1BFQ0lGSUVEEAASFgoSRUZGRUNUX0dBSU5fUE9JTlRTEAESGwoXRUZGRUNUX0RJU0NBUkRfT1dOX0NBUkQQAhIUChBFRkZFQ1RfVEFLRV9DQVJEEAMSGgoWRUZGRUNUX1BPSU5UU19QRVJfQ0FSRBAEEh0KGUVGRkVDVF9QT0lOVFNfUEVSX1NQRUNJRVMQBRIXChNFRkZFQ1RfRkVXRVNUX0NBUkRTEAYqYAoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIPCgtQSEFTRV9TRVRVUBABEg4KClBIQVNFX1RVUk4QAhIPCgtQSEFTRV9BQ1RFRBADEg4KClBIQVNFX09WRVIQBEJICh1kZXYuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MVABWiVzdHJhdGEvZ2FtZXMvY3Vib3NhdXJzL3YxO2N1Ym9zYXVyc3YxYgZwcm90bzM");
+  fileDesc("CilzdHJhdGEvZ2FtZXMvY3Vib3NhdXJzL3YxL2N1Ym9zYXVycy5wcm90bxIZc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MSIrCgdPcHRpb25zEhAKCGFkdmFuY2VkGAEgASgIEg4KBnJvdW5kcxgCIAEoBSIZCghDYXJkTGlzdBINCgVjYXJkcxgBIAMoBSJjCgpSb3VuZFNldHVwEjgKC2NvbGxlY3Rpb25zGAEgAygLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkTGlzdBIMCgRkZWNrGAIgAygFEg0KBXRpbGVzGAMgAygFIngKCFNjZW5hcmlvEjUKBnJvdW5kcxgBIAMoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUm91bmRTZXR1cBI1Cghwb3NpdGlvbhgCIAEoCzIjLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUG9zaXRpb24iVwoOUGxheWVyUG9zaXRpb24SEgoKY29sbGVjdGlvbhgBIAMoBRISCgpkbmFfdG9rZW5zGAIgASgFEg0KBXRpbGVzGAMgAygFEg4KBnNjb3JlcxgEIAMoBSK2AQoIUG9zaXRpb24SDQoFcm91bmQYASABKAUSDAoEdHVybhgCIAEoBRIRCglkaXJlY3Rpb24YAyABKAUSOgoHcGxheWVycxgEIAMoCzIpLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGxheWVyUG9zaXRpb24SDgoGcGFja2V0GAUgAygFEgwKBGRlY2sYBiADKAUSEQoJZGlzY2FyZGVkGAcgAygFEg0KBW9mZmVyGAggAygFIgwKClRha2VQYWNrZXQiGgoKUGFzc1BhY2tldBIMCgRjYXJkGAEgASgFIjMKB0J1eVRpbGUSDAoEdGlsZRgBIAEoBRIRCgRjYXJkGAIgASgFSACIAQFCBwoFX2NhcmQiCQoHRW5kVHVybiIjCg5DbGFpbURuYVRva2VucxIRCglmcm9tX3NlYXQYASABKAUixwIKB0NvbW1hbmQSPAoLdGFrZV9wYWNrZXQYASABKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlRha2VQYWNrZXRIABI8CgtwYXNzX3BhY2tldBgCIAEoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGFzc1BhY2tldEgAEjYKCGJ1eV90aWxlGAMgASgLMiIuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5CdXlUaWxlSAASNgoIZW5kX3R1cm4YBCABKAsyIi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkVuZFR1cm5IABJFChBjbGFpbV9kbmFfdG9rZW5zGAUgASgLMikuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DbGFpbURuYVRva2Vuc0gAQgkKB2NvbW1hbmQi2wEKClJvdW5kRGVhbHQSDQoFcm91bmQYASABKAUSEgoKZmlyc3Rfc2VhdBgCIAEoBRIRCglkaXJlY3Rpb24YAyABKAUSOAoLY29sbGVjdGlvbnMYBCADKAsyIy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkNhcmRMaXN0EgwKBGRlY2sYBSADKAUSEQoJZGVja19zaXplGAYgASgFEhMKC291dF9vZl9wbGF5GAcgAygFEhgKEG91dF9vZl9wbGF5X3NpemUYCCABKAUSDQoFb2ZmZXIYCSADKAUiJwoJQ2FyZERyYXduEgwKBHNlYXQYASABKAUSDAoEY2FyZBgCIAEoBSIqCgtQYWNrZXRUYWtlbhIMCgRzZWF0GAEgASgFEg0KBWNhcmRzGAIgAygFIjsKDFBhY2tldFBhc3NlZBIMCgRzZWF0GAEgASgFEgwKBGNhcmQYAiABKAUSDwoHdG9fc2VhdBgDIAEoBSJECgpUaWxlQm91Z2h0EgwKBHNlYXQYASABKAUSDAoEdGlsZRgCIAEoBRIRCgRjYXJkGAMgASgFSACIAQFCBwoFX2NhcmQiVQoPRG5hVG9rZW5zR2FpbmVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgFEhYKCWZyb21fc2VhdBgDIAEoBUgAiAEBQgwKCl9mcm9tX3NlYXQiLQoNRG5hVG9rZW5zT3dlZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoBSIwChBEbmFUb2tlbnNGb3Jnb25lEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgFIiwKCVR1cm5FbmRlZBIMCgRzZWF0GAEgASgFEhEKCW5leHRfc2VhdBgCIAEoBSJ4CglTZWF0U2NvcmUSDAoEc2VhdBgBIAEoBRIPCgdzcGVjaWVzGAIgASgFEg8KB3JhcHRvcnMYAyABKAUSDAoEZWdncxgEIAEoBRINCgV0aWxlcxgFIAEoBRIPCgdpbnN0YW50GAYgASgFEg0KBXRvdGFsGAcgASgFIlIKC1JvdW5kU2NvcmVkEg0KBXJvdW5kGAEgASgFEjQKBnNjb3JlcxgCIAMoCzIkLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuU2VhdFNjb3JlIjIKCkdhbWVTY29yZWQSFAoMdG9rZW5fcG9pbnRzGAEgAygFEg4KBnRvdGFscxgCIAMoBSLdBQoFRXZlbnQSPAoLcm91bmRfZGVhbHQYASABKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlJvdW5kRGVhbHRIABI6CgpjYXJkX2RyYXduGAIgASgLMiQuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkRHJhd25IABI+CgxwYWNrZXRfdGFrZW4YAyABKAsyJi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlBhY2tldFRha2VuSAASQAoNcGFja2V0X3Bhc3NlZBgEIAEoCzInLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGFja2V0UGFzc2VkSAASPAoLdGlsZV9ib3VnaHQYBSABKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlRpbGVCb3VnaHRIABJHChFkbmFfdG9rZW5zX2dhaW5lZBgGIAEoCzIqLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuRG5hVG9rZW5zR2FpbmVkSAASQwoPZG5hX3Rva2Vuc19vd2VkGAcgASgLMiguc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5EbmFUb2tlbnNPd2VkSAASSQoSZG5hX3Rva2Vuc19mb3Jnb25lGAggASgLMisuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5EbmFUb2tlbnNGb3Jnb25lSAASOgoKdHVybl9lbmRlZBgJIAEoCzIkLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuVHVybkVuZGVkSAASPgoMcm91bmRfc2NvcmVkGAogASgLMiYuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5Sb3VuZFNjb3JlZEgAEjwKC2dhbWVfc2NvcmVkGAsgASgLMiUuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5HYW1lU2NvcmVkSABCBwoFZXZlbnQibQoEQ2FyZBIKCgJpZBgBIAEoBRItCgRraW5kGAIgASgOMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5LaW5kEgsKA2RuYRgDIAEoCBIOCgZwYWlyZWQYBCABKAUSDQoFYWxvbmUYBSABKAUi4gEKBFRpbGUSCgoCaWQYASABKAUSDAoEbmFtZRgCIAEoCRIMCgRjb3N0GAMgASgFEjEKBnRpbWluZxgEIAEoDjIhLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuVGltaW5nEjEKBmVmZmVjdBgFIAEoDjIhLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuRWZmZWN0Eg4KBnBvaW50cxgGIAEoBRIuCgVraW5kcxgHIAMoDjIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuS2luZBIMCgR0ZXh0GAggASgJIiQKBERlYnQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAUigwIKClBsYXllclZpZXcSDAoEc2VhdBgBIAEoBRIzCgpjb2xsZWN0aW9uGAIgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkEhIKCmRuYV90b2tlbnMYAyABKAUSLgoFdGlsZXMYBCADKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlRpbGUSOQoLcm91bmRfc2NvcmUYBSABKAsyJC5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlNlYXRTY29yZRIOCgZzY29yZXMYBiADKAUSFAoMdG9rZW5fcG9pbnRzGAcgASgFEg0KBXRvdGFsGAggASgFIpoECgRWaWV3Eg0KBXJvdW5kGAEgASgFEg4KBnJvdW5kcxgCIAEoBRIQCghhZHZhbmNlZBgDIAEoCBIvCgVwaGFzZRgEIAEoDjIgLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGhhc2USDAoEdHVybhgFIAEoBRIRCglkaXJlY3Rpb24YBiABKAUSLwoGcGFja2V0GAcgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkEjYKB3BsYXllcnMYCCADKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlBsYXllclZpZXcSEQoJZGVja19zaXplGAkgASgFEhgKEG91dF9vZl9wbGF5X3NpemUYCiABKAUSMgoJZGlzY2FyZGVkGAsgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkEi4KBW9mZmVyGAwgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5UaWxlEhQKDHRpbGVzX2luX2JveBgNIAEoBRISCgpkbmFfc3VwcGx5GA4gASgFEhgKEGJvdWdodF90aGlzX3R1cm4YDyABKAgSLgoFZGVidHMYECADKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkRlYnQSDAoEZGVjaxgRIAMoBRITCgtvdXRfb2ZfcGxheRgSIAMoBSrKAgoES2luZBIUChBLSU5EX1VOU1BFQ0lGSUVEEAASDgoKS0lORF9UX1JFWBABEhYKEktJTkRfUEVOVEFDRVJBVE9QUxACEhQKEEtJTkRfUFRFUk9EQUNUWUwQAxIUChBLSU5EX1NURUdPU0FVUlVTEAQSFgoSS0lORF9CUkFDSElPU0FVUlVTEAUSFAoQS0lORF9HUkVZX1JBUFRPUhAGEhUKEUtJTkRfQkxBQ0tfUkFQVE9SEAcSEgoOS0lORF9UX1JFWF9FR0cQCBIaChZLSU5EX1BFTlRBQ0VSQVRPUFNfRUdHEAkSGAoUS0lORF9QVEVST0RBQ1RZTF9FR0cQChIYChRLSU5EX1NURUdPU0FVUlVTX0VHRxALEhoKFktJTkRfQlJBQ0hJT1NBVVJVU19FR0cQDBITCg9LSU5EX1JBUFRPUl9FR0cQDSpNCgZUaW1pbmcSFgoSVElNSU5HX1VOU1BFQ0lGSUVEEAASEgoOVElNSU5HX0lOU1RBTlQQARIXChNUSU1JTkdfRU5EX09GX1JPVU5EEAIqvwEKBkVmZmVjdBIWChJFRkZFQ1RfVU5TUEVDSUZJRUQQABIWChJFRkZFQ1RfR0FJTl9QT0lOVFMQARIbChdFRkZFQ1RfRElTQ0FSRF9PV05fQ0FSRBACEhQKEEVGRkVDVF9UQUtFX0NBUkQQAxIaChZFRkZFQ1RfUE9JTlRTX1BFUl9DQVJEEAQSHQoZRUZGRUNUX1BPSU5UU19QRVJfU1BFQ0lFUxAFEhcKE0VGRkVDVF9GRVdFU1RfQ0FSRFMQBipgCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg8KC1BIQVNFX1NFVFVQEAESDgoKUEhBU0VfVFVSThACEg8KC1BIQVNFX0FDVEVEEAMSDgoKUEhBU0VfT1ZFUhAEQkgKHWRldi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxUAFaJXN0cmF0YS9nYW1lcy9jdWJvc2F1cnMvdjE7Y3Vib3NhdXJzdjFiBnByb3RvMw");
 
 /**
  * Options chosen at creation.
@@ -111,11 +111,21 @@ export const RoundSetupSchema: GenMessage<RoundSetup> = /*@__PURE__*/
  */
 export type Scenario = Message<"strata.games.cubosaurs.v1.Scenario"> & {
   /**
-   * Round 1 first; rounds beyond the list are dealt at random.
+   * Round 1 first; rounds beyond the list are dealt at random. Empty when a
+   * position is given.
    *
    * @generated from field: repeated strata.games.cubosaurs.v1.RoundSetup rounds = 1;
    */
   rounds: RoundSetup[];
+
+  /**
+   * A round in progress the game starts from (admin only, as the whole
+   * scenario); unset: the game starts with round 1's deal. Players see it in
+   * GameCreated with the deck blanked.
+   *
+   * @generated from field: strata.games.cubosaurs.v1.Position position = 2;
+   */
+  position?: Position | undefined;
 };
 
 /**
@@ -124,6 +134,127 @@ export type Scenario = Message<"strata.games.cubosaurs.v1.Scenario"> & {
  */
 export const ScenarioSchema: GenMessage<Scenario> = /*@__PURE__*/
   messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 3);
+
+/**
+ * A seat of a position.
+ *
+ * @generated from message strata.games.cubosaurs.v1.PlayerPosition
+ */
+export type PlayerPosition = Message<"strata.games.cubosaurs.v1.PlayerPosition"> & {
+  /**
+   * Its collection (card ids, face up).
+   *
+   * @generated from field: repeated int32 collection = 1;
+   */
+  collection: number[];
+
+  /**
+   * The DNA tokens it holds (advanced mode; 0 in the basic mode).
+   *
+   * @generated from field: int32 dna_tokens = 2;
+   */
+  dnaTokens: number;
+
+  /**
+   * The DNA tiles it bought this round (advanced mode).
+   *
+   * @generated from field: repeated int32 tiles = 3;
+   */
+  tiles: number[];
+
+  /**
+   * The total of every finished round, round 1 first (one per round before
+   * the position's).
+   *
+   * @generated from field: repeated int32 scores = 4;
+   */
+  scores: number[];
+};
+
+/**
+ * Describes the message strata.games.cubosaurs.v1.PlayerPosition.
+ * Use `create(PlayerPositionSchema)` to create a new message.
+ */
+export const PlayerPositionSchema: GenMessage<PlayerPosition> = /*@__PURE__*/
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 4);
+
+/**
+ * A round in progress, at the start of a seat's turn: the state a game
+ * starts from. The cards out of play are every card not in it (the round's
+ * pool is 10 cards per player); the DNA supply is 40 less the tokens the
+ * seats hold; the tiles neither on offer nor bought are in the box.
+ *
+ * @generated from message strata.games.cubosaurs.v1.Position
+ */
+export type Position = Message<"strata.games.cubosaurs.v1.Position"> & {
+  /**
+   * The round, from 1 to the game's rounds.
+   *
+   * @generated from field: int32 round = 1;
+   */
+  round: number;
+
+  /**
+   * The seat to act: it is passed the packet.
+   *
+   * @generated from field: int32 turn = 2;
+   */
+  turn: number;
+
+  /**
+   * +1: every seat passes to seat + 1; -1: to seat - 1; 0: the round's own
+   * (+1 in odd rounds, -1 in even ones, as the game plays them).
+   *
+   * @generated from field: int32 direction = 3;
+   */
+  direction: number;
+
+  /**
+   * One per seat, seat 0 first.
+   *
+   * @generated from field: repeated strata.games.cubosaurs.v1.PlayerPosition players = 4;
+   */
+  players: PlayerPosition[];
+
+  /**
+   * The packet passed to the seat to act (face up; no two cards of a kind),
+   * or empty: the seat draws the deck's top card at once.
+   *
+   * @generated from field: repeated int32 packet = 5;
+   */
+  packet: number[];
+
+  /**
+   * The deck, top first (secret; every card of the round's pool not placed
+   * elsewhere).
+   *
+   * @generated from field: repeated int32 deck = 6;
+   */
+  deck: number[];
+
+  /**
+   * Cards removed from the round by Extinction Event (one per such tile
+   * bought this round).
+   *
+   * @generated from field: repeated int32 discarded = 7;
+   */
+  discarded: number[];
+
+  /**
+   * The DNA tiles on offer (advanced mode; with the tiles bought this round,
+   * players + 1 of them).
+   *
+   * @generated from field: repeated int32 offer = 8;
+   */
+  offer: number[];
+};
+
+/**
+ * Describes the message strata.games.cubosaurs.v1.Position.
+ * Use `create(PositionSchema)` to create a new message.
+ */
+export const PositionSchema: GenMessage<Position> = /*@__PURE__*/
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 5);
 
 /**
  * Take the packet passed to you (or the card you drew) into your collection.
@@ -138,7 +269,7 @@ export type TakePacket = Message<"strata.games.cubosaurs.v1.TakePacket"> & {
  * Use `create(TakePacketSchema)` to create a new message.
  */
 export const TakePacketSchema: GenMessage<TakePacket> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 4);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 6);
 
 /**
  * Add a card of your collection to the packet and pass it on.
@@ -159,7 +290,7 @@ export type PassPacket = Message<"strata.games.cubosaurs.v1.PassPacket"> & {
  * Use `create(PassPacketSchema)` to create a new message.
  */
 export const PassPacketSchema: GenMessage<PassPacket> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 5);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 7);
 
 /**
  * Advanced mode: buy a DNA tile from the offer (once per turn).
@@ -188,7 +319,7 @@ export type BuyTile = Message<"strata.games.cubosaurs.v1.BuyTile"> & {
  * Use `create(BuyTileSchema)` to create a new message.
  */
 export const BuyTileSchema: GenMessage<BuyTile> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 6);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 8);
 
 /**
  * Advanced mode: end your turn after the take or pass without buying.
@@ -203,7 +334,7 @@ export type EndTurn = Message<"strata.games.cubosaurs.v1.EndTurn"> & {
  * Use `create(EndTurnSchema)` to create a new message.
  */
 export const EndTurnSchema: GenMessage<EndTurn> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 7);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 9);
 
 /**
  * Advanced mode: take the DNA tokens the supply could not pay you from a
@@ -225,7 +356,7 @@ export type ClaimDnaTokens = Message<"strata.games.cubosaurs.v1.ClaimDnaTokens">
  * Use `create(ClaimDnaTokensSchema)` to create a new message.
  */
 export const ClaimDnaTokensSchema: GenMessage<ClaimDnaTokens> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 8);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 10);
 
 /**
  * A command.
@@ -286,7 +417,7 @@ export type Command = Message<"strata.games.cubosaurs.v1.Command"> & {
  * Use `create(CommandSchema)` to create a new message.
  */
 export const CommandSchema: GenMessage<Command> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 9);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 11);
 
 /**
  * A round was dealt. The deck and the cards out of play are secret: a player
@@ -364,7 +495,7 @@ export type RoundDealt = Message<"strata.games.cubosaurs.v1.RoundDealt"> & {
  * Use `create(RoundDealtSchema)` to create a new message.
  */
 export const RoundDealtSchema: GenMessage<RoundDealt> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 10);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 12);
 
 /**
  * A seat passed an empty packet drew a card: it is now the packet.
@@ -392,7 +523,7 @@ export type CardDrawn = Message<"strata.games.cubosaurs.v1.CardDrawn"> & {
  * Use `create(CardDrawnSchema)` to create a new message.
  */
 export const CardDrawnSchema: GenMessage<CardDrawn> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 11);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 13);
 
 /**
  * A seat took the packet into its collection.
@@ -420,7 +551,7 @@ export type PacketTaken = Message<"strata.games.cubosaurs.v1.PacketTaken"> & {
  * Use `create(PacketTakenSchema)` to create a new message.
  */
 export const PacketTakenSchema: GenMessage<PacketTaken> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 12);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 14);
 
 /**
  * A seat added a card to the packet and passed it on.
@@ -455,7 +586,7 @@ export type PacketPassed = Message<"strata.games.cubosaurs.v1.PacketPassed"> & {
  * Use `create(PacketPassedSchema)` to create a new message.
  */
 export const PacketPassedSchema: GenMessage<PacketPassed> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 13);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 15);
 
 /**
  * A seat bought a DNA tile, returning its cost to the supply.
@@ -490,7 +621,7 @@ export type TileBought = Message<"strata.games.cubosaurs.v1.TileBought"> & {
  * Use `create(TileBoughtSchema)` to create a new message.
  */
 export const TileBoughtSchema: GenMessage<TileBought> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 14);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 16);
 
 /**
  * A seat gained DNA tokens.
@@ -525,7 +656,7 @@ export type DnaTokensGained = Message<"strata.games.cubosaurs.v1.DnaTokensGained
  * Use `create(DnaTokensGainedSchema)` to create a new message.
  */
 export const DnaTokensGainedSchema: GenMessage<DnaTokensGained> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 15);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 17);
 
 /**
  * The supply could not pay a seat: it chooses whom to take the rest from.
@@ -553,7 +684,7 @@ export type DnaTokensOwed = Message<"strata.games.cubosaurs.v1.DnaTokensOwed"> &
  * Use `create(DnaTokensOwedSchema)` to create a new message.
  */
 export const DnaTokensOwedSchema: GenMessage<DnaTokensOwed> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 16);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 18);
 
 /**
  * Nobody else holds a DNA token, so a seat goes without what it was owed.
@@ -581,7 +712,7 @@ export type DnaTokensForgone = Message<"strata.games.cubosaurs.v1.DnaTokensForgo
  * Use `create(DnaTokensForgoneSchema)` to create a new message.
  */
 export const DnaTokensForgoneSchema: GenMessage<DnaTokensForgone> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 17);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 19);
 
 /**
  * A seat's turn ended.
@@ -609,7 +740,7 @@ export type TurnEnded = Message<"strata.games.cubosaurs.v1.TurnEnded"> & {
  * Use `create(TurnEndedSchema)` to create a new message.
  */
 export const TurnEndedSchema: GenMessage<TurnEnded> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 18);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 20);
 
 /**
  * One seat's score for one round, by source.
@@ -672,7 +803,7 @@ export type SeatScore = Message<"strata.games.cubosaurs.v1.SeatScore"> & {
  * Use `create(SeatScoreSchema)` to create a new message.
  */
 export const SeatScoreSchema: GenMessage<SeatScore> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 19);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 21);
 
 /**
  * A round ended and every seat scored it.
@@ -700,7 +831,7 @@ export type RoundScored = Message<"strata.games.cubosaurs.v1.RoundScored"> & {
  * Use `create(RoundScoredSchema)` to create a new message.
  */
 export const RoundScoredSchema: GenMessage<RoundScored> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 20);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 22);
 
 /**
  * The game ended: unspent DNA tokens scored 1 per pair, and the totals.
@@ -728,7 +859,7 @@ export type GameScored = Message<"strata.games.cubosaurs.v1.GameScored"> & {
  * Use `create(GameScoredSchema)` to create a new message.
  */
 export const GameScoredSchema: GenMessage<GameScored> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 21);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 23);
 
 /**
  * An event.
@@ -837,7 +968,7 @@ export type Event = Message<"strata.games.cubosaurs.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 22);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 24);
 
 /**
  * A card.
@@ -886,7 +1017,7 @@ export type Card = Message<"strata.games.cubosaurs.v1.Card"> & {
  * Use `create(CardSchema)` to create a new message.
  */
 export const CardSchema: GenMessage<Card> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 23);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 25);
 
 /**
  * A DNA tile.
@@ -956,7 +1087,7 @@ export type Tile = Message<"strata.games.cubosaurs.v1.Tile"> & {
  * Use `create(TileSchema)` to create a new message.
  */
 export const TileSchema: GenMessage<Tile> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 24);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 26);
 
 /**
  * DNA tokens the supply could not pay a seat.
@@ -984,7 +1115,7 @@ export type Debt = Message<"strata.games.cubosaurs.v1.Debt"> & {
  * Use `create(DebtSchema)` to create a new message.
  */
 export const DebtSchema: GenMessage<Debt> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 25);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 27);
 
 /**
  * One player, as everyone sees them.
@@ -1054,7 +1185,7 @@ export type PlayerView = Message<"strata.games.cubosaurs.v1.PlayerView"> & {
  * Use `create(PlayerViewSchema)` to create a new message.
  */
 export const PlayerViewSchema: GenMessage<PlayerView> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 26);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 28);
 
 /**
  * The state as one viewer may see it.
@@ -1195,7 +1326,7 @@ export type View = Message<"strata.games.cubosaurs.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 27);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 29);
 
 /**
  * What a card is. Two cards of one kind cannot both be in a packet: grey and
