@@ -244,12 +244,16 @@ class _Once:
 
 
 def refusal(
-    rules: GameRules[Any, Any, Any, Any], players: int, scenario: Any, seed: str = "p"
+    rules: GameRules[Any, Any, Any, Any],
+    players: int,
+    scenario: Any,
+    seed: str = "p",
+    options: Any = None,
 ) -> InvalidCommand | None:
     """Why creating a game from ``scenario`` (with a position) is refused,
     or None if it is accepted. A refusal names the field that is wrong."""
     try:
-        Session(rules).create(players, seed, None, scenario)
+        Session(rules).create(players, seed, options, scenario)
     except InvalidCommand as error:
         assert error.field, error
         assert error.reason.startswith("POSITION_"), error
@@ -265,6 +269,7 @@ def assert_position_plays(
     seed: str,
     check_each_step: Any = None,
     steps: int = 30,
+    options: Any = None,
 ) -> PlayedGame:
     """A game started from ``scenario``'s position: it maps to its proto and
     back, starts and plays ``steps`` random legal commands (keeping the
@@ -277,6 +282,7 @@ def assert_position_plays(
         rules,
         players,
         seed,
+        options,
         scenario=scenario,
         check_each_step=check_each_step,
         stop_after=steps,

@@ -196,7 +196,8 @@ def test_the_cli_says_what_is_wrong_with_a_position_file(
     game_type = GAMES[0]
     target = f"127.0.0.1:{server.port}"
     monkeypatch.setenv("STRATA_ADMIN_TOKEN", ADMIN_TOKEN)
-    args = ["create", "--game", game_type, "--players", "2", "--target", target]
+    players = str(players_for(game_type, readme_position(game_type)))
+    args = ["create", "--game", game_type, "--players", players, "--target", target]
     path = tmp_path / "p.json"
     path.write_text("{not json")
     with pytest.raises(SystemExit) as bad:
@@ -205,7 +206,7 @@ def test_the_cli_says_what_is_wrong_with_a_position_file(
     path.write_text(json.dumps({"no_such_field": 1}))
     with pytest.raises(SystemExit) as bad:
         cli.main([*args, "--position", str(path)])
-    assert "not a dinosaurs_extinct position" in str(bad.value.code)
+    assert f"not a {game_type} position" in str(bad.value.code)
     data = readme_position(game_type)
     field = break_position(game_type, data)
     path.write_text(json.dumps(data))

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from strata.games.cubosaurs.v1 import cubosaurs_pb2
 
-from domain import codec
 from domain.chance import Rng
 from domain.cubosaurs import RULES
 from domain.cubosaurs.content import CARD_COUNT, CARDS, DNA_TOKENS, Kind, score_round
@@ -48,14 +47,10 @@ from domain.cubosaurs.model import (
 from domain.errors import InvalidCommand, RuleViolation
 from domain.rules import Viewer
 from domain.session import Session, SessionState, Status
-from service import protomap
 from tests.gamekit import (
     RANDOM_SEEDS,
     assert_position_plays,
-    assert_replays,
-    assert_replays_deterministically,
     new_game,
-    play_random,
     refusal,
 )
 from tests.games.cubosaurs.helpers import ADVANCED, dna, plain
@@ -433,36 +428,21 @@ def test_players_see_the_position_without_the_deck() -> None:
 def refused(
     players: int, scenario: Scenario, options: Options
 ) -> InvalidCommand | None:
-    """As :func:`tests.gamekit.refusal`, with options (the advanced mode)."""
-    try:
-        Session(RULES).create(players, "p", options, scenario)
-    except InvalidCommand as error:
-        assert error.field and error.reason.startswith("POSITION_"), error
-        return error
-    return None
+    """:func:`tests.gamekit.refusal`, in ``options``' mode."""
+    return refusal(RULES, players, scenario, options=options)
 
 
 def assert_plays(players: int, position: Position, options: Options, seed: str) -> None:
-    """As :func:`tests.gamekit.assert_position_plays`, with options."""
-    scenario = Scenario(position=position)
-    message = protomap.to_proto(scenario, cubosaurs_pb2.Scenario())
-    assert protomap.from_proto(message, Scenario) == scenario
-    played = play_random(
+    """:func:`tests.gamekit.assert_position_plays`, in ``options``' mode."""
+    assert_position_plays(
         RULES,
+        cubosaurs_pb2,
         players,
+        Scenario(position=position),
         seed,
-        options,
-        scenario=scenario,
         check_each_step=check_invariants,
-        stop_after=30,
+        options=options,
     )
-    assert_replays(RULES, played)
-    assert_replays_deterministically(RULES, played, seed)
-    session = Session(RULES)
-    for viewer in [Viewer.spectator(), *(Viewer.player(s) for s in range(players))]:
-        seen = session.redact(played.events[0], viewer)
-        shown = codec.decode(Scenario, seen.scenario)
-        assert shown == Scenario(position=RULES.redact_position(position, viewer))
 
 
 def random_position(rng: Rng, players: int, advanced: bool) -> Position:
