@@ -285,6 +285,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 "players",
                 "At least two dinosaurs must be left (one alone has won).",
             )
+        self._check_redraws(position)
         if not 0 <= position.rounds_played < 1_000_000:
             raise _bad(
                 "rounds_played", f"{position.rounds_played} rounds cannot be played."
@@ -362,6 +363,33 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 f"{field}.hand",
                 f"Seat {seat} holds {len(player.hand)} cards: a hand is "
                 f"refilled to {HAND_SIZE} while the Main deck holds cards.",
+            )
+
+    def _check_redraws(self, position: Position) -> None:
+        """A later redraw must find a Point card: the other living hands
+        must leave some outside them. A hand is refilled to five and never
+        grows back once played below what it held, so each counts as its
+        size or five, whichever is more; the largest hands but one, so
+        counted, leave at least one Point card a living seat outside them."""
+        points = sum(1 for c in self.cards.main if self.card(c).kind is Kind.POINT)
+        living = sorted(
+            (
+                (max(len(p.hand), HAND_SIZE), seat)
+                for seat, p in enumerate(position.players)
+                if not p.eliminated
+            ),
+            key=lambda sized: (-sized[0], sized[1]),
+        )
+        others = sum(size for size, _ in living[:-1])
+        if others > points - len(living):
+            largest = living[0][1]
+            raise _bad(
+                f"players[{largest}].hand",
+                f"The largest hands could hold all {points} Point cards but "
+                f"{len(living)} (one a living seat): a later redraw of a hand "
+                f"without one would find none. Hold fewer cards (the hands "
+                f"but the smallest, each counted as at least {HAND_SIZE}, "
+                f"{others} cards, at most {points - len(living)}).",
             )
 
     def _main_deck_size(self, position: Position) -> int:

@@ -483,3 +483,24 @@ def break_readme_example(data: dict[str, Any]) -> str:
     check the service names it)."""
     data["players"][1]["disasters"].append("natural_4")
     return "players[1].disasters"
+
+
+def test_hands_that_could_hold_every_point_card_a_redraw_needs_are_refused() -> None:
+    """Three seats: with two hands of 26 cards the third seat's later
+    redraw could find all 53 Point cards but one held by them and its own
+    last one played (hands keep what they hold above five); with two of 25,
+    three stay outside them."""
+    points = [c for c in MAIN if RULES.card(c).kind is Kind.POINT]
+    others = [c for c in MAIN if RULES.card(c).kind is not Kind.POINT]
+
+    def three(big: int) -> Position:
+        pool = points + others
+        hands = [pool[:big], pool[big : 2 * big], [*points[-1:], *others[-4:]]]
+        return Position(
+            players=tuple(seat(h) for h in hands), rounds_played=1, shuffle_rest=True
+        )
+
+    error = refusal(RULES, 3, Scenario(position=three(26)))
+    assert error is not None and error.field == "position.players[0].hand", error
+    assert "redraw" in error.message
+    assert refusal(RULES, 3, Scenario(position=three(25))) is None
