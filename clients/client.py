@@ -69,6 +69,25 @@ class StrataError(Exception):
         return cls(error.code(), reason, error.details() or "", field)
 
 
+#: The service's answer header: the highest log position the answering
+#: replica knew (its writes included).
+POSITION_HEADER = "strata-position"
+#: Sent back on every call: the caller's reads show at least that position.
+READ_AFTER_HEADER = "strata-read-after"
+
+
+class _Seen:
+    """The highest ``strata-position`` seen (shared by a client's copies)."""
+
+    def __init__(self) -> None:
+        self.position = 0
+
+    def note(self, metadata: Any) -> None:
+        for key, value in metadata or ():
+            if key == POSITION_HEADER and str(value).isdigit():
+                self.position = max(self.position, int(value))
+
+
 def position_scenario(
     game_type: str,
     position: Message | dict[str, Any],
@@ -155,6 +174,11 @@ class StrataClient:
         self.tls = tls
         self._owns_channel = channel is None
         self._shared: StrataClient | None = None
+        #: The highest ``strata-position`` an answer gave this client (and
+        #: the clients :meth:`with_token` made from it), sent back as
+        #: ``strata-read-after``: its reads show its own writes, whichever
+        #: replica answers them.
+        self._seen = _Seen()
         #: The gRPC channel (None over the other transports).
         self.channel: Any = channel
         if transport != "grpc":
@@ -177,9 +201,11 @@ class StrataClient:
     def with_token(self, token: str) -> StrataClient:
         """A client on the same connection acting with ``token``."""
         if self.transport == "grpc":
-            return StrataClient(
+            client = StrataClient(
                 self.target, token, self.timeout, self.channel, self.transport, self.tls
             )
+            client._seen = self._seen
+            return client
         other = copy.copy(self)
         other.token = token
         other._owns_channel = False
@@ -203,13 +229,20 @@ class StrataClient:
         self.close()
 
     def _metadata(self) -> list[tuple[str, str]]:
-        return [("authorization", f"Bearer {self.token}")] if self.token else []
+        metadata = [("authorization", f"Bearer {self.token}")] if self.token else []
+        if self._seen.position:
+            metadata.append((READ_AFTER_HEADER, str(self._seen.position)))
+        return metadata
 
     def _call(self, method: Any, request: Any) -> Any:
         try:
-            return method(request, timeout=self.timeout, metadata=self._metadata())
+            response, call = method.with_call(
+                request, timeout=self.timeout, metadata=self._metadata()
+            )
         except grpc.RpcError as error:
             raise StrataError.from_rpc_error(error) from None
+        self._seen.note(call.trailing_metadata())
+        return response
 
     # -- RPCs -------------------------------------------------------------------
 

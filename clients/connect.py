@@ -125,20 +125,42 @@ class ConnectStub:
         def invoke(
             request: Any, timeout: float | None = None, metadata: Any = None
         ) -> Any:
+            return with_call(request, timeout, metadata)[0]
+
+        def with_call(
+            request: Any, timeout: float | None = None, metadata: Any = None
+        ) -> tuple[Any, _Answered]:
+            """The response and, as gRPC's ``with_call`` gives, the call
+            (its response headers as ``trailing_metadata()``)."""
+            from connectrpc.client import ResponseMetadata
             from connectrpc.errors import ConnectError
 
             headers = dict(metadata or ())
             timeout_ms = None if timeout is None else max(int(timeout * 1000), 1)
             try:
                 if streaming:
-                    return _Stream(
+                    stream = _Stream(
                         iter(call(request, headers=headers, timeout_ms=timeout_ms))
                     )
-                return call(request, headers=headers, timeout_ms=timeout_ms)
+                    return stream, _Answered(())
+                with ResponseMetadata() as answered:
+                    response = call(request, headers=headers, timeout_ms=timeout_ms)
+                return response, _Answered(tuple(answered.headers.items()))
             except ConnectError as error:
                 raise ConnectRpcError(error) from None
 
+        invoke.with_call = with_call  # type: ignore[attr-defined]
         return invoke
+
+
+class _Answered:
+    """What a unary call answered besides its message: its headers."""
+
+    def __init__(self, headers: tuple[tuple[str, str], ...]) -> None:
+        self._headers = headers
+
+    def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
+        return self._headers
 
 
 def stubs(address: str, transport: str, tls: Any = None) -> tuple[Any, Any, Any, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import contextvars
 import json
 import threading
 from collections.abc import AsyncIterator, Collection, Iterator, Sequence
@@ -192,6 +193,16 @@ def check_rejection(command: NewCommand) -> None:
         raise ValueError("a rejection needs an outcome with an error_kind")
 
 
+#: The position a caller's read must show at least (read your writes across
+#: replicas): set per call by the service from the caller's
+#: ``strata-read-after`` header, the ``strata-position`` an earlier answer
+#: (of any replica) gave it. A store that reads from standbys waits for them
+#: to pass it; one that reads its primary always does.
+READ_AFTER: contextvars.ContextVar[int] = contextvars.ContextVar(
+    "strata_read_after", default=0
+)
+
+
 class EventStore(abc.ABC):
     """The port. Implementations: ``SQLiteEventStore``, ``PostgresEventStore``
     and, for tests and simulation, ``InMemoryEventStore``."""
@@ -308,6 +319,12 @@ class EventStore(abc.ABC):
             events[-1].position if events else after_position,
             len(events),
         )
+
+    def known_position(self) -> int:
+        """The highest position this store has appended or been told of,
+        without asking the database (0: it does not keep one): what the
+        service hands callers as ``strata-position``."""
+        return 0
 
     @abc.abstractmethod
     def last_position(self) -> int:

@@ -49,6 +49,7 @@ from sqlalchemy.sql.dml import Insert
 
 from eventstore import pgsql, tables
 from eventstore.base import (
+    READ_AFTER,
     AppendResult,
     CommandRecord,
     ConcurrencyError,
@@ -203,7 +204,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         knows of (its own appends included), it waits for the older
         transactions to end first, up to :data:`_SETTLE_WAIT`: a process
         reads its own appends in the log, as it would with one writer."""
-        known = self._notifier.position
+        known = max(self._notifier.position, READ_AFTER.get())
         answered = self._from_standby(
             known, lambda reader: reader.read_all(after_position, limit)
         )
@@ -224,7 +225,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
     ) -> MatchingEvents:
         """The matching events of the next ``limit``, in one round trip (see
         :meth:`EventStore.read_all_matching`), waiting like :meth:`read_all`."""
-        known = self._notifier.position
+        known = max(self._notifier.position, READ_AFTER.get())
         from_standby = self._from_standby(
             known,
             lambda reader: reader.read_all_matching(
@@ -255,7 +256,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         unreachable or still behind after :data:`_STANDBY_WAIT`."""
         if not self._standbys:
             return None
-        known = max(known, self._shown_below - 1)
+        known = max(known, self._shown_below - 1, READ_AFTER.get())
         standby = self._standbys[next(self._next_standby) % len(self._standbys)]
         deadline = time.monotonic() + _STANDBY_WAIT
         pause = 0.001

@@ -541,6 +541,11 @@ class SQLAlchemyEventStore(EventStore):
         through = scanned[-1][0] if scanned else after_position
         return MatchingEvents(found, through, len(scanned))
 
+    def known_position(self) -> int:
+        """The highest position appended here or heard of (PostgreSQL's
+        LISTEN, SQLite's watcher)."""
+        return self._notifier.position
+
     def last_position(self) -> int:
         """The highest global position committed (0 for an empty store)."""
         with translate_errors(), self._begin_read() as connection:

@@ -18,6 +18,7 @@ from domain import codec, registry
 from domain.rules import Viewer
 from domain.session import GameCreated, Session
 from eventstore.base import (
+    READ_AFTER,
     CommandRecord,
     ConcurrencyError,
     MatchingEvents,
@@ -284,6 +285,8 @@ class Integration:
             raise InvalidArgument(
                 "NO_PROJECTIONS", "Statistics need a SQL store.", "game_type"
             )
-        self.game_list.wait_for(self.store.last_position(), timeout=2.0)
+        self.game_list.wait_for(
+            max(self.store.last_position(), READ_AFTER.get()), timeout=2.0
+        )
         position = self.game_list.position
         return self.game_list.models.statistics(game_type, position), position

@@ -41,6 +41,7 @@ import structlog
 from opentelemetry import context as context_api
 from opentelemetry import propagate, trace
 
+from eventstore.base import READ_AFTER
 from service import telemetry
 from service.errors import INTERNAL, Code, Refusal, Unauthenticated, classify
 from service.limits import Limits, StreamSlot
@@ -98,12 +99,21 @@ class Call:
 class Door:
     """Makes, once per method, the handler every transport calls."""
 
-    def __init__(self, limits: Limits, pool: Executor, access_log: str = "all") -> None:
+    def __init__(
+        self,
+        limits: Limits,
+        pool: Executor,
+        access_log: str = "all",
+        position: Callable[[], int] = lambda: 0,
+    ) -> None:
         """``access_log``: ``all`` (a line per call), ``errors`` (a line per
-        call that did not end OK) or ``off``."""
+        call that did not end OK) or ``off``. ``position``: the highest
+        position of the log the service knows (the store's), sent back as
+        ``strata-position`` (see :func:`read_after`)."""
         self.limits = limits
         self.pool = pool
         self.observer = Observer(access_log)
+        self.position = position
 
     def unary(self, method: str, handler: Handler) -> Unary:
         """The door's handler of a unary method: ``(request, call) ->
@@ -113,13 +123,19 @@ class Door:
 
         observer = self.observer
 
+        position = self.position
+
         async def unary(request: Any, call: Call) -> Any:
             with observer.call(request, call, method, current=True) as outcome:
                 try:
                     with limits.admit(request, call):
+                        READ_AFTER.set(read_after(call))
                         response = await run(request, call)
                 except BaseException as error:
                     raise outcome.refused(error) from None
+                known = position()
+                if known:
+                    call.response_headers[POSITION_HEADER] = str(known)
                 return response
 
         return unary
@@ -136,6 +152,7 @@ class Door:
             with observer.call(request, call, method, current=False) as outcome:
                 try:
                     with limits.admit(request, call, stream=True) as slot:
+                        READ_AFTER.set(read_after(call))
                         responses = iterate(request, call)
                         try:
                             while True:
@@ -201,6 +218,22 @@ class Door:
 
 
 _END = object()
+
+
+#: The response header with the highest log position the answering
+#: replica knew when it answered (its own writes included).
+POSITION_HEADER = "strata-position"
+#: The request header a caller sends back with the highest
+#: ``strata-position`` it was given: its reads show at least that much,
+#: whichever replica (or standby behind it) answers them.
+READ_AFTER_HEADER = "strata-read-after"
+
+
+def read_after(call: Call) -> int:
+    """The position the caller's reads must show (its ``strata-read-after``
+    header; 0 when absent or not a number)."""
+    value = call.headers.get(READ_AFTER_HEADER, "")
+    return int(value) if value.isdigit() and len(value) < 20 else 0
 
 
 async def _next(responses: AsyncIterator[Any], slot: StreamSlot | None) -> Any:

@@ -49,7 +49,8 @@ ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
 WEB = Path(str(resources.files("service") / "web"))
 
 #: Request headers a browser may send cross-origin: the Connect and
-#: gRPC-Web protocols' own, the bearer token, tracing and request ids.
+#: gRPC-Web protocols' own, the bearer token, tracing and request ids, and
+#: the read-your-writes position (``strata-read-after``).
 ALLOWED_HEADERS = (
     "authorization",
     "content-type",
@@ -63,6 +64,7 @@ ALLOWED_HEADERS = (
     "x-request-id",
     "traceparent",
     "tracestate",
+    "strata-read-after",
 )
 #: Response headers a browser's script may read cross-origin.
 EXPOSED_HEADERS = (
@@ -72,6 +74,7 @@ EXPOSED_HEADERS = (
     "x-request-id",
     "content-encoding",
     "connect-content-encoding",
+    "strata-position",
 )
 
 

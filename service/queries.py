@@ -14,7 +14,7 @@ from typing import Any
 
 from domain.fairness import SeedRevealed, encode_event
 from domain.session import GameFinished, Status
-from eventstore.base import RecordedEvent
+from eventstore.base import READ_AFTER, RecordedEvent
 from service.callers import Caller
 from service.errors import (
     FailedPrecondition,
@@ -216,7 +216,9 @@ class Queries:
         page_size = 50 if page_size <= 0 else min(page_size, 500)
         if self.game_list is None:
             return self._list_games_by_folding(game_type, status, page_size, page_token)
-        self.game_list.wait_for(self.store.last_position(), timeout=2.0)
+        self.game_list.wait_for(
+            max(self.store.last_position(), READ_AFTER.get()), timeout=2.0
+        )
         rows = self.game_list.models.list_games(
             game_type,
             "" if status is None else status.value,

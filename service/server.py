@@ -169,7 +169,7 @@ def create_server(
 
     telemetry.setup()
     door_limits = Limits(limits, is_admin=lambda token: app.caller(token).admin)
-    door = Door(door_limits, pool, access_log)
+    door = Door(door_limits, pool, access_log, position=store.known_position)
     services = (
         (pb.DESCRIPTOR.services_by_name["GameService"], GameServicer(app)),
         (admin_pb.DESCRIPTOR.services_by_name["AdminService"], AdminServicer(app)),

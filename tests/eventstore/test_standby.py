@@ -10,14 +10,22 @@ import threading
 import uuid
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 from sqlalchemy import select
 
 from eventstore import migrate, tables
-from eventstore.base import ConcurrencyError, NewEvent, RecordedEvent
+from eventstore.base import READ_AFTER, ConcurrencyError, NewEvent, RecordedEvent
 from eventstore.postgres import PostgresEventStore
 
 pytestmark = pytest.mark.postgres
+
+
+def _conninfo(url: str) -> str:
+    from eventstore.urls import database_url
+
+    parsed = database_url(url).set(drivername="postgresql")
+    return parsed.render_as_string(hide_password=False)
 
 
 @pytest.fixture(scope="module")
@@ -248,3 +256,75 @@ def test_a_server_reading_games_from_a_standby_shows_each_caller_its_writes(
     finally:
         running.stop(grace=0.5)
         store.close()
+
+
+def test_a_caller_reads_its_writes_on_another_replica_that_has_not_heard_of_them(
+    clusters: tuple[str, str],
+) -> None:
+    """Two replicas over one primary and its standby; the second never
+    hears of the first's commits (its LISTEN is cut) and the standby's
+    replay is paused. A client writes through the first and reads through
+    the second: each answer's ``strata-position``, sent back as
+    ``strata-read-after``, makes the second replica leave reads the
+    standby cannot answer yet to the primary. (Without it, the second
+    replica would read the frozen standby: the last check shows it.)"""
+    from clients.client import StrataClient
+    from eventstore.factory import open_store
+    from service.server import create_server
+    from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+
+    primary_url, standby_url = clusters
+    stores = [open_store(primary_url, read_urls=[standby_url]) for _ in range(2)]
+    deaf = stores[1]
+    assert isinstance(deaf, PostgresEventStore)
+    deaf._noticed = lambda position: None  # type: ignore[method-assign]
+    servers = [
+        create_server(s, admin_token=ADMIN_TOKEN, limits=NO_RATE_LIMITS, background=())
+        for s in stores
+    ]
+    try:
+        with (
+            StrataClient(f"127.0.0.1:{servers[0].port}") as writer,
+            StrataClient(f"127.0.0.1:{servers[1].port}") as reader,
+        ):
+            reader._seen = writer._seen  # one caller, two connections
+            game_id = writer.create_game("dinosaurs_extinct", 2).game_id
+            assert writer._seen.position > 0
+            assert reader.get_game(game_id).version == 1
+            token = ""
+            for seat in range(2):
+                joined = writer.with_token(token).join_game(game_id, f"p{seat}", seat)
+                token = joined.seat_token
+                seated = reader.get_game(game_id).seats
+                assert sum(1 for s in seated if s.player_name) == seat + 1
+            me, over_there = writer.with_token(token), reader.with_token(token)
+            me.start_game(game_id)
+            replay = psycopg.connect(_conninfo(standby_url), autocommit=True)
+            replay.execute("SELECT pg_wal_replay_pause()")
+            for _ in range(6):
+                listed = over_there.list_legal_actions(game_id)
+                if not listed.actions:
+                    break
+                action = listed.actions[0]
+                done = me.submit_command(game_id, action.seat, action.command)
+                assert over_there.get_game(game_id).version >= done.version
+                assert over_there.list_legal_actions(game_id).version >= done.version
+            assert deaf.known_position() == 0, "the second replica heard nothing"
+            assert deaf.primary_reads > 0, "the frozen standby was passed over"
+            # Without the position, the second replica's store reads what
+            # the frozen standby shows (its cache of the game, filled from
+            # the primary, never goes back: only the store shows it).
+            latest = me.get_game(game_id).version
+            assert len(deaf.read_stream_nearby(game_id)) < latest
+            told = READ_AFTER.set(writer._seen.position)
+            try:
+                assert len(deaf.read_stream_nearby(game_id)) == latest
+            finally:
+                READ_AFTER.reset(told)
+            replay.execute("SELECT pg_wal_replay_resume()")
+            replay.close()
+    finally:
+        for server in servers:
+            server.stop(grace=0.5)
+        for store in stores:
+            store.close()

@@ -204,19 +204,42 @@ export class StrataClient {
     this.integration = createClient(IntegrationService, transport);
   }
 
+  /**
+   * The highest `strata-position` an answer gave this client (and the
+   * clients `withToken` made from it), sent back as `strata-read-after`:
+   * its reads show its own writes, whichever replica answers them.
+   */
+  private seen: { position: bigint } = { position: 0n };
+
   /** A client on the same transport acting with `token`. */
   withToken(token: string): StrataClient {
-    return new StrataClient(this.transport, { token, timeoutMs: this.timeoutMs });
+    const client = new StrataClient(this.transport, { token, timeoutMs: this.timeoutMs });
+    client.seen = this.seen;
+    return client;
+  }
+
+  /** The highest log position an answer has shown this client (0: none yet). */
+  get readAfter(): bigint {
+    return this.seen.position;
   }
 
   /**
    * The options of a call with this client's token: the Authorization
-   * header, the deadline (`timeoutMs`, 0 for none) and an abort signal.
+   * header, the read-your-writes position, the deadline (`timeoutMs`, 0 for
+   * none) and an abort signal.
    */
   callOptions(timeoutMs: number = this.timeoutMs, signal?: AbortSignal): CallOptions {
     const headers: Record<string, string> = {};
     if (this.token) headers["authorization"] = `Bearer ${this.token}`;
-    return { headers, timeoutMs, signal };
+    if (this.seen.position > 0n) headers["strata-read-after"] = this.seen.position.toString();
+    const note = (answered: Headers) => {
+      const value = answered.get("strata-position");
+      if (value !== null && /^[0-9]+$/.test(value)) {
+        const position = BigInt(value);
+        if (position > this.seen.position) this.seen.position = position;
+      }
+    };
+    return { headers, timeoutMs, signal, onHeader: note, onTrailer: note };
   }
 
   private async call<T>(send: (options: CallOptions) => Promise<T>): Promise<T> {

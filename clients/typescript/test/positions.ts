@@ -39,7 +39,10 @@ async function main(): Promise<void> {
     if (!(error instanceof StrataError)) throw error;
     refusal = { code: error.codeName, reason: error.reason, field: error.field };
   }
-  console.log(JSON.stringify({ game_id: gameId, refusal }));
+  // Every answer told the client how far the log it knew went.
+  console.log(
+    JSON.stringify({ game_id: gameId, refusal, read_after: admin.readAfter.toString() }),
+  );
 }
 
 main().catch((error: unknown) => {
