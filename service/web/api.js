@@ -13,10 +13,28 @@ export class ApiError extends Error {
   }
 }
 
+// Read your writes on any replica: the highest `strata-position` an answer
+// gave this page, sent back as `strata-read-after` (a browser spreads its
+// calls over several connections, which may reach different processes).
+let readAfter = 0n;
+
 function headers(token, contentType) {
   const h = { "Content-Type": contentType, "Connect-Protocol-Version": "1" };
   if (token) h.Authorization = `Bearer ${token}`;
+  if (readAfter > 0n) h["Strata-Read-After"] = readAfter.toString();
   return h;
+}
+
+function note(response) {
+  const value = response.headers.get("strata-position");
+  if (value && /^[0-9]+$/.test(value) && BigInt(value) > readAfter) {
+    readAfter = BigInt(value);
+  }
+}
+
+/** The highest log position the service has shown this page (0n: none). */
+export function position() {
+  return readAfter;
 }
 
 function errorOf(body, status) {
@@ -37,6 +55,7 @@ export async function call(method, request, token) {
     headers: headers(token, "application/json"),
     body: JSON.stringify(request || {}),
   });
+  note(response);
   let body = null;
   try {
     body = await response.json();

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from clients.client import StrataClient
 from service.server import Running
 from tests.web.conftest import api
 
@@ -124,6 +125,14 @@ def test_a_person_plays_a_whole_game_against_a_bot(
     else:
         assert "Nobody won" in outcome
     assert page.locator("#status").inner_text().startswith("Game over.")
+    # The page carried the service's strata-position back (read your writes
+    # on any replica): at least as far as the game's last event.
+    seen = page.evaluate(
+        "async () => (await import('/static/api.js')).position().toString()"
+    )
+    with StrataClient(f"127.0.0.1:{web_server.port}") as client:
+        created = next(client.watch_game(game_id, follow=False))
+    assert int(seen) >= created.position > 0
     log = page.locator("#log li").all_inner_texts()
     assert log[0] == "The game was created for 2 players."
     # The end, then the seed revealed (the game's commitment can be checked).
