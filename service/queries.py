@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
+import threading
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime
 from typing import Any
 
 from domain.fairness import SeedRevealed, encode_event
-from domain.session import GameFinished, Status
+from domain.session import GameCreated, GameFinished, Status
 from eventstore.base import READ_AFTER, RecordedEvent
 from service.callers import Caller
 from service.errors import (
@@ -25,6 +28,9 @@ from service.errors import (
 from service.fanout import GameFeeds
 from service.games import Games, Loaded, decode_recorded
 from service.projections import GameList
+
+#: How many finished games' records :meth:`Queries.player_record_text` keeps.
+RECORD_CACHE_SIZE = 64
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,6 +59,9 @@ class Queries:
         self.feeds = GameFeeds(games.store)
         #: The game list read model, when the service keeps one.
         self.game_list: GameList | None = None
+        #: Finished games' records as JSON text (:meth:`player_record_text`).
+        self._records: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._records_lock = threading.Lock()
 
     def legal_actions(
         self, caller: Caller, game_id: str, seat: int | None, refresh: bool = True
@@ -155,12 +164,36 @@ class Queries:
             step = dataclasses.replace(current, state=state)
             yield recorded, session.redact(event, viewer), step, current.state
 
-    def player_record(self, caller: Caller, game_id: str) -> dict[str, Any]:
+    def player_record_text(self, caller: Caller, game_id: str) -> str:
+        """:meth:`player_record` as compact JSON text. A finished game's
+        record changes only with a later event (a rematch's link), so the
+        text is kept per (game, version, what the caller may see): asked
+        again, by the same or another player, it costs no read of the store
+        (:data:`RECORD_CACHE_SIZE` records, the most recent)."""
+        loaded = self.games.look(game_id)
+        viewer = caller.viewer(loaded.state)
+        key = (game_id, loaded.state.version, viewer.role, viewer.seats)
+        with self._records_lock:
+            text = self._records.get(key)
+            if text is not None:
+                self._records.move_to_end(key)
+                return text
+        record = self.player_record(caller, game_id, loaded)
+        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+        with self._records_lock:
+            self._records[key] = text
+            while len(self._records) > RECORD_CACHE_SIZE:
+                self._records.popitem(last=False)
+        return text
+
+    def player_record(
+        self, caller: Caller, game_id: str, loaded: Loaded | None = None
+    ) -> dict[str, Any]:
         """The caller's own record of a finished game whose seed was
         revealed (:func:`domain.fairness.verify_record` checks it): its
         events as the caller sees them and the accepted command log, less
         the seat tokens' hashes."""
-        loaded = self.games.look(game_id)
+        loaded = loaded or self.games.look(game_id)
         state, session = loaded.state, loaded.session
         if state.status is not Status.FINISHED:
             raise FailedPrecondition(
@@ -168,7 +201,13 @@ class Queries:
                 "A game's record can be exported once it is over (its seed is "
                 "secret until then).",
             )
-        recorded = self.games.events_through(game_id, 1, state.version)
+        # The first event says whether the end revealed the seed: a refusal
+        # reads no more than it.
+        created = decode_recorded(session, self.store.read_stream(game_id, 1, 1)[0])
+        revealed = isinstance(created, GameCreated) and created.reveal
+        recorded = (
+            self.games.events_through(game_id, 1, state.version) if revealed else []
+        )
         events = [decode_recorded(session, r) for r in recorded]
         if not any(isinstance(e, SeedRevealed) for e in events):
             raise FailedPrecondition(

@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import importlib
-import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
 from functools import cache
@@ -323,9 +322,10 @@ class GameServicer:
     def ExportPlayerRecord(
         self, request: pb.ExportPlayerRecordRequest, call: Call
     ) -> pb.ExportPlayerRecordResponse:
-        record = self.app.queries.player_record(self._caller(call), request.game_id)
         return pb.ExportPlayerRecordResponse(
-            record=json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+            record=self.app.queries.player_record_text(
+                self._caller(call), request.game_id
+            )
         )
 
     def ListGames(

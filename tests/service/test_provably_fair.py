@@ -289,3 +289,42 @@ def test_a_game_with_a_leaver_and_a_rematch_verifies_offline(
     assert {c["type"] for c in record["commands"]} >= {"LeaveGame", "Rematch"}
     check = verify_record(record)
     assert check.ok, check.message
+
+
+def test_asking_for_a_record_again_and_again_reads_the_game_once_per_viewer(
+    sqlite_url: str,
+) -> None:
+    """An attacker with no token asks for a finished game's record in a
+    loop: the record is built once per kind of viewer (a spectator, a
+    seat), then served from memory; the store is not read for it again."""
+    from eventstore.factory import open_store
+    from service.server import create_server
+    from tests.service.conftest import NO_RATE_LIMITS
+
+    store = open_store(sqlite_url)
+    running = create_server(store, admin_token=ADMIN_TOKEN, limits=NO_RATE_LIMITS)
+    whole: list[str] = []
+    read_stream, read_commands = store.read_stream, store.read_commands
+
+    def counted_stream(game_id: str, from_version: int = 1, to: Any = None) -> Any:
+        if from_version == 1 and (to is None or to > 1):
+            whole.append("events")
+        return read_stream(game_id, from_version, to)
+
+    def counted_commands(game_id: str, *args: Any, **kwargs: Any) -> Any:
+        whole.append("commands")
+        return read_commands(game_id, *args, **kwargs)
+
+    try:
+        with StrataClient(f"127.0.0.1:{running.port}") as client:
+            game_id, me = hot_seat(client, "dinosaurs_extinct")
+            play_out(me, game_id, seed=3)
+            store.read_stream = counted_stream  # type: ignore[method-assign]
+            store.read_commands = counted_commands  # type: ignore[method-assign]
+            records = {client.export_player_record(game_id)["role"] for _ in range(50)}
+            records |= {me.export_player_record(game_id)["role"] for _ in range(50)}
+        assert records == {"spectator", "player"}
+        assert whole.count("events") <= 2 and whole.count("commands") <= 2, whole
+    finally:
+        running.stop(grace=0.5)
+        store.close()
