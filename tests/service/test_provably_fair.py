@@ -319,7 +319,7 @@ def test_asking_for_a_record_again_and_again_reads_the_game_once_per_viewer(
         with StrataClient(f"127.0.0.1:{running.port}") as client:
             game_id, me = hot_seat(client, "dinosaurs_extinct")
             play_out(me, game_id, seed=3)
-            store.read_stream = counted_stream  # type: ignore[method-assign]
+            store.read_stream = counted_stream  # type: ignore[method-assign,assignment]
             store.read_commands = counted_commands  # type: ignore[method-assign]
             records = {client.export_player_record(game_id)["role"] for _ in range(50)}
             records |= {me.export_player_record(game_id)["role"] for _ in range(50)}
