@@ -599,7 +599,8 @@ def standby(report: Report, mode: Mode) -> None:
     """Reads of the global log from a hot standby against the primary, on
     a private primary and a real standby of it (``reliability.cluster``,
     both on this machine): a whole log read in batches of 500, the two
-    taking turns (primary, standby, standby, primary); and an append
+    taking turns (primary, standby, standby, primary); the same for whole
+    games' streams (what GetGame and ReplayGame read); and an append
     followed by a read of the log until it shows it (read your writes)."""
     from eventstore import migrate
     from eventstore.base import NewEvent
@@ -637,6 +638,17 @@ def standby(report: Report, mode: Mode) -> None:
             for name in ("primary", "standby", "standby", "primary"):
                 rates[name].append(scan(direct if name == "primary" else reader))
 
+            def games(through: PostgresEventStore) -> float:
+                """Whole games read (GetGame's, ReplayGame's reads), a second."""
+                started = time.perf_counter()
+                for n in range(200):
+                    assert len(through.read_stream_nearby(f"game-{n}")) == events // 200
+                return 200 / (time.perf_counter() - started)
+
+            game_rates: dict[str, list[float]] = {"primary": [], "standby": []}
+            for name in ("primary", "standby", "standby", "primary"):
+                game_rates[name].append(games(direct if name == "primary" else reader))
+
             def own_writes(
                 through: PostgresEventStore, count: int, name: str
             ) -> list[float]:
@@ -671,6 +683,12 @@ def standby(report: Report, mode: Mode) -> None:
         "events": events,
         "scan_events_per_second": {k: [round(r) for r in v] for k, v in rates.items()},
         "standby_over_primary": round(sum(rates["standby"]) / sum(rates["primary"]), 3),
+        "games_read_per_second": {
+            k: [round(r) for r in v] for k, v in game_rates.items()
+        },
+        "games_standby_over_primary": round(
+            sum(game_rates["standby"]) / sum(game_rates["primary"]), 3
+        ),
         "append_then_read_ms": {
             name: {
                 "p50": round(store.percentile(spent, 0.5) * 1000, 3),
