@@ -300,29 +300,33 @@ def test_a_caller_reads_its_writes_on_another_replica_that_has_not_heard_of_them
             me, over_there = writer.with_token(token), reader.with_token(token)
             me.start_game(game_id)
             replay = psycopg.connect(_conninfo(standby_url), autocommit=True)
-            replay.execute("SELECT pg_wal_replay_pause()")
-            for _ in range(6):
-                listed = over_there.list_legal_actions(game_id)
-                if not listed.actions:
-                    break
-                action = listed.actions[0]
-                done = me.submit_command(game_id, action.seat, action.command)
-                assert over_there.get_game(game_id).version >= done.version
-                assert over_there.list_legal_actions(game_id).version >= done.version
-            assert deaf.known_position() == 0, "the second replica heard nothing"
-            assert deaf.primary_reads > 0, "the frozen standby was passed over"
-            # Without the position, the second replica's store reads what
-            # the frozen standby shows (its cache of the game, filled from
-            # the primary, never goes back: only the store shows it).
-            latest = me.get_game(game_id).version
-            assert len(deaf.read_stream_nearby(game_id)) < latest
-            told = READ_AFTER.set(writer._seen.position)
             try:
-                assert len(deaf.read_stream_nearby(game_id)) == latest
+                replay.execute("SELECT pg_wal_replay_pause()")
+                for _ in range(6):
+                    listed = over_there.list_legal_actions(game_id)
+                    if not listed.actions:
+                        break
+                    action = listed.actions[0]
+                    done = me.submit_command(game_id, action.seat, action.command)
+                    assert over_there.get_game(game_id).version >= done.version
+                    assert (
+                        over_there.list_legal_actions(game_id).version >= done.version
+                    )
+                assert deaf.known_position() == 0, "the second replica heard nothing"
+                assert deaf.primary_reads > 0, "the frozen standby was passed over"
+                # Without the position, the second replica's store reads what
+                # the frozen standby shows (its cache of the game, filled from
+                # the primary, never goes back: only the store shows it).
+                latest = me.get_game(game_id).version
+                assert len(deaf.read_stream_nearby(game_id)) < latest
+                told = READ_AFTER.set(writer._seen.position)
+                try:
+                    assert len(deaf.read_stream_nearby(game_id)) == latest
+                finally:
+                    READ_AFTER.reset(told)
             finally:
-                READ_AFTER.reset(told)
-            replay.execute("SELECT pg_wal_replay_resume()")
-            replay.close()
+                replay.execute("SELECT pg_wal_replay_resume()")
+                replay.close()
     finally:
         for server in servers:
             server.stop(grace=0.5)
