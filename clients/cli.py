@@ -320,6 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     state.add_argument("--running", action="store_true", help="only games in play")
     state.add_argument("--finished", action="store_true", help="only finished games")
     games.add_argument("--players", type=int, default=0, help="only games this size")
+    games.add_argument("--newest", action="store_true", help="newest first")
 
     rematch = command(
         "rematch",
@@ -757,6 +758,7 @@ def cmd_games(args: argparse.Namespace) -> int:
                 page_token=token,
                 open_seats=args.open,
                 players=args.players,
+                newest_first=args.newest,
             )
             for game in page.games:
                 line = {

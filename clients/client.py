@@ -397,11 +397,13 @@ class StrataClient:
         page_token: str = "",
         open_seats: bool = False,
         players: int = 0,
+        newest_first: bool = False,
     ) -> pb.ListGamesResponse:
-        """A page of games, oldest first: of ``game_type``, in ``status``;
-        ``open_seats``: only games not started with a free seat; ``players``:
-        only games of that many seats. Each summary lists its seats (free,
-        taken, bots, left)."""
+        """A page of games, oldest first (``newest_first``: the newest, the
+        next page older): of ``game_type``, in ``status``; ``open_seats``:
+        only games not started with a free seat; ``players``: only games of
+        that many seats. Each summary lists its seats (free, taken, bots,
+        left)."""
         return self._call(  # type: ignore[no-any-return]
             self.stub.ListGames,
             pb.ListGamesRequest(
@@ -411,6 +413,7 @@ class StrataClient:
                 page_token=page_token,
                 open_seats=open_seats,
                 players=players,
+                newest_first=newest_first,
             ),
         )
 

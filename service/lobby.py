@@ -721,6 +721,22 @@ def _request_digest(
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
+_last_id = [0, 0]  # the millisecond and the sequence of the last id made here
+_id_lock = threading.Lock()
+
+
 def _time_ordered_id() -> str:
-    """A 32-hex-digit id whose first 12 digits are the millisecond time."""
-    return f"{int(time.time() * 1000):012x}{secrets.token_hex(10)}"
+    """A 32-hex-digit id: the millisecond time (12 digits), a sequence within
+    the millisecond (4), random (16). The ids one process makes increase
+    strictly, so the game list's order (by id) is their creation order."""
+    with _id_lock:
+        now = int(time.time() * 1000)
+        millisecond, sequence = _last_id
+        if now > millisecond:
+            millisecond, sequence = now, 0
+        else:  # the same millisecond, or a clock stepped back
+            sequence += 1
+            if sequence > 0xFFFF:
+                millisecond, sequence = millisecond + 1, 0
+        _last_id[:] = [millisecond, sequence]
+    return f"{millisecond:012x}{sequence:04x}{secrets.token_hex(8)}"

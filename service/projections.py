@@ -366,16 +366,23 @@ class GameListRows:
         after: str = "",
         limit: int = 50,
         at_least: int = 0,
+        newest_first: bool = False,
     ) -> list[GameRow]:
-        """Games in id (creation) order after ``after``, filtered; with
+        """Games in id (creation) order after ``after``, filtered (with
+        ``newest_first``, in reverse order before ``after``); with
         ``at_least``, from a standby whose copy has applied that position
         (:meth:`ReadModels.query_nearby`)."""
-        query = select(game_list).where(game_list.c.game_id > after)
+        key = game_list.c.game_id
+        query = select(game_list)
+        if newest_first:
+            query = query.where(key < after) if after else query
+        else:
+            query = query.where(key > after)
         if game_type:
             query = query.where(game_list.c.game_type == game_type)
         if status:
             query = query.where(game_list.c.status == status)
-        query = query.order_by(game_list.c.game_id).limit(limit)
+        query = query.order_by(key.desc() if newest_first else key).limit(limit)
         return [_game_row(r) for r in self._query(query, at_least)]
 
     def _query(self, query: Any, at_least: int) -> list[Any]:

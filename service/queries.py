@@ -247,14 +247,22 @@ class Queries:
         }
 
     def list_games(
-        self, game_type: str, status: Status | None, page_size: int, page_token: str
+        self,
+        game_type: str,
+        status: Status | None,
+        page_size: int,
+        page_token: str,
+        newest_first: bool = False,
     ) -> tuple[list[Listing], str]:
-        """Games in id (creation) order, filtered, a page at a time: from the
-        game list read model when the service keeps one (read your writes:
-        it first catches up with the log), else by folding each game."""
+        """Games in id (creation) order, or the reverse with
+        ``newest_first``, filtered, a page at a time: from the game list
+        read model when the service keeps one (read your writes: it first
+        catches up with the log), else by folding each game."""
         page_size = 50 if page_size <= 0 else min(page_size, 500)
         if self.game_list is None:
-            return self._list_games_by_folding(game_type, status, page_size, page_token)
+            return self._list_games_by_folding(
+                game_type, status, page_size, page_token, newest_first
+            )
         self.game_list.wait_for(
             max(self.store.last_position(), READ_AFTER.get()), timeout=2.0
         )
@@ -265,6 +273,7 @@ class Queries:
             page_size + 1,
             # From a standby that has applied as much (read your writes).
             at_least=self.game_list.position,
+            newest_first=newest_first,
         )
         more = len(rows) > page_size
         listed = [
@@ -285,12 +294,21 @@ class Queries:
         return listed, listed[-1].game_id if more else ""
 
     def _list_games_by_folding(
-        self, game_type: str, status: Status | None, page_size: int, page_token: str
+        self,
+        game_type: str,
+        status: Status | None,
+        page_size: int,
+        page_token: str,
+        newest_first: bool = False,
     ) -> tuple[list[Listing], str]:
         out: list[Listing] = []
         after = page_token
         while len(out) < page_size:
-            ids = self.store.list_streams(after, 200)
+            ids = (
+                self._ids_newest_first(after)
+                if newest_first
+                else self.store.list_streams(after, 200)
+            )
             if not ids:
                 after = ""
                 break
@@ -323,3 +341,14 @@ class Queries:
                 if len(out) == page_size:
                     break
         return out, after if len(out) == page_size else ""
+
+    def _ids_newest_first(self, before: str) -> list[str]:
+        """Up to 200 game ids below ``before`` (every id when empty), the
+        highest first: a store without read models (the in-memory one) has
+        no reverse index, so this walks its ids."""
+        ids: list[str] = []
+        after = ""
+        while batch := self.store.list_streams(after, 1000):
+            ids += [i for i in batch if not before or i < before]
+            after = batch[-1]
+        return ids[::-1][:200]

@@ -349,7 +349,11 @@ class GameServicer:
                 )
             status = Status.OPEN
         rows, token = self.app.queries.list_games(
-            request.game_type, status, request.page_size, request.page_token
+            request.game_type,
+            status,
+            request.page_size,
+            request.page_token,
+            newest_first=request.newest_first,
         )
         summaries = []
         for row in rows:

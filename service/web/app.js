@@ -213,8 +213,8 @@ async function listGames(types) {
   ];
   const parts = [];
   for (const [status, id, heading, verb] of lists) {
-    const { games } = await call("ListGames", { status, pageSize: 500 });
-    const newest = (games || []).filter((g) => title[g.gameType]).slice(-10).reverse();
+    const { games } = await call("ListGames", { status, pageSize: 10, newestFirst: true });
+    const newest = (games || []).filter((g) => title[g.gameType]);
     if (!newest.length) continue;
     parts.push(
       h("h2", {}, heading),

@@ -139,6 +139,38 @@ def test_list_games_filters_by_open_seats_and_size_and_shows_seats(
     assert all(f'"game_id": "{full}"' not in line for line in lines)
 
 
+def test_a_lobby_lists_the_newest_games_first_a_page_at_a_time(
+    client: Any, admin: Any, target: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ListGames' newest_first through the read model (a real server on
+    SQLite): the newest game first, the next page older, no game twice or
+    missed; and the same order from a store without read models."""
+    made = [admin.create_game(GAME, 2).game_id for _ in range(5)]
+    pages, token = [], ""
+    while True:
+        page = client.list_games(GAME, page_size=2, page_token=token, newest_first=True)
+        pages.append([g.game_id for g in page.games])
+        token = page.next_page_token
+        if not token:
+            break
+    listed = [game_id for page in pages for game_id in page]
+    assert listed == sorted(listed, reverse=True)
+    assert listed[:5] == made[::-1]
+    assert all(len(page) <= 2 for page in pages)
+    oldest_first = [g.game_id for g in client.all_games(GAME)]
+    assert listed == oldest_first[::-1]
+    assert cli.main(["games", "--game", GAME, "--newest", "--target", target]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split('"')[3] for line in lines][:5] == made[::-1]
+
+    app = GameApp(InMemoryEventStore())  # no read models: by folding
+    ids = [app.create_game(Caller(admin=True), GAME, 2)[0] for _ in range(4)]
+    first, token = app.list_games(GAME, None, 3, "", newest_first=True)
+    rest, last = app.list_games(GAME, None, 3, token, newest_first=True)
+    assert [g.game_id for g in first + rest] == ids[::-1] and not last
+    assert ids == sorted(ids)  # ids made by one process increase
+
+
 def test_strata_find_seats_the_caller(
     client: Any, target: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -428,8 +428,17 @@ export class StrataClient {
     }
   }
 
+  /** A page of games, oldest first (`newestFirst`: the newest, the next page older). */
   listGames(
-    options: { gameType?: string; status?: GameStatus; pageSize?: number; pageToken?: string } = {},
+    options: {
+      gameType?: string;
+      status?: GameStatus;
+      pageSize?: number;
+      pageToken?: string;
+      openSeats?: boolean;
+      players?: number;
+      newestFirst?: boolean;
+    } = {},
   ): Promise<ListGamesResponse> {
     return this.call((o) => this.game.listGames(options, o));
   }

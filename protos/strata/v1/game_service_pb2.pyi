@@ -1837,6 +1837,7 @@ class ListGamesRequest(_message.Message):
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
+    NEWEST_FIRST_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Only games of this type (empty: every type)."""
     status: Global___GameStatus.ValueType
@@ -1849,6 +1850,10 @@ class ListGamesRequest(_message.Message):
     """Only games not started with a free seat (what a player may join)."""
     players: _builtins.int
     """Only games of this many seats (0: any)."""
+    newest_first: _builtins.bool
+    """Newest first (reverse id order: creation order for the ids the service
+    makes); the next page then holds older games. A lobby asks for this.
+    """
     def __init__(
         self,
         *,
@@ -1858,10 +1863,11 @@ class ListGamesRequest(_message.Message):
         page_token: _builtins.str = ...,
         open_seats: _builtins.bool = ...,
         players: _builtins.int = ...,
+        newest_first: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "open_seats", b"open_seats", "page_size", b"page_size", "page_token", b"page_token", "players", b"players", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_type", b"game_type", "newest_first", b"newest_first", "open_seats", b"open_seats", "page_size", b"page_size", "page_token", b"page_token", "players", b"players", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1879,7 +1885,7 @@ class ListGamesResponse(_message.Message):
     """Token of the next page; empty on the last page."""
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameSummary]:
-        """The games, oldest first."""
+        """The games, oldest first (newest first with `newest_first`)."""
 
     def __init__(
         self,
