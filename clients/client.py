@@ -417,16 +417,31 @@ class StrataClient:
             ),
         )
 
-    def export_player_record(self, game_id: str) -> dict[str, Any]:
+    def export_player_record(
+        self, game_id: str, page_size: int = 2000
+    ) -> dict[str, Any]:
         """This token's record of a finished game whose seed was revealed,
         for :func:`domain.fairness.verify_record` (``strata verify
-        --offline``)."""
-        response: pb.ExportPlayerRecordResponse = self._call(
-            self.stub.ExportPlayerRecord,
-            pb.ExportPlayerRecordRequest(game_id=game_id),
-        )
-        record: dict[str, Any] = json.loads(response.record)
-        return record
+        --offline``): its pages of ``page_size`` events fetched in turn and
+        joined (however long the game, no answer passes the message limit)."""
+        record: dict[str, Any] = {}
+        token = ""
+        while True:
+            response: pb.ExportPlayerRecordResponse = self._call(
+                self.stub.ExportPlayerRecord,
+                pb.ExportPlayerRecordRequest(
+                    game_id=game_id, page_size=page_size, page_token=token
+                ),
+            )
+            page: dict[str, Any] = json.loads(response.record)
+            if not record:
+                record = page
+            else:
+                record["events"].extend(page["events"])
+                record["commands"].extend(page["commands"])
+            token = response.next_page_token
+            if not token:
+                return record
 
     def find_game(
         self, game_type: str, players: int, player_name: str = ""

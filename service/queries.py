@@ -33,6 +33,17 @@ from service.projections import GameList
 RECORD_CACHE_SIZE = 64
 
 
+def _record_page_start(token: str) -> int:
+    """The first event index of the record page ``token`` names (0: none)."""
+    if not token:
+        return 0
+    if token[:1] == "e" and token[1:].isdigit() and len(token) < 16:
+        return int(token[1:])
+    raise InvalidArgument(
+        "PAGE_TOKEN_INVALID", "Not a page token of this call.", "page_token"
+    )
+
+
 @dataclasses.dataclass(frozen=True)
 class Listing:
     """One game as the game list shows it."""
@@ -60,7 +71,7 @@ class Queries:
         #: The game list read model, when the service keeps one.
         self.game_list: GameList | None = None
         #: Finished games' records as JSON text (:meth:`player_record_text`).
-        self._records: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        self._records: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
         self._records_lock = threading.Lock()
 
     def legal_actions(
@@ -164,27 +175,54 @@ class Queries:
             step = dataclasses.replace(current, state=state)
             yield recorded, session.redact(event, viewer), step, current.state
 
-    def player_record_text(self, caller: Caller, game_id: str) -> str:
-        """:meth:`player_record` as compact JSON text. A finished game's
-        record changes only with a later event (a rematch's link), so the
-        text is kept per (game, version, what the caller may see): asked
-        again, by the same or another player, it costs no read of the store
-        (:data:`RECORD_CACHE_SIZE` records, the most recent)."""
+    def player_record_text(
+        self, caller: Caller, game_id: str, page_size: int = 0, page_token: str = ""
+    ) -> tuple[str, str]:
+        """:meth:`player_record` as compact JSON text, whole (``page_size``
+        0) or a page of ``page_size`` events and the commands whose first
+        event is among them; and the next page's token (empty on the last).
+        A finished game's record changes only with a later event (a
+        rematch's link), so it is kept per (game, version, what the caller
+        may see): asked again, by the same or another player, it costs no
+        read of the store (:data:`RECORD_CACHE_SIZE` records, the most
+        recent)."""
+        start = _record_page_start(page_token)
+        record = self._record(caller, game_id)
+        if page_size <= 0:
+            return json.dumps(record, ensure_ascii=False, separators=(",", ":")), ""
+        events = record["events"][start : start + page_size]
+        if not events:
+            raise InvalidArgument(
+                "PAGE_TOKEN_INVALID", "The page token is past the record.", "page_token"
+            )
+        first, last = events[0]["version"], events[-1]["version"]
+        page = {
+            **record,
+            "events": events,
+            "commands": [
+                c for c in record["commands"] if first <= c["first_version"] <= last
+            ],
+        }
+        more = start + page_size < len(record["events"])
+        text = json.dumps(page, ensure_ascii=False, separators=(",", ":"))
+        return text, f"e{start + page_size}" if more else ""
+
+    def _record(self, caller: Caller, game_id: str) -> dict[str, Any]:
+        """The caller's record, from the cache or built (and kept)."""
         loaded = self.games.look(game_id)
         viewer = caller.viewer(loaded.state)
         key = (game_id, loaded.state.version, viewer.role, viewer.seats)
         with self._records_lock:
-            text = self._records.get(key)
-            if text is not None:
+            record = self._records.get(key)
+            if record is not None:
                 self._records.move_to_end(key)
-                return text
+                return record
         record = self.player_record(caller, game_id, loaded)
-        text = json.dumps(record, ensure_ascii=False, separators=(",", ":"))
         with self._records_lock:
-            self._records[key] = text
+            self._records[key] = record
             while len(self._records) > RECORD_CACHE_SIZE:
                 self._records.popitem(last=False)
-        return text
+        return record
 
     def player_record(
         self, caller: Caller, game_id: str, loaded: Loaded | None = None

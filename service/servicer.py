@@ -322,11 +322,14 @@ class GameServicer:
     def ExportPlayerRecord(
         self, request: pb.ExportPlayerRecordRequest, call: Call
     ) -> pb.ExportPlayerRecordResponse:
-        return pb.ExportPlayerRecordResponse(
-            record=self.app.queries.player_record_text(
-                self._caller(call), request.game_id
+        if request.page_size < 0:
+            raise InvalidArgument(
+                "PAGE_SIZE_NEGATIVE", "page_size cannot be negative.", "page_size"
             )
+        record, token = self.app.queries.player_record_text(
+            self._caller(call), request.game_id, request.page_size, request.page_token
         )
+        return pb.ExportPlayerRecordResponse(record=record, next_page_token=token)
 
     def ListGames(
         self, request: pb.ListGamesRequest, call: Call

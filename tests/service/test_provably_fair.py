@@ -328,3 +328,27 @@ def test_asking_for_a_record_again_and_again_reads_the_game_once_per_viewer(
     finally:
         running.stop(grace=0.5)
         store.close()
+
+
+def test_a_record_comes_in_pages_that_join_into_the_whole_record(
+    client: StrataClient,
+) -> None:
+    """However long the game, its record passes no message limit: pages of
+    a few events (and the commands whose first event is among them) join
+    into the whole record, which verifies; a bad page token is refused."""
+    game_id, me = hot_seat(client, "happy_little_dinosaurs", 3)
+    play_out(me, game_id, seed=11)
+    ask = me.stub.ExportPlayerRecord
+    whole = json.loads(
+        me._call(ask, pb.ExportPlayerRecordRequest(game_id=game_id)).record
+    )
+    paged = me.export_player_record(game_id, page_size=7)
+    assert paged == whole
+    assert len(whole["events"]) > 14  # three pages at least
+    assert verify_record(paged).ok
+    with pytest.raises(StrataError) as refused:
+        me._call(
+            ask,
+            pb.ExportPlayerRecordRequest(game_id=game_id, page_size=5, page_token="x"),
+        )
+    assert refused.value.reason == "PAGE_TOKEN_INVALID"

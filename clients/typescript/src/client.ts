@@ -339,9 +339,28 @@ export class StrataClient {
    * This token's record of a finished game whose seed was revealed (README,
    * "Provably fair"): parse it and check it with `strata verify --offline`.
    */
-  async exportPlayerRecord(gameId: string): Promise<Record<string, unknown>> {
-    const response = await this.call((o) => this.game.exportPlayerRecord({ gameId }, o));
-    return JSON.parse(response.record) as Record<string, unknown>;
+  /**
+   * This token's record of a finished game whose seed was revealed (for an
+   * offline verification): its pages of `pageSize` events fetched in turn
+   * and joined.
+   */
+  async exportPlayerRecord(gameId: string, pageSize = 2000): Promise<Record<string, unknown>> {
+    let record: Record<string, unknown> | undefined;
+    let pageToken = "";
+    do {
+      const response = await this.call((o) =>
+        this.game.exportPlayerRecord({ gameId, pageSize, pageToken }, o),
+      );
+      const page = JSON.parse(response.record) as Record<string, unknown[]>;
+      if (record === undefined) {
+        record = page;
+      } else {
+        (record.events as unknown[]).push(...page.events);
+        (record.commands as unknown[]).push(...page.commands);
+      }
+      pageToken = response.nextPageToken;
+    } while (pageToken);
+    return record;
   }
 
   joinGame(

@@ -38,7 +38,8 @@ async function main(): Promise<void> {
     }
     if (!moved) throw new Error("nobody may act in a game not over");
   }
-  const record = await seats[0].exportPlayerRecord(gameId);
+  // In pages of five events, joined by the client (a long game needs pages).
+  const record = await seats[0].exportPlayerRecord(gameId, 5);
   const rematch = await seats[0].rematch(gameId);
   console.log(
     JSON.stringify({

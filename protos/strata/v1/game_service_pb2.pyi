@@ -1782,16 +1782,26 @@ class ExportPlayerRecordRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game (finished, with its seed revealed)."""
+    page_size: _builtins.int
+    """Most events in one page (0: the whole record in one response, which a
+    very long game may not fit in: ask for pages and join them).
+    """
+    page_token: _builtins.str
+    """From a previous response's next_page_token."""
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1804,22 +1814,28 @@ class ExportPlayerRecordResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     RECORD_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     record: _builtins.str
     """The record, a JSON document (format `strata-player-record-v1`):
     `game_id`, `game_type`, `rules_version`, `role` and `seats` (whose eyes
     it was redacted for), `events` (each `version`, `type` and `data`, as
     the caller sees it, ending with SeedRevealed) and `commands` (the
     accepted command log: `first_version`, `type`, `seat`, `command`; token
-    hashes left out).
+    hashes left out). A page holds the same fields with a stretch of the
+    events and the commands whose first event is among them: joining the
+    pages' `events` and `commands` in order gives the whole record.
     """
+    next_page_token: _builtins.str
+    """Token of the next page; empty on the last page (and without page_size)."""
     def __init__(
         self,
         *,
         record: _builtins.str = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["record", b"record"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "record", b"record"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
