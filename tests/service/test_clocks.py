@@ -13,6 +13,7 @@ import pytest
 from clients import cli
 from clients.client import deadline
 from domain import registry
+from domain.errors import InvalidCommand
 from domain.session import OPPONENTS_LEFT, Status
 from eventstore.memory import InMemoryEventStore
 from service.application import GameApp
@@ -27,7 +28,7 @@ from service.clocks import (
     seat_clocks,
     timeout_id,
 )
-from service.errors import InvalidArgument
+from service.errors import Code, InvalidArgument, classify
 from service.verification import verify_game
 
 
@@ -136,9 +137,13 @@ def test_the_time_control_is_checked_at_creation() -> None:
         TimeControl(increment_seconds=5),
         TimeControl(decision_seconds=30, on_timeout="sulk"),
     ):
-        with pytest.raises(InvalidArgument) as err:
+        with pytest.raises(InvalidCommand) as err:
             app.create_game(Caller(admin=True), "cubosaurs", 2, time_control=wrong)
         assert err.value.reason == "TIME_CONTROL_INVALID"
+        # The API answers INVALID_ARGUMENT naming the field.
+        refusal = classify(err.value)
+        assert refusal is not None and refusal.code is Code.INVALID_ARGUMENT
+        assert refusal.field == "time_control"
 
 
 def test_no_caller_may_use_the_timeout_ids() -> None:
