@@ -128,7 +128,21 @@ def verify_record(record: dict[str, Any]) -> RecordCheck:
         seen[0], seed=reveal.seed, salt=reveal.salt, scenario=reveal.scenario
     )
     viewer = Viewer(frozenset(seats), role)
-    return _Replay(session, viewer, seen, commands).run(created)
+    replay = _Replay(session, viewer, seen, commands)
+    replay.times = [e.get("at") for e in events]
+    replay.time_control = record.get("time_control")
+    return replay.run(created)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Stamped:
+    """A re-executed event with the time the record gives its version."""
+
+    type: str
+    data: Any
+    schema_version: int
+    version: int
+    recorded_at: Any
 
 
 class _Replay:
@@ -145,6 +159,57 @@ class _Replay:
         self.viewer = viewer
         self.seen = seen
         self.by_version = {int(c["first_version"]): c for c in commands}
+        #: The seat whose command ended at each version (what the clocks
+        #: count as a seat's move).
+        self.moved = {
+            int(c["last_version"]): int(c["seat"])
+            for c in commands
+            if "last_version" in c and int(c["seat"]) >= 0
+        }
+        #: Each version's recorded time ("at"), and the time control.
+        self.times: list[Any] = []
+        self.time_control: Any = None
+        #: The events re-executed so far, whole, with the record's times.
+        self.stamped: list[_Stamped] = []
+
+    def _stamp(self, version: int, event: Any) -> None:
+        from datetime import datetime
+
+        from domain.session import event_schema_version
+
+        at = self.times[version - 1] if version <= len(self.times) else None
+        self.stamped.append(
+            _Stamped(
+                type(event).__name__,
+                codec.encode(event),
+                event_schema_version(type(event)),
+                version,
+                datetime.fromisoformat(at) if isinstance(at, str) else None,
+            )
+        )
+
+    def _timeout_problem(self, version: int, command: dict[str, Any]) -> str:
+        """What is wrong with a logged timeout (the service acting for a
+        seat whose time ran out): its seat's time had not run out at the
+        instant it records, or the bot would move otherwise ('' if none)."""
+        from domain.clocks import TimeControl, check_timeout
+        from domain.session import LEAVE
+
+        if any(s.recorded_at is None for s in self.stamped):
+            return "the record gives no times to check the timeout with"
+        decoded: Any = None
+        if command["type"] != LEAVE:
+            cls = self.session.command_type(str(command["type"]))
+            decoded = codec.decode(cls, command.get("command") or {})
+        return check_timeout(
+            self.session,
+            self.stamped[: version - 1],
+            self.moved,
+            TimeControl.from_body(self.time_control),
+            int(command["seat"]),
+            dict(command["timeout"]),
+            decoded,
+        )
 
     def _differs(self, version: int, produced: Any) -> RecordCheck | None:
         if version > len(self.seen):
@@ -178,6 +243,7 @@ class _Replay:
         problem = self._differs(1, created)
         if problem is not None:
             return problem
+        self._stamp(1, created)
         state = session.fold([created])
         while state.version < len(self.seen):
             version = state.version + 1
@@ -189,6 +255,18 @@ class _Replay:
                     version,
                     version - 1,
                 )
+            if "timeout" in command:
+                try:
+                    late = self._timeout_problem(version, command)
+                except Exception as error:
+                    late = f"it cannot be checked: {error}"
+                if late:
+                    return RecordCheck(
+                        False,
+                        f"version {version}: the service's timeout: {late}",
+                        version,
+                        version - 1,
+                    )
             try:
                 produced = session.redo(
                     state,
@@ -208,6 +286,7 @@ class _Replay:
                 problem = self._differs(version + offset, event)
                 if problem is not None:
                     return problem
+                self._stamp(version + offset, event)
             state = session.fold(produced, state)
         return RecordCheck(
             True,

@@ -255,21 +255,31 @@ class Queries:
             )
         viewer = caller.viewer(state)
         commands = []
+        time_control: Any = None
         for command in self.store.read_commands(game_id):
             outcome = command.outcome
+            if outcome.accepted and outcome.first_version == 1:
+                # The creation (GameCreated is in events): its time control.
+                time_control = (command.payload.get("command") or {}).get(
+                    "time_control"
+                )
             if not outcome.accepted or outcome.first_version < 2:
-                continue  # refused, or the creation (GameCreated is in events)
+                continue  # refused, or the creation
             payload = command.payload
             body = dict(payload.get("command") or {})
             body.pop("token_hash", None)
-            commands.append(
-                {
-                    "first_version": outcome.first_version,
-                    "type": payload["type"],
-                    "seat": payload["seat"],
-                    "command": body,
-                }
-            )
+            logged = {
+                "first_version": outcome.first_version,
+                "last_version": outcome.last_version,
+                "type": payload["type"],
+                "seat": payload["seat"],
+                "command": body,
+            }
+            if "timeout" in payload:
+                # The service's own move on expiry, and the instant it
+                # decided: the offline verifier checks the time had run out.
+                logged["timeout"] = payload["timeout"]
+            commands.append(logged)
         return {
             "format": "strata-player-record-v1",
             "game_id": game_id,
@@ -278,10 +288,15 @@ class Queries:
             "role": viewer.role.value,
             "seats": sorted(viewer.seats),
             "events": [
-                {"version": r.version, **encode_event(session.redact(e, viewer))}
+                {
+                    "version": r.version,
+                    "at": r.recorded_at.isoformat(),
+                    **encode_event(session.redact(e, viewer)),
+                }
                 for r, e in zip(recorded, events, strict=True)
             ],
             "commands": commands,
+            **({"time_control": time_control} if time_control else {}),
         }
 
     def list_games(

@@ -292,3 +292,42 @@ def test_in_a_simultaneous_window_every_seat_still_to_act_has_its_clock() -> Non
     # Seat 1's decision goes on: the same deadline; seat 0 waits.
     assert after[1].deadline == before[1].deadline
     assert after[0].deadline is None
+
+
+@pytest.mark.parametrize("policy", [BOT, FORFEIT])
+def test_a_players_record_checks_the_services_timeouts_offline(policy: str) -> None:
+    """The record holds each event's time, the time control and each
+    timeout's instant: the offline verifier (domain alone) checks that the
+    seat's time had run out, and refuses a timeout moved before its
+    deadline or a time control made longer."""
+    import copy
+
+    from domain.fairness import verify_record
+
+    app = GameApp(InMemoryEventStore())
+    control = TimeControl(decision_seconds=10, on_timeout=policy)
+    game_id, tokens = timed_game(app, control, "cubosaurs")
+    keeper = Timekeeper(app, clock=later(3600))
+    for _ in range(3000):
+        if app.load(game_id).state.status is Status.FINISHED:
+            break
+        assert keeper.sweep() == 1
+    record = app.queries.player_record(app.caller(tokens[0]), game_id)
+    assert record["time_control"]["decision_seconds"] == 10
+    timed_out = [c for c in record["commands"] if "timeout" in c]
+    assert timed_out and all(e["at"] for e in record["events"])
+    check = verify_record(record)
+    assert check.ok, check.message
+
+    early = copy.deepcopy(record)
+    first = next(c for c in early["commands"] if "timeout" in c)
+    started = early["events"][first["first_version"] - 2]["at"]
+    first["timeout"]["at"] = started  # the instant the decision began
+    check = verify_record(early)
+    assert not check.ok and "had not run out" in check.message
+    assert check.version == first["first_version"]
+
+    slower = copy.deepcopy(record)
+    slower["time_control"]["decision_seconds"] = 7200  # two hours to think
+    check = verify_record(slower)
+    assert not check.ok and "timeout" in check.message

@@ -237,7 +237,11 @@ def test_each_players_record_holds_only_what_that_seat_saw(
         viewer = Viewer.player(seat)
         assert record["seats"] == [seat] and record["role"] == "player"
         assert record["events"] == [
-            {"version": r.version, **encode_event(session.redact(e, viewer))}
+            {
+                "version": r.version,
+                "at": r.recorded_at.isoformat(),
+                **encode_event(session.redact(e, viewer)),
+            }
             for r, e in zip(recorded, events, strict=True)
         ]
         assert verify_record(record).ok

@@ -2011,10 +2011,12 @@ export type ExportPlayerRecordResponse = Message<"strata.v1.ExportPlayerRecordRe
   /**
    * The record, a JSON document (format `strata-player-record-v1`):
    * `game_id`, `game_type`, `rules_version`, `role` and `seats` (whose eyes
-   * it was redacted for), `events` (each `version`, `type` and `data`, as
-   * the caller sees it, ending with SeedRevealed) and `commands` (the
-   * accepted command log: `first_version`, `type`, `seat`, `command`; token
-   * hashes left out). A page holds the same fields with a stretch of the
+   * it was redacted for), `events` (each `version`, `at` (its recorded
+   * time), `type` and `data`, as the caller sees it, ending with
+   * SeedRevealed), `commands` (the accepted command log: `first_version`,
+   * `last_version`, `type`, `seat`, `command`, and for the service's move
+   * on a seat's expiry `timeout`; token hashes left out) and, in a timed
+   * game, `time_control`. A page holds the same fields with a stretch of the
    * events and the commands whose first event is among them: joining the
    * pages' `events` and `commands` in order gives the whole record.
    *
