@@ -154,6 +154,9 @@ class Timekeeper:
         self.acted = 0
         #: Each game's time control (fixed at its creation: read once).
         self._controls: dict[str, TimeControl] = {}
+        #: Each game's clocks as of a version: a game waiting for a person
+        #: is checked against the clock without reading its history again.
+        self._clocks: dict[str, tuple[int, Any, dict[int, SeatClock]]] = {}
 
     def timed_games(self) -> Iterator[tuple[str, TimeControl]]:
         """Games in play with a time control."""
@@ -170,6 +173,7 @@ class Timekeeper:
                     yield row.game_id, control
             if not after:
                 self._controls = seen  # games no longer in play forgotten
+                self._clocks = {g: c for g, c in self._clocks.items() if g in seen}
                 return
 
     def sweep(self) -> int:
@@ -185,9 +189,15 @@ class Timekeeper:
     def act(self, game_id: str, control: TimeControl, now: datetime) -> int:
         """Act for the lowest seat of ``game_id`` out of time at ``now``."""
         loaded = self.app.load(game_id)
-        events = self.app.store.read_stream(game_id)
-        moved = movers(self.app.store.read_commands(game_id))
-        state, clocks = seat_clocks(loaded.session, events, control, moved)
+        cached = self._clocks.get(game_id)
+        if cached is not None and cached[0] == loaded.state.version:
+            _, state, clocks = cached  # nothing happened since: same clocks
+        else:
+            events = self.app.store.read_stream(game_id)
+            moved = movers(self.app.store.read_commands(game_id))
+            state, clocks = seat_clocks(loaded.session, events, control, moved)
+            if state is not None:
+                self._clocks[game_id] = (state.version, state, clocks)
         expired = expired_seats(state, clocks, now)
         if state is None or not expired:
             return 0

@@ -331,3 +331,39 @@ def test_a_players_record_checks_the_services_timeouts_offline(policy: str) -> N
     slower["time_control"]["decision_seconds"] = 7200  # two hours to think
     check = verify_record(slower)
     assert not check.ok and "timeout" in check.message
+
+
+def test_the_timekeeper_reads_a_waiting_games_history_once() -> None:
+    """Twice a second the timekeeper checks every timed game; one waiting
+    for a person is checked against its clocks as of its version, without
+    reading its events and commands again, until something happens."""
+    app = GameApp(InMemoryEventStore())
+    game_id, tokens = timed_game(app, TimeControl(decision_seconds=30))
+    reads: list[str] = []
+    read_stream, read_commands = app.store.read_stream, app.store.read_commands
+
+    def stream(game: str, from_version: int = 1, to: Any = None) -> Any:
+        if from_version == 1 and to is None:
+            reads.append("events")
+        return read_stream(game, from_version, to)
+
+    def commands(game: str, *args: Any, **kwargs: Any) -> Any:
+        reads.append("commands")
+        return read_commands(game, *args, **kwargs)
+
+    app.store.read_stream = stream  # type: ignore[method-assign,assignment]
+    app.store.read_commands = commands  # type: ignore[method-assign,assignment]
+    keeper = Timekeeper(app, clock=later(10))  # not out of time yet
+    for _ in range(20):
+        assert keeper.sweep() == 0
+    assert reads == ["events", "commands"]
+    # A move changes the version: the clocks are worked out again, once.
+    loaded = app.load(game_id)
+    seat = sorted(loaded.session.active_seats(loaded.state))[0]
+    _, actions = app.legal_actions(app.caller(tokens[seat]), game_id, seat)
+    app.submit(app.caller(tokens[seat]), game_id, seat, "m1", actions[0][1])
+    for _ in range(5):
+        keeper.sweep()
+    assert reads.count("events") == 2
+    # Out of time: it acts, as before.
+    assert Timekeeper(app, clock=later(3600)).sweep() == 1
