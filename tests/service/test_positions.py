@@ -133,6 +133,11 @@ def test_the_readme_example_starts_a_game_from_its_position(
     assert verdict.verdict == admin_pb.VERDICT_VERIFIED, verdict.message
     steps = list(me.replay_game(game_id))
     assert steps[-1].game == me.get_game(game_id)
+    # Time travel: the game at any version is the replay's step there (the
+    # position included, before and after the start).
+    for step in steps[:: max(1, len(steps) // 4)]:
+        back = me.get_game(game_id, at_version=step.event.version)
+        assert back.view == step.game.view, step.event.version
     # Exported and imported under another id, it verifies there too.
     document = admin.export_game(game_id).document
     copy = admin.import_game(document, game_id=f"{game_id}-copy").game_id
