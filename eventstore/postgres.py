@@ -182,7 +182,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         so the answer is a prefix of the stream, holds this process's own
         writes and never goes back in time (:meth:`_from_standby`)."""
         answered = self._from_standby(
-            self._notifier.position,
+            self._owed(),
             lambda reader: reader.read_stream_settled(
                 game_id, from_version, to_version
             ),
@@ -204,7 +204,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         knows of (its own appends included), it waits for the older
         transactions to end first, up to :data:`_SETTLE_WAIT`: a process
         reads its own appends in the log, as it would with one writer."""
-        known = max(self._notifier.position, READ_AFTER.get())
+        known = self._owed()
         answered = self._from_standby(
             known, lambda reader: reader.read_all(after_position, limit)
         )
@@ -225,7 +225,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
     ) -> MatchingEvents:
         """The matching events of the next ``limit``, in one round trip (see
         :meth:`EventStore.read_all_matching`), waiting like :meth:`read_all`."""
-        known = max(self._notifier.position, READ_AFTER.get())
+        known = self._owed()
         from_standby = self._from_standby(
             known,
             lambda reader: reader.read_all_matching(
@@ -244,6 +244,19 @@ class PostgresEventStore(SQLAlchemyEventStore):
             )
         return found
 
+    def _owed(self) -> int:
+        """The position a read must show: every commit this store knows of
+        and the caller's ``strata-read-after`` (:data:`READ_AFTER`), never
+        taken past the log's end: a caller claiming more than this store has
+        heard of costs one look at the primary, not a wait (an invented
+        position would otherwise hold each of its reads back until the
+        waits ran out)."""
+        known = self._notifier.position
+        asked = READ_AFTER.get()
+        if asked > known:
+            known = max(known, min(asked, self.last_position()))
+        return known
+
     def _from_standby(
         self, known: int, read: Callable[[RawReader], tuple[_T, int]]
     ) -> _T | None:
@@ -256,7 +269,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         unreachable or still behind after :data:`_STANDBY_WAIT`."""
         if not self._standbys:
             return None
-        known = max(known, self._shown_below - 1, READ_AFTER.get())
+        known = max(known, self._shown_below - 1)
         standby = self._standbys[next(self._next_standby) % len(self._standbys)]
         deadline = time.monotonic() + _STANDBY_WAIT
         pause = 0.001

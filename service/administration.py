@@ -18,7 +18,6 @@ from domain import codec, registry
 from domain.rules import Viewer
 from domain.session import GameCreated, Session
 from eventstore.base import (
-    READ_AFTER,
     CommandRecord,
     ConcurrencyError,
     MatchingEvents,
@@ -285,8 +284,7 @@ class Integration:
             raise InvalidArgument(
                 "NO_PROJECTIONS", "Statistics need a SQL store.", "game_type"
             )
-        self.game_list.wait_for(
-            max(self.store.last_position(), READ_AFTER.get()), timeout=2.0
-        )
+        # The log's end on the primary: the caller's writes, wherever made.
+        self.game_list.wait_for(self.store.last_position(), timeout=2.0)
         position = self.game_list.position
         return self.game_list.models.statistics(game_type, position), position

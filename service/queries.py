@@ -17,7 +17,7 @@ from typing import Any
 
 from domain.fairness import SeedRevealed, encode_event
 from domain.session import GameCreated, GameFinished, Status
-from eventstore.base import READ_AFTER, RecordedEvent
+from eventstore.base import RecordedEvent
 from service.callers import Caller
 from service.errors import (
     FailedPrecondition,
@@ -316,9 +316,8 @@ class Queries:
             return self._list_games_by_folding(
                 game_type, status, page_size, page_token, newest_first
             )
-        self.game_list.wait_for(
-            max(self.store.last_position(), READ_AFTER.get()), timeout=2.0
-        )
+        # The log's end on the primary: the caller's writes, wherever made.
+        self.game_list.wait_for(self.store.last_position(), timeout=2.0)
         rows = self.game_list.models.list_games(
             game_type,
             "" if status is None else status.value,

@@ -247,6 +247,22 @@ def test_a_server_reading_games_from_a_standby_shows_each_caller_its_writes(
             assert [s.event.version for s in steps] == list(range(1, final.version + 1))
             watched = list(me.watch_game(game_id, follow=False))
             assert [w.version for w in watched] == [s.event.version for s in steps]
+            # An anonymous caller claiming a position the log never reached
+            # is not made to wait for it (nor made others wait): its reads
+            # are answered by the standby, as far as the log goes.
+            before = store.standby_reads, store.primary_reads
+            inflated = [("strata-read-after", str(10**18))]
+            for _ in range(5):
+                answered = client.stub.GetGame(
+                    pb.GetGameRequest(game_id=game_id), metadata=inflated
+                )
+                assert answered.game.version == final.version
+                listed_games = client.stub.ListGames(
+                    pb.ListGamesRequest(), metadata=inflated
+                )
+                assert game_id in [g.game_id for g in listed_games.games]
+            assert store.primary_reads == before[1], "no read fell to the primary"
+            assert store.standby_reads >= before[0] + 5
             stats = client.with_token(ADMIN_TOKEN).get_statistics("dinosaurs_extinct")
             assert stats.position >= max(s.event.position for s in steps)
             (de,) = stats.statistics
