@@ -298,3 +298,41 @@ def assert_position_plays(
         assert shown.position == rules.redact_position(scenario.position, viewer)
         assert shown == rules.scenario_type(position=shown.position)
     return played
+
+
+def check_random_positions(
+    rules: GameRules[Any, Any, Any, Any],
+    module: ModuleType,
+    players: int,
+    make: Any,
+    tries: int,
+    check_each_step: Any = None,
+    steps: int = 30,
+    options: Any = None,
+    label: str = "",
+) -> tuple[int, int]:
+    """The property test of positions: ``tries`` scenarios from
+    ``make(rng, i)`` (mostly valid, some broken); each is refused with a
+    POSITION_ reason naming its field (:func:`refusal`), or starts and
+    plays ``steps`` random legal commands keeping the invariants, replays
+    and re-decides (:func:`assert_position_plays`). Returns (refused,
+    played)."""
+    refused = played = 0
+    for i in range(tries):
+        rng = Rng(f"positions-{label}{players}", i)
+        scenario = make(rng, i)
+        if refusal(rules, players, scenario, options=options) is not None:
+            refused += 1
+            continue
+        assert_position_plays(
+            rules,
+            module,
+            players,
+            scenario,
+            f"pos-{label}{players}-{i}",
+            check_each_step=check_each_step,
+            steps=steps,
+            options=options,
+        )
+        played += 1
+    return refused, played

@@ -50,6 +50,7 @@ from domain.session import Session, SessionState, Status
 from tests.gamekit import (
     RANDOM_SEEDS,
     assert_position_plays,
+    check_random_positions,
     new_game,
     refusal,
 )
@@ -432,19 +433,6 @@ def refused(
     return refusal(RULES, players, scenario, options=options)
 
 
-def assert_plays(players: int, position: Position, options: Options, seed: str) -> None:
-    """:func:`tests.gamekit.assert_position_plays`, in ``options``' mode."""
-    assert_position_plays(
-        RULES,
-        cubosaurs_pb2,
-        players,
-        Scenario(position=position),
-        seed,
-        check_each_step=check_invariants,
-        options=options,
-    )
-
-
 def random_position(rng: Rng, players: int, advanced: bool) -> Position:
     """A position as a game of 2 rounds could reach it at the start of a
     seat's turn (in the advanced mode now and then with the supply nearly
@@ -519,18 +507,20 @@ def broken(rng: Rng, position: Position) -> Position:
 def test_random_positions_start_and_play_or_are_refused_with_a_reason(
     players: int, advanced: bool
 ) -> None:
-    options = Options(advanced=advanced)
-    refused_count = played = 0
-    for i in range(max(RANDOM_SEEDS // 20, 10)):
-        rng = Rng(f"positions-{players}-{advanced}", i)
+    def make(rng: Rng, i: int) -> Scenario:
         position = random_position(rng, players, advanced)
-        if i % 4 == 3:
-            position = broken(rng, position)
-        if refused(players, Scenario(position=position), options) is not None:
-            refused_count += 1
-            continue
-        assert_plays(players, position, options, f"pos-{players}-{advanced}-{i}")
-        played += 1
+        return Scenario(position=broken(rng, position) if i % 4 == 3 else position)
+
+    refused_count, played = check_random_positions(
+        RULES,
+        cubosaurs_pb2,
+        players,
+        make,
+        max(RANDOM_SEEDS // 20, 10),
+        check_each_step=check_invariants,
+        options=Options(advanced=advanced),
+        label=f"{advanced}-",
+    )
     assert refused_count and played  # both kinds were tried
 
 

@@ -29,6 +29,7 @@ from domain.session import SessionState, Status
 from tests.gamekit import (
     RANDOM_SEEDS,
     assert_position_plays,
+    check_random_positions,
     new_game,
     refusal,
     when,
@@ -180,22 +181,14 @@ def random_position(rng: Rng, players: int) -> Position:
 def test_random_positions_start_and_play_or_are_refused_with_a_reason(
     players: int,
 ) -> None:
-    refused = played = 0
-    for i in range(max(RANDOM_SEEDS // 10, 10)):
-        rng = Rng(f"positions-{players}", i)
-        scenario = Scenario(position=random_position(rng, players))
-        if refusal(RULES, players, scenario) is not None:
-            refused += 1
-            continue
-        assert_position_plays(
-            RULES,
-            dinosaurs_extinct_pb2,
-            players,
-            scenario,
-            f"pos-{players}-{i}",
-            check_each_step=check_invariants,
-        )
-        played += 1
+    refused, played = check_random_positions(
+        RULES,
+        dinosaurs_extinct_pb2,
+        players,
+        lambda rng, _: Scenario(position=random_position(rng, players)),
+        max(RANDOM_SEEDS // 10, 10),
+        check_each_step=check_invariants,
+    )
     assert refused and played  # both kinds were tried
 
 

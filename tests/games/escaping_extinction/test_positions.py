@@ -43,7 +43,13 @@ from domain.escaping_extinction.model import (
 )
 from domain.rules import Viewer
 from domain.session import SessionState, Status
-from tests.gamekit import RANDOM_SEEDS, assert_position_plays, new_game, refusal
+from tests.gamekit import (
+    RANDOM_SEEDS,
+    assert_position_plays,
+    check_random_positions,
+    new_game,
+    refusal,
+)
 from tests.games.escaping_extinction.helpers import (
     DOCKET,
     EXPLORATION,
@@ -495,25 +501,20 @@ BREAKS = [
 def test_random_positions_start_and_play_or_are_refused_with_a_reason(
     players: int,
 ) -> None:
-    refused = played = 0
-    for i in range(max(RANDOM_SEEDS // 4, 20)):
-        rng = Rng(f"positions-{players}", i)
+    def make(rng: Rng, _: int) -> Scenario:
         position = random_position(rng)
         if rng.roll(5) == 1:
             position = rng.choice(BREAKS)(position)
-        scenario = Scenario(position=position)
-        if refusal(RULES, players, scenario) is not None:
-            refused += 1
-            continue
-        assert_position_plays(
-            RULES,
-            escaping_extinction_pb2,
-            players,
-            scenario,
-            f"pos-{players}-{i}",
-            check_each_step=check_invariants,
-        )
-        played += 1
+        return Scenario(position=position)
+
+    _, played = check_random_positions(
+        RULES,
+        escaping_extinction_pb2,
+        players,
+        make,
+        max(RANDOM_SEEDS // 4, 20),
+        check_each_step=check_invariants,
+    )
     assert played  # most are valid
 
 

@@ -40,7 +40,13 @@ from domain.happy_little_dinosaurs.model import (
 )
 from domain.rules import Viewer
 from domain.session import SessionState, Status
-from tests.gamekit import RANDOM_SEEDS, assert_position_plays, new_game, refusal
+from tests.gamekit import (
+    RANDOM_SEEDS,
+    assert_position_plays,
+    check_random_positions,
+    new_game,
+    refusal,
+)
 from tests.games.happy_little_dinosaurs.helpers import (
     act,
     commit,
@@ -456,23 +462,15 @@ def _broken(rng: Rng, position: Position) -> Position:
 def test_random_positions_start_and_play_or_are_refused_with_a_reason(
     players: int,
 ) -> None:
-    refused = played = 0
-    for i in range(max(RANDOM_SEEDS // 10, 10)):
-        rng = Rng(f"positions-{players}", i)
-        scenario = Scenario(position=random_position(rng, players))
-        if refusal(RULES, players, scenario) is not None:
-            refused += 1
-            continue
-        assert_position_plays(
-            RULES,
-            happy_little_dinosaurs_pb2,
-            players,
-            scenario,
-            f"pos-{players}-{i}",
-            check_each_step=check_invariants,
-            steps=80,
-        )
-        played += 1
+    refused, played = check_random_positions(
+        RULES,
+        happy_little_dinosaurs_pb2,
+        players,
+        lambda rng, _: Scenario(position=random_position(rng, players)),
+        max(RANDOM_SEEDS // 10, 10),
+        check_each_step=check_invariants,
+        steps=80,
+    )
     assert refused and played  # both kinds were tried
 
 
