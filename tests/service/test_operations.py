@@ -36,7 +36,7 @@ from eventstore.factory import open_store
 from service import telemetry
 from service.server import Running, create_server
 from service.tls import TlsFiles
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, client_for
+from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, TRANSPORTS, client_for
 from tests.service.test_cli import ROOT, free_port
 
 GAME = "dinosaurs_extinct"
@@ -502,3 +502,23 @@ def test_an_outage_is_one_line_when_it_starts_and_one_when_it_ends(
     events = [e["event"] for e in logs if e["event"].startswith("bots.")]
     assert events == ["bots.store_unavailable", "bots.store_back"]
     assert all("exc_info" not in e for e in logs)
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+def test_every_answer_tells_the_client_how_far_the_log_went(
+    server: Running, transport: str
+) -> None:
+    """strata-position on every unary answer, over each transport: the
+    client keeps the highest and sends it back as strata-read-after (its
+    copies made with with_token share it)."""
+    with client_for(server, transport) as client:
+        assert client._seen.position == 0
+        game_id = client.create_game("dinosaurs_extinct", 2).game_id
+        created = client._seen.position
+        assert created > 0
+        seat = client.with_token("")
+        seat.join_game(game_id, "Ada", 0)
+        assert client._seen.position > created  # the join, seen by the copy
+        first = next(client.watch_game(game_id, follow=False))
+        assert first.position <= created
+        assert ("strata-read-after", str(client._seen.position)) in client._metadata()
