@@ -155,6 +155,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         #: (:meth:`standby_engine`), made on first use.
         self._standby_urls = [database_url(u) for u in read_urls]
         self._standby_engines: dict[int, Engine] = {}
+        self._standby_engines_lock = threading.Lock()
         self._connect_timeout = connect_timeout
         #: Every standby read so far showed the log below this bound: a
         #: later one must too, so no reader of this store sees the log
@@ -297,7 +298,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         if not self._standby_urls:
             return None
         index = next(self._next_standby) % len(self._standby_urls)
-        with self._committer_lock:
+        with self._standby_engines_lock:
             engine = self._standby_engines.get(index)
             if engine is None:
                 engine = self._standby_engines[index] = create_engine(
