@@ -336,3 +336,29 @@ def check_random_positions(
         )
         played += 1
     return refused, played
+
+
+def assert_hidden_alike(
+    rules: GameRules[Any, Any, Any, Any],
+    players: int,
+    first: Any,
+    second: Any,
+    viewers: Sequence[Viewer],
+    options: Any = None,
+) -> None:
+    """Two positions that differ only in what ``viewers`` may not see (a
+    deck's order, another seat's hand, a face-down tile) give each of them
+    the same GameCreated, which the admin sees differ: the redaction hides
+    the difference itself, whatever it is."""
+    session = Session(rules)
+    made = [
+        session.create(players, "twin", options, rules.scenario_type(position=p))
+        for p in (first, second)
+    ]
+    assert made[0] != made[1], "the twins must differ"
+    admin = Viewer.admin()
+    assert session.redact(made[0], admin) != session.redact(made[1], admin)
+    for viewer in viewers:
+        assert session.redact(made[0], viewer) == session.redact(made[1], viewer), (
+            viewer
+        )

@@ -837,8 +837,10 @@ def _validate_position(
     position: Position, players: int, options: Options, rounds: int
 ) -> None:
     """A position's every field within the game, as a normal game's events
-    would leave it at the start of a seat's turn (the lifecycle then checks
-    that it is not over and a seat may act)."""
+    would leave it at the start of a seat's turn, but for the deck, which
+    may be longer than a deal makes it (README: a tutorial's small
+    collections); the lifecycle then checks that it is not over and a seat
+    may act."""
     if not 1 <= position.round <= rounds:
         raise _bad(
             "round", f"Round {position.round} is not one of the game's 1 to {rounds}."

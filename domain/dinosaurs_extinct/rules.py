@@ -180,6 +180,12 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
         last = position.last_earth_event
         if last is not None and last not in ids:
             raise bad("last_earth_event", f"No Earth Event card {last}.")
+        if last is not None and position.earth_deck and position.earth_deck[-1] != last:
+            raise bad(
+                "last_earth_event",
+                f"Earth Event {last} was drawn last, so it lies at the bottom of "
+                f"the stack (earth_deck's last card), not {position.earth_deck[-1]}.",
+            )
 
     def initial_state(self, config: GameConfig[State]) -> State:
         scenario = config.scenario if config.scenario is not None else Scenario()
@@ -204,8 +210,10 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
         """Shuffle the Earth Event cards (every Dino is on the Prehistoric
         Era, or where the position put it, and the turn is seat 0's or the
         position's)."""
-        order = state.scripted_deck or rng.shuffled(
-            [card.id for card in self.content.earth_events]
+        last = state.last_earth_event  # a position's card drawn last
+        order = state.scripted_deck or (
+            *rng.shuffled([c.id for c in self.content.earth_events if c.id != last]),
+            *(() if last is None else (last,)),  # drawn, it went to the bottom
         )
         return [EarthEventsShuffled(order=tuple(order), cards=len(order))]
 

@@ -458,10 +458,16 @@ def _check_places(places: tuple[Place, ...]) -> None:
             f"{CONTENT.positions} (the Oasis first), or list none.",
         )
     oasis = places[0]
-    if oasis.tile != CONTENT.oasis.id or not oasis.revealed or oasis.token:
+    if (
+        oasis.tile != CONTENT.oasis.id
+        or not oasis.revealed
+        or oasis.token
+        or oasis.lava
+    ):
         raise _bad(
             "places[0]",
-            f'Position 0 is the Oasis: tile "{CONTENT.oasis.id}", face up, no token.',
+            f'Position 0 is the Oasis: tile "{CONTENT.oasis.id}", face up, no '
+            "token, no Lava Flow (nobody Explores it).",
         )
     if oasis.cave:
         raise _bad("places[0].cave", "No Secret Cave goes on the Oasis.")
@@ -489,6 +495,12 @@ def _check_place(i: int, place: Place, seen: set[str]) -> None:
             raise _bad(f"places[{i}].token", f"Tile {place.tile!r} has no resource.")
     if place.lava and not place.revealed:
         raise _bad(f"places[{i}].lava", f"Face-down place {i} has no Lava Flow.")
+    if place.lava and CONTENT.tile(place.tile).terrain is Terrain.VOLCANO:
+        raise _bad(
+            f"places[{i}].lava",
+            "No Lava Flow on the Volcano: a Lava Flow comes of Exploring, "
+            "which the Volcano cannot be.",
+        )
 
 
 def _check_dinos(position: Position, places: tuple[Place, ...]) -> None:
@@ -618,9 +630,16 @@ def _check_docket(position: Position) -> None:
         )
 
 
+#: The highest round a position may be in (the round is an int32 on the
+#: wire, and no game lasts anywhere near it).
+MAX_ROUND = 1_000_000
+
+
 def _check_turn(position: Position, dinos: tuple[DinoState, ...]) -> None:
-    if position.round is not None and position.round < 1:
-        raise _bad("round", f"Round {position.round}: rounds count from 1.")
+    if position.round is not None and not 1 <= position.round <= MAX_ROUND:
+        raise _bad(
+            "round", f"Round {position.round}: rounds count from 1 to {MAX_ROUND}."
+        )
     actions = position.actions_left
     if actions is not None and not 0 <= actions <= CONTENT.actions_per_turn:
         raise _bad(

@@ -315,8 +315,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         if not position.shuffle_rest:
             main.all_placed("main_deck")
             disasters.all_placed("disaster_deck")
-        elif not position.disaster_deck and disasters.all_placed_already():
-            raise _bad("disaster_deck", "No Disaster is left to flip.")
+        # A Disaster is always left to flip: Disaster Areas hold at most 18
+        # of the 28 (a living seat's no deadly set, an eliminated seat's the
+        # set its last Disaster made).
 
     def _check_seat(self, position: Position, seat: int) -> None:
         """A seat's escape, and its hand and Disaster Area as its being
@@ -1555,9 +1556,6 @@ class _Places:
             if card in self.where:
                 raise _bad(field, f"{card} is also in {self.where[card]}.")
             self.where[card] = field
-
-    def all_placed_already(self) -> bool:
-        return len(self.where) == len(self.cards)
 
     def all_placed(self, field: str) -> None:
         missing = sorted(self.cards - set(self.where))

@@ -49,6 +49,7 @@ from domain.rules import Viewer
 from domain.session import Session, SessionState, Status
 from tests.gamekit import (
     RANDOM_SEEDS,
+    assert_hidden_alike,
     assert_position_plays,
     check_random_positions,
     new_game,
@@ -530,3 +531,13 @@ def break_readme_example(data: dict[str, Any]) -> str:
     (the end-to-end tests check the service names it)."""
     data["deck"][0] = data["players"][0]["collection"][0]
     return "deck"
+
+
+def test_the_decks_order_is_hidden_from_players_and_spectators() -> None:
+    assert_hidden_alike(
+        RULES,
+        2,
+        GOOD,
+        but(GOOD, deck=tuple(reversed(GOOD.deck))),
+        [Viewer.spectator(), Viewer.player(0), Viewer.player(1)],
+    )

@@ -16,8 +16,10 @@ from domain.dinosaurs_extinct import RULES
 from domain.dinosaurs_extinct.content import Space
 from domain.dinosaurs_extinct.model import (
     DinoEnteredTwentyFirstCentury,
+    DinoMoved,
     DinoPosition,
     DinoWentExtinct,
+    Heading,
     Phase,
     Position,
     RollDie,
@@ -28,6 +30,7 @@ from domain.rules import Viewer
 from domain.session import SessionState, Status
 from tests.gamekit import (
     RANDOM_SEEDS,
+    assert_hidden_alike,
     assert_position_plays,
     check_random_positions,
     new_game,
@@ -52,7 +55,7 @@ def test_a_position_sets_every_dino_the_turn_and_the_stack() -> None:
         dinos=(DinoPosition(LAST_STEP - 1, 0), DinoPosition(12, 2)),
         turn=1,
         earth_deck=tuple(reversed(DECK)),
-        last_earth_event=3,
+        last_earth_event=DECK[0],  # drawn last: at the bottom
     )
     state, _ = start(position)
     game = state.game
@@ -60,7 +63,7 @@ def test_a_position_sets_every_dino_the_turn_and_the_stack() -> None:
     assert [(d.step, d.bones) for d in game.dinos] == [(LAST_STEP - 1, 0), (12, 2)]
     assert game.turn == 1 and game.phase is Phase.ROLL
     assert game.earth_deck == tuple(reversed(DECK))
-    assert game.last_earth_event == 3
+    assert game.last_earth_event == DECK[0]
     assert RULES.active_seats(game) == {1}
 
 
@@ -74,10 +77,13 @@ def test_given_an_alive_dino_one_step_from_the_finish_when_it_rolls_then_it_wins
 
 
 def test_given_bones_showing_before_the_finish_a_dino_may_not_enter() -> None:
-    # With bones showing past the last "No Bones on Me", a Dino heads back.
-    position = Position(dinos=(DinoPosition(LAST_STEP, 1), DinoPosition(3, 0)))
-    state, _ = start(position, dice=(1, 6, 6, 6))
+    # On the last "No Bones on Me" with a bone showing, a Dino heads on; a
+    # roll past the finish stops it just before, outside the 21st Century.
+    last_no_bones = CONTENT.last_no_bones
+    position = Position(dinos=(DinoPosition(last_no_bones, 1), DinoPosition(3, 0)))
+    state, _ = start(position, dice=(6, 6, 6, 6))
     events = when(RULES, state.game, 0, RollDie())
+    assert DinoMoved(0, last_no_bones, LAST_STEP, Heading.FORWARD) in events
     assert not any(isinstance(e, DinoEnteredTwentyFirstCentury) for e in events)
 
 
@@ -121,7 +127,21 @@ BROKEN = [
         Position(dinos=(DinoPosition(0), DinoPosition(0)), last_earth_event=99),
         "position.last_earth_event",
     ),
+    (  # the card drawn last went to the bottom of the stack
+        Position(
+            dinos=(DinoPosition(0), DinoPosition(0)),
+            earth_deck=DECK,
+            last_earth_event=DECK[0],
+        ),
+        "position.last_earth_event",
+    ),
 ]
+
+
+def test_the_card_drawn_last_is_shuffled_to_the_bottom_of_the_stack() -> None:
+    position = Position(dinos=(DinoPosition(0), DinoPosition(0)), last_earth_event=5)
+    game = start(position)[0].game
+    assert game.earth_deck[-1] == 5 and sorted(game.earth_deck) == sorted(DECK)
 
 
 @pytest.mark.parametrize(("position", "field"), BROKEN)
@@ -198,3 +218,14 @@ def break_readme_example(data: dict[str, Any]) -> str:
     check the service names it)."""
     data["dinos"][0]["step"] = FINISH
     return "dinos[0].step"
+
+
+def test_the_stacks_order_is_hidden_from_players_and_spectators() -> None:
+    dinos = (DinoPosition(5, 1), DinoPosition(9))
+    assert_hidden_alike(
+        RULES,
+        2,
+        Position(dinos=dinos, earth_deck=DECK),
+        Position(dinos=dinos, earth_deck=tuple(reversed(DECK))),
+        [Viewer.spectator(), Viewer.player(0), Viewer.player(1)],
+    )

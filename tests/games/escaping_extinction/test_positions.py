@@ -41,10 +41,12 @@ from domain.escaping_extinction.model import (
     Travel,
     TravelMode,
 )
+from domain.escaping_extinction.rules import MAX_ROUND
 from domain.rules import Viewer
 from domain.session import SessionState, Status
 from tests.gamekit import (
     RANDOM_SEEDS,
+    assert_hidden_alike,
     assert_position_plays,
     check_random_positions,
     new_game,
@@ -276,6 +278,30 @@ BROKEN: list[tuple[Position, str]] = [
         ),
         "places[3].token",
     ),
+    # A face-down tile of a resource with its token: the token would tell
+    # players what lies under it.
+    (
+        Position(
+            places=(
+                *world()[:3],
+                Place("pine_forest", False, True, False, False),
+                *world()[4:],
+            )
+        ),
+        "places[3].token",
+    ),
+    (Position(places=(replace(OASIS, cave=True), *world()[1:])), "places[0].cave"),
+    (Position(places=(replace(OASIS, lava=True), *world()[1:])), "places[0]"),
+    (
+        Position(
+            places=(
+                *world()[:5],
+                Place("volcano", True, False, True, False),
+                *world()[6:],
+            )
+        ),
+        "places[5].lava",
+    ),
     (Position(places=world((5, "volcano", True))), "places[5].token"),
     (
         Position(
@@ -318,6 +344,7 @@ BROKEN: list[tuple[Position, str]] = [
     (Position(meteor=CONTENT.track_length), "meteor"),
     (Position(meteor=-1), "meteor"),
     (Position(round=0), "round"),
+    (Position(round=MAX_ROUND + 1), "round"),
     (Position(actions_left=3), "actions_left"),
     (Position(launchpad_wood=-1), "launchpad_wood"),
     (Position(dinos=home(terry=dino(TERRY, health=0))), "current_dino"),
@@ -325,6 +352,8 @@ BROKEN: list[tuple[Position, str]] = [
     (Position(supply=Supply(11, 20, 16, 5, 2)), "supply.food"),
     (Position(launchpad_parts=6), "supply.rocket_parts"),
     (Position(launchpad_parts=2, rocket_docket_done=DOCKET[:1]), "rocket_docket_done"),
+    (Position(launchpad_parts=1, rocket_docket_done=DOCKET[:2]), "rocket_docket_done"),
+    (Position(launchpad_parts=5, rocket_docket_done=DOCKET[:4]), "rocket_docket_done"),
     (
         Position(
             launchpad_parts=5,
@@ -535,3 +564,26 @@ def break_readme_example(data: dict[str, Any]) -> str:
     service names it)."""
     data["meteor"] = CONTENT.track_length
     return "meteor"
+
+
+def test_face_down_tiles_and_the_decks_orders_are_hidden() -> None:
+    def with_tiles(a: str, b: str) -> tuple[Place, ...]:
+        places = list(world())
+        places[3] = Place(a, False, False, False, False)
+        places[4] = Place(b, False, False, False, False)
+        return tuple(places)
+
+    assert_hidden_alike(
+        RULES,
+        2,
+        Position(places=with_tiles("pine_forest", "fern_grove")),
+        Position(places=with_tiles("fern_grove", "pine_forest")),
+        [Viewer.spectator(), Viewer.player(0), Viewer.player(1)],
+    )
+    assert_hidden_alike(
+        RULES,
+        2,
+        Position(exploration_deck=EXPLORATION[:3], meteor_deck=("streak_1",)),
+        Position(exploration_deck=EXPLORATION[2::-1], meteor_deck=("fireball_1",)),
+        [Viewer.spectator(), Viewer.player(0), Viewer.player(1)],
+    )

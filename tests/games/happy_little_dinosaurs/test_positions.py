@@ -42,6 +42,7 @@ from domain.rules import Viewer
 from domain.session import SessionState, Status
 from tests.gamekit import (
     RANDOM_SEEDS,
+    assert_hidden_alike,
     assert_position_plays,
     check_random_positions,
     new_game,
@@ -449,7 +450,7 @@ def _broken(rng: Rng, position: Position) -> Position:
         case 1:
             players = (replace(first, escape=50), *position.players[1:])
             return replace(position, players=players)
-        case 2:
+        case 2 if first.hand:  # a card in two places (an eliminated seat has none)
             return replace(position, discard=(*position.discard, first.hand[0]))
         case 3:
             return replace(position, rounds_played=-1)
@@ -502,3 +503,52 @@ def test_hands_that_could_hold_every_point_card_a_redraw_needs_are_refused() -> 
     assert error is not None and error.field == "position.players[0].hand", error
     assert "redraw" in error.message
     assert refusal(RULES, 3, Scenario(position=three(25))) is None
+
+
+def test_a_short_hand_counts_as_five_for_the_redraws() -> None:
+    """Both draw piles empty, seats holding 48, 1 and 1 cards: the short
+    hands are refilled to five later (once cards are discarded and
+    reshuffled), so with the big one they could hold every Point card but
+    one: refused, though the cards held now leave several outside."""
+    points = [c for c in MAIN if RULES.card(c).kind is Kind.POINT]
+    others = [c for c in MAIN if RULES.card(c).kind is not Kind.POINT]
+    position = Position(
+        players=(seat(points[2:50]), seat(points[:1]), seat(points[1:2])),
+        discard=(*points[50:], *others),
+        disaster_deck=DISASTERS,
+    )
+    error = refusal(RULES, 3, Scenario(position=position))
+    assert error is not None and error.field == "position.players[0].hand", error
+    assert "redraw" in error.message
+
+
+def test_rounds_played_are_bounded() -> None:
+    error = refusal(RULES, 2, Scenario(position=base(rounds_played=1_000_000)))
+    assert error is not None and error.field == "position.rounds_played"
+
+
+def test_another_seats_hand_and_the_decks_are_hidden() -> None:
+    position = base()
+    placed = {c for p in position.players for c in p.hand}
+    spare = next(
+        c for c in MAIN if c not in placed and RULES.card(c).kind is Kind.POINT
+    )
+    hand = position.players[1].hand
+    twin = replace(
+        position,
+        players=(position.players[0], seat([spare, *hand[1:]])),
+    )
+    viewers = [Viewer.spectator(), Viewer.player(0)]
+    assert_hidden_alike(RULES, 2, position, twin, viewers)
+    decks = replace(position, shuffle_rest=False, main_deck=(), disaster_deck=())
+    full = replace(
+        decks,
+        main_deck=tuple(c for c in MAIN if c not in placed),
+        disaster_deck=DISASTERS,
+    )
+    reordered = replace(
+        full,
+        main_deck=full.main_deck[::-1],
+        disaster_deck=full.disaster_deck[::-1],
+    )
+    assert_hidden_alike(RULES, 2, full, reordered, [*viewers, Viewer.player(1)])

@@ -260,7 +260,9 @@ class Position(_message.Message):
     turn: _builtins.int
     """The seat whose Dino rolls next."""
     last_earth_event: _builtins.int
-    """The last Earth Event drawn (face up), unset if none."""
+    """The last Earth Event drawn (face up), unset if none; drawn, it went to
+    the bottom of the stack (earth_deck's last card).
+    """
     @_builtins.property
     def dinos(self) -> _containers.RepeatedCompositeFieldContainer[Global___DinoPosition]:
         """One Dino per seat, seat 0 first."""

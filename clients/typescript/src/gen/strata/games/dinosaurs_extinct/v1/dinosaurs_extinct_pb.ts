@@ -132,7 +132,8 @@ export type Position = Message<"strata.games.dinosaurs_extinct.v1.Position"> & {
   earthDeck: number[];
 
   /**
-   * The last Earth Event drawn (face up), unset if none.
+   * The last Earth Event drawn (face up), unset if none; drawn, it went to
+   * the bottom of the stack (earth_deck's last card).
    *
    * @generated from field: optional int32 last_earth_event = 4;
    */
