@@ -33,3 +33,10 @@ class InvalidCommand(DomainError):
 
 class NotYourSeat(DomainError):
     """The caller does not control the seat the command acts for (PERMISSION_DENIED)."""
+
+
+def position_invalid(field: str, message: str) -> InvalidCommand:
+    """A game's refusal of a position (an admin scenario's): reason
+    ``POSITION_INVALID``, naming the position's field that is wrong (its path
+    below ``position``, as in the proto: ``players[1].hand``)."""
+    return InvalidCommand("POSITION_INVALID", message, f"position.{field}")

@@ -90,7 +90,7 @@ from domain.cubosaurs.model import (
     TurnEnded,
     View,
 )
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import InvalidCommand, RuleViolation, position_invalid
 from domain.frozen import replace, without
 from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 
@@ -824,10 +824,6 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
 # -- positions ----------------------------------------------------------------
 
 
-def _bad(field: str, message: str) -> InvalidCommand:
-    return InvalidCommand("POSITION_INVALID", message, f"position.{field}")
-
-
 def _round_direction(number: int) -> int:
     """Round 1 passes to seat + 1, and each round the other way from the last."""
     return 1 if number % 2 else -1
@@ -842,19 +838,19 @@ def _validate_position(
     collections); the lifecycle then checks that it is not over and a seat
     may act."""
     if not 1 <= position.round <= rounds:
-        raise _bad(
+        raise position_invalid(
             "round", f"Round {position.round} is not one of the game's 1 to {rounds}."
         )
     if len(position.players) != players:
-        raise _bad(
+        raise position_invalid(
             "players",
             f"The position has {len(position.players)} players for {players} seats.",
         )
     if not 0 <= position.turn < players:
-        raise _bad("turn", f"Seat {position.turn} does not exist.")
+        raise position_invalid("turn", f"Seat {position.turn} does not exist.")
     own = _round_direction(position.round)
     if position.direction not in (0, own):
-        raise _bad(
+        raise position_invalid(
             "direction",
             f"Round {position.round} passes {own:+d} (0 says so too): each round "
             "passes the other way from the last, round 1 to seat + 1.",
@@ -871,13 +867,13 @@ def _validate_position(
 def _validate_scores(seat: int, player: PlayerPosition, number: int) -> None:
     field = f"players[{seat}].scores"
     if len(player.scores) != number - 1:
-        raise _bad(
+        raise position_invalid(
             field,
             f"In round {number} every player has {number - 1} finished round "
             f"scores; seat {seat} has {len(player.scores)}.",
         )
     if any(abs(score) > ROUND_SCORE_LIMIT for score in player.scores):
-        raise _bad(
+        raise position_invalid(
             field,
             f"A round scores -{ROUND_SCORE_LIMIT} to {ROUND_SCORE_LIMIT} "
             f"(seat {seat}: {list(player.scores)}).",
@@ -906,9 +902,11 @@ def _distinct(
     for field, ids in places:
         for item in ids:
             if not 0 <= item < count:
-                raise _bad(field, f"There is no {what} {item} (0 to {count - 1}).")
+                raise position_invalid(
+                    field, f"There is no {what} {item} (0 to {count - 1})."
+                )
             if item in seen:
-                raise _bad(field, f"The {what} {item} is in two places.")
+                raise position_invalid(field, f"The {what} {item} is in two places.")
             seen.add(item)
     return seen
 
@@ -919,15 +917,15 @@ def _validate_cards(position: Position, players: int) -> None:
     seen = _distinct(_card_places(position), CARD_COUNT, "card")
     pool = CARDS_PER_PLAYER * players
     if len(seen) != pool:
-        raise _bad(
+        raise position_invalid(
             "deck",
             f"A round of {players} players uses {pool} cards: the collections, "
             f"the packet, the discarded cards and the deck hold {len(seen)}.",
         )
     if len(_kinds(position.packet)) != len(position.packet):
-        raise _bad("packet", "The packet holds two cards of one kind.")
+        raise position_invalid("packet", "The packet holds two cards of one kind.")
     if not position.packet and not position.deck:
-        raise _bad(
+        raise position_invalid(
             "packet",
             "With an empty packet and an empty deck the round is over: give the "
             "seat to act a packet, or the deck a card.",
@@ -937,16 +935,20 @@ def _validate_cards(position: Position, players: int) -> None:
 def _validate_basic(position: Position) -> None:
     """The basic mode has no DNA tokens or tiles (nor cards they discard)."""
     if position.offer:
-        raise _bad("offer", "The basic mode has no DNA tiles.")
+        raise position_invalid("offer", "The basic mode has no DNA tiles.")
     for seat, player in enumerate(position.players):
         if player.tiles:
-            raise _bad(f"players[{seat}].tiles", "The basic mode has no DNA tiles.")
+            raise position_invalid(
+                f"players[{seat}].tiles", "The basic mode has no DNA tiles."
+            )
         if player.dna_tokens:
-            raise _bad(
+            raise position_invalid(
                 f"players[{seat}].dna_tokens", "The basic mode has no DNA tokens."
             )
     if position.discarded:
-        raise _bad("discarded", "Only Extinction Event (advanced mode) discards.")
+        raise position_invalid(
+            "discarded", "Only Extinction Event (advanced mode) discards."
+        )
 
 
 def _validate_dna(position: Position, players: int) -> None:
@@ -958,13 +960,13 @@ def _validate_dna(position: Position, players: int) -> None:
     ]
     seen = _distinct(places, TILE_COUNT, "tile")
     if len(seen) != players + 1:
-        raise _bad(
+        raise position_invalid(
             "offer",
             f"A round deals {players + 1} DNA tiles; the offer and the tiles "
             f"bought hold {len(seen)}.",
         )
     if len(position.discarded) != int(EXTINCTION in seen - set(position.offer)):
-        raise _bad(
+        raise position_invalid(
             "discarded",
             "Extinction Event bought this round discards one card; else none is.",
         )
@@ -972,7 +974,7 @@ def _validate_dna(position: Position, players: int) -> None:
     for seat, player in enumerate(position.players):
         held += player.dna_tokens
         if player.dna_tokens < 0 or held > DNA_TOKENS:
-            raise _bad(
+            raise position_invalid(
                 f"players[{seat}].dna_tokens",
                 f"The players hold 0 to {DNA_TOKENS} DNA tokens in all; seat "
                 f"{seat} holds {player.dna_tokens}, {held} so far.",

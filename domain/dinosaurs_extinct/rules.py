@@ -74,7 +74,7 @@ from domain.dinosaurs_extinct.model import (
     TurnPassed,
     View,
 )
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import InvalidCommand, RuleViolation, position_invalid
 from domain.frozen import replace
 from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 
@@ -149,39 +149,36 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
         checks that it is not over and a seat may act)."""
         content = self.content
 
-        def bad(field: str, message: str) -> InvalidCommand:
-            return InvalidCommand("POSITION_INVALID", message, f"position.{field}")
-
         if len(position.dinos) != players:
-            raise bad(
+            raise position_invalid(
                 "dinos",
                 f"The position has {len(position.dinos)} Dinos for {players} seats.",
             )
         for seat, dino in enumerate(position.dinos):
             if not 0 <= dino.step < content.finish:
-                raise bad(
+                raise position_invalid(
                     f"dinos[{seat}].step",
                     f"Dino {seat} is on step {dino.step}; a Dino still racing "
                     f"is on step 0 to {content.finish - 1}.",
                 )
             if not 0 <= dino.bones < content.life_card_overlays:
-                raise bad(
+                raise position_invalid(
                     f"dinos[{seat}].bones",
                     f"Dino {seat} shows {dino.bones} bones; 0 to "
                     f"{content.life_card_overlays - 1} (one more is extinct).",
                 )
         if not 0 <= position.turn < players:
-            raise bad("turn", f"Seat {position.turn} does not exist.")
+            raise position_invalid("turn", f"Seat {position.turn} does not exist.")
         if position.earth_deck and sorted(position.earth_deck) != ids:
-            raise bad(
+            raise position_invalid(
                 "earth_deck",
                 f"The Earth Event stack must list every card id {ids} once.",
             )
         last = position.last_earth_event
         if last is not None and last not in ids:
-            raise bad("last_earth_event", f"No Earth Event card {last}.")
+            raise position_invalid("last_earth_event", f"No Earth Event card {last}.")
         if last is not None and position.earth_deck and position.earth_deck[-1] != last:
-            raise bad(
+            raise position_invalid(
                 "last_earth_event",
                 f"Earth Event {last} was drawn last, so it lies at the bottom of "
                 f"the stack (earth_deck's last card), not {position.earth_deck[-1]}.",

@@ -48,7 +48,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from domain.chance import Rng
-from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
+from domain.errors import InvalidCommand, NotYourSeat, RuleViolation, position_invalid
 from domain.escaping_extinction.bots import heuristic_bot
 from domain.escaping_extinction.content import (
     CONTENT,
@@ -391,10 +391,6 @@ _KEEP_CARDS = frozenset(c for c, card in CONTENT.exploration.items() if card.kee
 _COUNTED = ("food", "wood", "vines", "rocket_parts", "lava_flows")
 
 
-def _bad(field: str, message: str) -> InvalidCommand:
-    return InvalidCommand("POSITION_INVALID", message, f"position.{field}")
-
-
 def fresh_dinos() -> tuple[DinoState, ...]:
     """The four Dinos at set-up: on the Oasis, full of Food and Health."""
     return tuple(
@@ -452,7 +448,7 @@ def _check_places(places: tuple[Place, ...]) -> None:
     if not places:
         return
     if len(places) != CONTENT.positions:
-        raise _bad(
+        raise position_invalid(
             "places",
             f"The position lists {len(places)} places; the World has "
             f"{CONTENT.positions} (the Oasis first), or list none.",
@@ -464,39 +460,53 @@ def _check_places(places: tuple[Place, ...]) -> None:
         or oasis.token
         or oasis.lava
     ):
-        raise _bad(
+        raise position_invalid(
             "places[0]",
             f'Position 0 is the Oasis: tile "{CONTENT.oasis.id}", face up, no '
             "token, no Lava Flow (nobody Explores it).",
         )
     if oasis.cave:
-        raise _bad("places[0].cave", "No Secret Cave goes on the Oasis.")
+        raise position_invalid("places[0].cave", "No Secret Cave goes on the Oasis.")
     seen: set[str] = set()
     for i, place in enumerate(places[1:], start=1):
         _check_place(i, place, seen)
     caves = sum(p.cave for p in places)
     if caves not in (0, 2):
-        raise _bad("places", f"{caves} Secret Caves lie out; there are two or none.")
+        raise position_invalid(
+            "places", f"{caves} Secret Caves lie out; there are two or none."
+        )
 
 
 def _check_place(i: int, place: Place, seen: set[str]) -> None:
     if place.tile:
         if place.tile not in CONTENT.tiles:
-            raise _bad(f"places[{i}].tile", f"No terrain tile {place.tile!r}.")
+            raise position_invalid(
+                f"places[{i}].tile", f"No terrain tile {place.tile!r}."
+            )
         if place.tile in seen:
-            raise _bad(f"places[{i}].tile", f"Tile {place.tile!r} lies twice.")
+            raise position_invalid(
+                f"places[{i}].tile", f"Tile {place.tile!r} lies twice."
+            )
         seen.add(place.tile)
     elif place.revealed:
-        raise _bad(f"places[{i}].tile", f"Face-up place {i} must name its tile.")
+        raise position_invalid(
+            f"places[{i}].tile", f"Face-up place {i} must name its tile."
+        )
     if place.token:
         if not place.revealed:
-            raise _bad(f"places[{i}].token", f"Face-down place {i} has no token.")
+            raise position_invalid(
+                f"places[{i}].token", f"Face-down place {i} has no token."
+            )
         if CONTENT.tile(place.tile).resource is None:
-            raise _bad(f"places[{i}].token", f"Tile {place.tile!r} has no resource.")
+            raise position_invalid(
+                f"places[{i}].token", f"Tile {place.tile!r} has no resource."
+            )
     if place.lava and not place.revealed:
-        raise _bad(f"places[{i}].lava", f"Face-down place {i} has no Lava Flow.")
+        raise position_invalid(
+            f"places[{i}].lava", f"Face-down place {i} has no Lava Flow."
+        )
     if place.lava and CONTENT.tile(place.tile).terrain is Terrain.VOLCANO:
-        raise _bad(
+        raise position_invalid(
             f"places[{i}].lava",
             "No Lava Flow on the Volcano: a Lava Flow comes of Exploring, "
             "which the Volcano cannot be.",
@@ -508,7 +518,7 @@ def _check_dinos(position: Position, places: tuple[Place, ...]) -> None:
     if not dinos:
         return
     if tuple(d.dino for d in dinos) != DINOS:
-        raise _bad(
+        raise position_invalid(
             "dinos",
             "The position lists the four Dinos in turn order: Terry, Rex, Sara, "
             "Long Neck.",
@@ -516,29 +526,31 @@ def _check_dinos(position: Position, places: tuple[Place, ...]) -> None:
     for i, d in enumerate(dinos):
         card = CONTENT.dinos[d.dino]
         if not 0 <= d.position < CONTENT.positions:
-            raise _bad(f"dinos[{i}].position", f"No World position {d.position}.")
+            raise position_invalid(
+                f"dinos[{i}].position", f"No World position {d.position}."
+            )
         if not places[d.position].revealed:
-            raise _bad(
+            raise position_invalid(
                 f"dinos[{i}].position",
                 f"{card.name} stands on position {d.position}, face down; a Dino "
                 "stands only on a face-up tile.",
             )
         if not 0 <= d.food <= card.energy:
-            raise _bad(
+            raise position_invalid(
                 f"dinos[{i}].food", f"{card.name} holds 0 to {card.energy} Food."
             )
         if min(d.wood, d.vines) < 0 or d.wood + d.vines > card.satchel:
-            raise _bad(
+            raise position_invalid(
                 f"dinos[{i}].wood",
                 f"{card.name}'s Satchel holds 0 to {card.satchel} Wood and Vines.",
             )
         if not 0 <= d.health <= card.health:
-            raise _bad(
+            raise position_invalid(
                 f"dinos[{i}].health", f"{card.name}'s Health is 0 to {card.health}."
             )
         for n, held in enumerate(d.held_cards):
             if held not in _KEEP_CARDS:
-                raise _bad(
+                raise position_invalid(
                     f"dinos[{i}].held_cards[{n}]",
                     f"{held!r} is no Exploration card kept for later.",
                 )
@@ -552,9 +564,11 @@ def _check_unique(
     for name, cards in lists:
         for n, card in enumerate(cards):
             if card not in known:
-                raise _bad(f"{name}[{n}]", f"No {what} card {card!r}.")
+                raise position_invalid(f"{name}[{n}]", f"No {what} card {card!r}.")
             if card in seen:
-                raise _bad(f"{name}[{n}]", f"{what} card {card!r} is named twice.")
+                raise position_invalid(
+                    f"{name}[{n}]", f"{what} card {card!r} is named twice."
+                )
             seen.add(card)
 
 
@@ -592,13 +606,13 @@ def _check_counts(position: Position) -> None:
     given = position.supply
     for name in _COUNTED:
         if left[name] < 0:
-            raise _bad(
+            raise position_invalid(
                 f"supply.{name}",
                 f"The position uses {CONTENT.supply[name] - left[name]} "
                 f"{name.replace('_', ' ')}; the game has {CONTENT.supply[name]}.",
             )
         if given is not None and getattr(given, name) != left[name]:
-            raise _bad(
+            raise position_invalid(
                 f"supply.{name}",
                 f"The Supply holds what the rest leaves: {left[name]} "
                 f"{name.replace('_', ' ')} (or leave the supply unset).",
@@ -613,18 +627,18 @@ def _check_docket(position: Position) -> None:
     )
     done = len(position.rocket_docket_done)
     if collected < CONTENT.launch_parts and done != collected:
-        raise _bad(
+        raise position_invalid(
             "rocket_docket_done",
             f"{collected} Rocket Parts were collected: as many cards are flipped "
             f"(not {done}).",
         )
     if done < collected:
-        raise _bad(
+        raise position_invalid(
             "rocket_docket_done",
             f"Every Rocket Part was collected: at least {collected} cards are flipped.",
         )
     if collected >= CONTENT.launch_parts and position.rocket_docket_open:
-        raise _bad(
+        raise position_invalid(
             "rocket_docket_open",
             "With every Rocket Part collected, every face-up card has flipped.",
         )
@@ -637,25 +651,27 @@ MAX_ROUND = 1_000_000
 
 def _check_turn(position: Position, dinos: tuple[DinoState, ...]) -> None:
     if position.round is not None and not 1 <= position.round <= MAX_ROUND:
-        raise _bad(
+        raise position_invalid(
             "round", f"Round {position.round}: rounds count from 1 to {MAX_ROUND}."
         )
     actions = position.actions_left
     if actions is not None and not 0 <= actions <= CONTENT.actions_per_turn:
-        raise _bad(
+        raise position_invalid(
             "actions_left", f"A turn has 0 to {CONTENT.actions_per_turn} actions left."
         )
     if not 0 <= position.meteor < CONTENT.track_length:
-        raise _bad(
+        raise position_invalid(
             "meteor",
             f"The Meteor is on space 0 to {CONTENT.track_length - 1} "
             f"({CONTENT.track_length} is Earth: the game would be over).",
         )
     if position.launchpad_wood < 0 or position.launchpad_parts < 0:
-        raise _bad("launchpad_wood", "The Launchpad holds no negative counts.")
+        raise position_invalid(
+            "launchpad_wood", "The Launchpad holds no negative counts."
+        )
     d = dinos[_TURN_INDEX[position.current_dino or DINOS[0]]]
     if d.health == 0 and d.vines == 0:
-        raise _bad(
+        raise position_invalid(
             "current_dino",
             f"{_name(d.dino)} is Injured with no Vine to heal itself: its turn "
             "would pass at once.",
@@ -665,7 +681,7 @@ def _check_turn(position: Position, dinos: tuple[DinoState, ...]) -> None:
         and position.launchpad_wood >= CONTENT.launch_wood
         and all(x.position == OASIS for x in dinos)
     ):
-        raise _bad(
+        raise position_invalid(
             "launchpad_parts",
             "The Rocket is complete and every Dino is home: the game is won.",
         )

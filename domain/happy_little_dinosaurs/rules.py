@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import ClassVar
 
 from domain.chance import Rng
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import InvalidCommand, RuleViolation, position_invalid
 from domain.frozen import replace, without, without_any
 from domain.happy_little_dinosaurs.bots import heuristic_bot
 from domain.happy_little_dinosaurs.content import (
@@ -272,7 +272,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                     name,
                 )
         if len(position.players) != players:
-            raise _bad(
+            raise position_invalid(
                 "players",
                 f"The position has {len(position.players)} seats for "
                 f"{players} players.",
@@ -281,18 +281,18 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         for seat in range(players):
             self._check_seat(position, seat)
         if len([p for p in position.players if not p.eliminated]) < 2:
-            raise _bad(
+            raise position_invalid(
                 "players",
                 "At least two dinosaurs must be left (one alone has won).",
             )
         self._check_redraws(position)
         if not 0 <= position.rounds_played < 1_000_000:
-            raise _bad(
+            raise position_invalid(
                 "rounds_played", f"{position.rounds_played} rounds cannot be played."
             )
         taken = sum(len(p.disasters) for p in position.players)
         if taken > position.rounds_played:
-            raise _bad(
+            raise position_invalid(
                 "rounds_played",
                 f"{taken} Disasters in Disaster Areas need at least {taken} "
                 f"rounds played (one a round at most), not "
@@ -325,7 +325,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         player = position.players[seat]
         field = f"players[{seat}]"
         if not 0 <= player.escape < WINNING_ESCAPE:
-            raise _bad(
+            raise position_invalid(
                 f"{field}.escape",
                 f"Seat {seat} is on space {player.escape}; the race runs from "
                 f"0 to {WINNING_ESCAPE - 1} (at {WINNING_ESCAPE} it is won).",
@@ -333,14 +333,14 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         types = [self.disaster_type(c) for c in player.disasters]
         if player.eliminated:
             if player.hand:
-                raise _bad(
+                raise position_invalid(
                     f"{field}.hand",
                     f"Seat {seat} was eliminated: its hand was discarded.",
                 )
             if not eliminates(types) or all(
                 eliminates(types[:i] + types[i + 1 :]) for i in range(len(types))
             ):
-                raise _bad(
+                raise position_invalid(
                     f"{field}.disasters",
                     f"Seat {seat} was eliminated by the Disaster that made its "
                     f"Disaster Area a deadly set (three of a type or three "
@@ -348,19 +348,19 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 )
             return
         if eliminates(types):
-            raise _bad(
+            raise position_invalid(
                 f"{field}.disasters",
                 f"Seat {seat}'s Disasters are a deadly set: it would be eliminated.",
             )
         if not any(self.card(c).kind is Kind.POINT for c in player.hand):
-            raise _bad(
+            raise position_invalid(
                 f"{field}.hand",
                 f"Seat {seat} holds no Point card (a living seat needs one to "
                 f"play the round; the redraw of a hand without one is not "
                 f"part of a position).",
             )
         if len(player.hand) < HAND_SIZE and self._main_deck_size(position):
-            raise _bad(
+            raise position_invalid(
                 f"{field}.hand",
                 f"Seat {seat} holds {len(player.hand)} cards: a hand is "
                 f"refilled to {HAND_SIZE} while the Main deck holds cards.",
@@ -384,7 +384,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         others = sum(size for size, _ in living[:-1])
         if others > points - len(living):
             largest = living[0][1]
-            raise _bad(
+            raise position_invalid(
                 f"players[{largest}].hand",
                 f"The largest hands could hold all {points} Point cards but "
                 f"{len(living)} (one a living seat): a later redraw of a hand "
@@ -1537,10 +1537,6 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         return event
 
 
-def _bad(field: str, message: str) -> InvalidCommand:
-    return InvalidCommand("POSITION_INVALID", message, f"position.{field}")
-
-
 class _Places:
     """Where a position puts the cards of one kind (Main or Disaster)."""
 
@@ -1552,15 +1548,15 @@ class _Places:
     def put(self, cards: Iterable[str], field: str) -> None:
         for card in cards:
             if card not in self.cards:
-                raise _bad(field, f"{card!r} is not {self.kind}.")
+                raise position_invalid(field, f"{card!r} is not {self.kind}.")
             if card in self.where:
-                raise _bad(field, f"{card} is also in {self.where[card]}.")
+                raise position_invalid(field, f"{card} is also in {self.where[card]}.")
             self.where[card] = field
 
     def all_placed(self, field: str) -> None:
         missing = sorted(self.cards - set(self.where))
         if missing:
-            raise _bad(
+            raise position_invalid(
                 field,
                 f"{len(missing)} cards are placed nowhere ({', '.join(missing[:3])}"
                 f"{', …' if len(missing) > 3 else ''}): list every card once, or "
