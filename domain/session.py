@@ -285,6 +285,10 @@ class Session(Generic[S]):
         a seat may act (a game that started stuck or finished is no game)."""
         rules = self.rules
         game = rules.initial_state(config)
+        # Any stream of draws: the real start draws with another (the
+        # version the last seat's join leaves), but a position's start draws
+        # only what the position leaves to chance (a shuffled rest), which
+        # decides neither whether the game is over nor whether a seat may act.
         for event in rules.start(game, Rng(config.seed, 0)):
             game = rules.evolve(game, event)
         if rules.is_terminal(game):
