@@ -30,6 +30,7 @@ import dataclasses
 import hashlib
 import inspect
 import itertools
+import re
 import threading
 import time
 import uuid
@@ -43,12 +44,18 @@ from opentelemetry import propagate, trace
 
 from eventstore.base import READ_AFTER
 from service import telemetry
+from service.addresses import TrustedProxies, canonical
 from service.errors import INTERNAL, Code, Refusal, Unauthenticated, classify
 from service.limits import Limits, StreamSlot
 
 log = structlog.get_logger("strata.rpc")
 
 Handler: TypeAlias = Callable[[Any, "Call"], Any]
+
+#: The longest bearer token accepted (seat tokens have 46 characters).
+MAX_TOKEN_CHARS = 256
+#: A bearer token (RFC 6750's ``b64token``), at most :data:`MAX_TOKEN_CHARS`.
+TOKEN_SHAPE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 Unary: TypeAlias = Callable[[Any, "Call"], Awaitable[Any]]
 Stream: TypeAlias = Callable[[Any, "Call"], AsyncIterator[Any]]
 
@@ -77,19 +84,35 @@ class Call:
     response_headers: dict[str, str] = dataclasses.field(default_factory=dict)
     #: The call's request id (set by the door).
     request_id: str = ""
+    #: Whether the caller's rates were already taken (by a transport that
+    #: admits the caller before it reads the request).
+    rates_taken: bool = False
+    #: Why the call is refused already (the transport found out before the
+    #: door: a body past its bound, say); the door answers it.
+    refused: BaseException | None = None
 
     @property
     def token(self) -> str:
-        """The token of ``authorization: Bearer <token>``, or '' when absent."""
+        """The token of ``authorization: Bearer <token>``, or '' when absent;
+        UNAUTHENTICATED when the header or the token has the wrong shape
+        (:data:`TOKEN_SHAPE`: no token the service issues or accepts looks
+        otherwise, so nothing else is worth a bucket or a lookup)."""
         value = self.headers.get("authorization", "")
         if not value:
             return ""
         scheme, _, token = value.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
             raise Unauthenticated(
                 "BAD_AUTHORIZATION", "Use `authorization: Bearer <token>`."
             )
-        return token.strip()
+        if len(token) > MAX_TOKEN_CHARS or not TOKEN_SHAPE.fullmatch(token):
+            raise Unauthenticated(
+                "TOKEN_MALFORMED",
+                f"A bearer token is 1 to {MAX_TOKEN_CHARS} of the characters "
+                "A-Z a-z 0-9 - . _ ~ + / (then '=' padding).",
+            )
+        return token
 
     def expired(self) -> bool:
         remaining = self.time_remaining()
@@ -105,15 +128,28 @@ class Door:
         pool: Executor,
         access_log: str = "all",
         position: Callable[[], int] = lambda: 0,
+        proxies: TrustedProxies | None = None,
+        seated: Callable[[str, str], bool] = lambda token, game_id: False,
     ) -> None:
         """``access_log``: ``all`` (a line per call), ``errors`` (a line per
         call that did not end OK) or ``off``. ``position``: the highest
         position of the log the service knows (the store's), sent back as
-        ``strata-position`` (see :func:`read_after`)."""
+        ``strata-position`` (see :func:`read_after`). ``proxies``: the
+        reverse proxies whose ``X-Forwarded-For`` names the client.
+        ``seated(token, game_id)``: whether ``token`` holds a seat of the
+        game (a stream of a seat's player outranks anonymous streams; a
+        made-up token does not); called in the pool."""
         self.limits = limits
         self.pool = pool
         self.observer = Observer(access_log)
         self.position = position
+        self.proxies = proxies or TrustedProxies()
+        self.seated = seated
+
+    def client_address(self, peer: str, headers: Mapping[str, str]) -> str:
+        """Who a call comes from: its connection's address (canonical), or
+        behind a trusted proxy the client the proxy names."""
+        return self.proxies.client(canonical(peer), headers)
 
     def unary(self, method: str, handler: Handler) -> Unary:
         """The door's handler of a unary method: ``(request, call) ->
@@ -128,6 +164,8 @@ class Door:
         async def unary(request: Any, call: Call) -> Any:
             with observer.call(request, call, method, current=True) as outcome:
                 try:
+                    if call.refused is not None:
+                        raise call.refused
                     with limits.admit(request, call):
                         READ_AFTER.set(read_after(call))
                         response = await run(request, call)
@@ -151,7 +189,14 @@ class Door:
         async def stream(request: Any, call: Call) -> AsyncIterator[Any]:
             with observer.call(request, call, method, current=False) as outcome:
                 try:
-                    with limits.admit(request, call, stream=True) as slot:
+                    if call.refused is not None:
+                        raise call.refused
+                    if not call.rates_taken:
+                        limits.admit_caller(call)  # before the seat's lookup
+                    seated = await self._seated(request, call)
+                    with limits.admit(
+                        request, call, stream=True, seated=seated
+                    ) as slot:
                         READ_AFTER.set(read_after(call))
                         responses = iterate(request, call)
                         try:
@@ -172,6 +217,22 @@ class Door:
                     raise outcome.refused(error) from None
 
         return stream
+
+    async def _seated(self, request: Any, call: Call) -> bool:
+        """Whether the caller of a stream on a game holds a seat of it
+        (looked up only for a token the limits do not know already)."""
+        token = call.token
+        game_id = getattr(request, "game_id", "")
+        limits = self.limits
+        if not (token and game_id) or limits.is_admin(token):
+            return False
+        if limits.is_integration(token):
+            return False
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.pool, self.seated, token, game_id)
+        except Exception:  # the handler says what is wrong
+            return False
 
     # -- running handlers ---------------------------------------------------
 
@@ -233,7 +294,8 @@ def read_after(call: Call) -> int:
     """The position the caller's reads must show (its ``strata-read-after``
     header; 0 when absent or not a number)."""
     value = call.headers.get(READ_AFTER_HEADER, "")
-    return int(value) if value.isdigit() and len(value) < 20 else 0
+    # isascii: str.isdigit also accepts '²' and other digits int() refuses.
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 20 else 0
 
 
 async def _next(responses: AsyncIterator[Any], slot: StreamSlot | None) -> Any:
@@ -304,6 +366,14 @@ class Observer:
 
     def call(self, request: Any, call: Call, method: str, current: bool) -> _Observed:
         return _Observed(self, request, call, method, current)
+
+    def record(self, call: Call, method: str, outcome: tuple[str, str]) -> None:
+        """Record a call a transport answered without a handler (no such
+        method, the wrong protocol): ``outcome`` is its code's name and its
+        reason."""
+        with self.call(None, call, method, current=False) as observed:
+            observed.code = Code[outcome[0]]
+            observed.reason = outcome[1]
 
 
 class _Observed:

@@ -26,8 +26,10 @@ streams and gRPC-Web need only HTTP/1.1, which uvicorn serves well.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import socket
 import ssl
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -42,6 +44,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from service import telemetry
+from service.http_edge import Edge, EdgeSettings, protocol_class
 
 ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
 
@@ -95,22 +98,83 @@ class Router:
         await self.site(scope, receive, send)
 
 
-def application(
-    rpc: Mapping[str, ASGIApp],
-    serving: Callable[[], bool],
-    cors_origins: Sequence[str] = (),
-    extra_routes: Sequence[Route] = (),
-) -> ASGIApp:
-    """The HTTP listener's whole application."""
+#: Headers of every page and file the web table is served with: its own
+#: scripts and styles only, no framing by another site (clickjacking), no
+#: guessing of types, no address of the page (a join link) sent on.
+PAGE_HEADERS = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; "
+        b"img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+        b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
 
-    async def index(request: Request) -> Response:
-        return FileResponse(WEB / "index.html")
 
-    async def metrics(request: Request) -> Response:
+class PageHeaders:
+    """Adds :data:`PAGE_HEADERS` to every response of ``app``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", ())}
+                extra = [(n, v) for n, v in PAGE_HEADERS if n not in names]
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class Metrics:
+    """``GET /metrics``: the OpenTelemetry metrics in Prometheus' text format,
+    rendered in a worker thread at most once every ``max_age`` seconds (any
+    number of scrapers cost one rendering at a time, and a scrape meanwhile
+    gets the last one), behind ``authorization: Bearer <token>`` when a
+    token is set."""
+
+    def __init__(self, token: str = "", max_age: float = 1.0) -> None:
+        self.token = token
+        self.max_age = max_age
+        self._lock = asyncio.Lock()
+        self._rendered: tuple[float, bytes] | None = None
+
+    async def respond(self, request: Request) -> Response:
+        if self.token and not hmac.compare_digest(
+            request.headers.get("authorization", "").encode(),
+            f"Bearer {self.token}".encode(),
+        ):
+            return Response(
+                "The metrics need `authorization: Bearer <STRATA_METRICS_TOKEN>`.\n",
+                status_code=401,
+                headers={"www-authenticate": 'Bearer realm="metrics"'},
+                media_type="text/plain; charset=utf-8",
+            )
         return Response(
-            await asyncio.to_thread(telemetry.prometheus_text),
-            media_type="text/plain; version=0.0.4; charset=utf-8",
+            await self.text(), media_type="text/plain; version=0.0.4; charset=utf-8"
         )
+
+    async def text(self) -> bytes:
+        async with self._lock:
+            now = time.monotonic()
+            if self._rendered is not None and now - self._rendered[0] < self.max_age:
+                return self._rendered[1]
+            text = await asyncio.to_thread(telemetry.prometheus_text)
+            self._rendered = (time.monotonic(), text)
+            return text
+
+
+def health_route(serving: Callable[[], bool]) -> Route:
+    """``GET /healthz``: SERVING (200) or NOT_SERVING (503)."""
 
     async def healthz(request: Request) -> Response:
         ok = serving()
@@ -119,17 +183,34 @@ def application(
             status_code=200 if ok else 503,
         )
 
+    return Route("/healthz", healthz)
+
+
+def application(
+    rpc: Mapping[str, ASGIApp],
+    serving: Callable[[], bool],
+    cors_origins: Sequence[str] = (),
+    extra_routes: Sequence[Route] = (),
+    metrics: Metrics | None = None,
+) -> ASGIApp:
+    """The HTTP listener's whole application (``metrics``: served at
+    ``/metrics`` here; None when it is served elsewhere, or not at all)."""
+
+    async def index(request: Request) -> Response:
+        return FileResponse(WEB / "index.html")
+
+    metrics_routes = [] if metrics is None else [Route("/metrics", metrics.respond)]
     site = Starlette(
         routes=[
             Route("/", index),
             Route("/game/{game_id}", index),
-            Route("/healthz", healthz),
-            Route("/metrics", metrics),
+            health_route(serving),
+            *metrics_routes,
             *extra_routes,
             Mount("/static", StaticFiles(directory=WEB), name="static"),
         ]
     )
-    app: ASGIApp = Router(rpc, site)
+    app: ASGIApp = Router(rpc, PageHeaders(site))
     if cors_origins:
         app = CORSMiddleware(
             app,
@@ -140,6 +221,12 @@ def application(
             max_age=600,
         )
     return app
+
+
+def metrics_application(metrics: Metrics, serving: Callable[[], bool]) -> ASGIApp:
+    """The application of the metrics listener (``STRATA_METRICS_ADDRESS``):
+    ``/metrics`` and ``/healthz``, nothing else."""
+    return Starlette(routes=[Route("/metrics", metrics.respond), health_route(serving)])
 
 
 def bind(host: str, port: int, reuse_port: bool = False) -> socket.socket:
@@ -170,10 +257,16 @@ class HttpListener:
     """uvicorn serving ``app`` on a bound socket, on the running loop."""
 
     def __init__(
-        self, app: ASGIApp, sock: socket.socket, tls: ssl.SSLContext | None = None
+        self,
+        app: ASGIApp,
+        sock: socket.socket,
+        tls: ssl.SSLContext | None = None,
+        edge: Edge | None = None,
     ) -> None:
         self.sock = sock
         self.port: int = sock.getsockname()[1]
+        #: The bounds of its connections (:mod:`service.http_edge`).
+        self.edge = edge or Edge(EdgeSettings())
         config = uvicorn.Config(
             app,
             lifespan="off",
@@ -181,6 +274,11 @@ class HttpListener:
             access_log=False,
             server_header=False,
             ws="none",
+            http=protocol_class(self.edge),
+            # Who the client is behind a proxy is the door's to say
+            # (STRATA_TRUSTED_PROXIES), not uvicorn's (it would believe any
+            # X-Forwarded-For that comes from 127.0.0.1).
+            proxy_headers=False,
             timeout_graceful_shutdown=5,
         )
         config.load()

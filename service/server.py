@@ -38,16 +38,19 @@ from strata.v1 import integration_service_pb2 as integration_pb
 from domain import registry
 from eventstore.base import EventStore
 from service import connect_transport, grpc_transport, http, telemetry
+from service.addresses import TrustedProxies, parse_networks
 from service.admin import AdminServicer, IntegrationServicer
 from service.administration import Integration
 from service.application import GameApp
 from service.bots import BotRunner
+from service.callers import hash_token
 from service.clocks import Timekeeper
 from service.config import BACKGROUND_WORK, Config
 from service.door import Door
 from service.health import HealthWatch
 from service.housekeeping import Housekeeper
-from service.http import HttpListener
+from service.http import HttpListener, Metrics
+from service.http_edge import Edge, EdgeSettings
 from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
 from service.servicer import GameServicer
@@ -59,6 +62,9 @@ INTEGRATION_SERVICE_NAME = integration_pb.DESCRIPTOR.services_by_name[
     "IntegrationService"
 ].full_name
 MAX_MESSAGE_BYTES = 1 << 20
+#: A gRPC connection with no call for this long is closed (clients reconnect
+#: by themselves when they call again).
+IDLE_CONNECTION_MS = 5 * 60 * 1000
 
 
 def configure_logging(level: str = "info") -> None:
@@ -85,6 +91,8 @@ class Running:
     limits: Limits | None = None
     #: The HTTP listener (Connect, gRPC-Web, the web table), if any.
     http: HttpListener | None = None
+    #: The metrics listener (``STRATA_METRICS_ADDRESS``), if any.
+    metrics_http: HttpListener | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
     gauges: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
@@ -93,6 +101,11 @@ class Running:
     def http_port(self) -> int:
         """The HTTP listener's port (0 when there is none)."""
         return 0 if self.http is None else self.http.port
+
+    @property
+    def metrics_port(self) -> int:
+        """The metrics listener's port (0 when there is none)."""
+        return 0 if self.metrics_http is None else self.metrics_http.port
 
     def stop(self, grace: float = 5.0) -> None:
         """Refuse new calls, let running ones finish within ``grace``."""
@@ -105,6 +118,8 @@ class Running:
             if self.http is not None:
                 self.http.server.config.timeout_graceful_shutdown = int(grace) or 1
                 await self.http.stop()
+            if self.metrics_http is not None:
+                await self.metrics_http.stop()
             await self.server.stop(grace)
             # What is still running past the grace (a stream's reader, say)
             # ends here, not when the loop is torn down under it.
@@ -137,12 +152,19 @@ def create_server(
     access_log: str = "all",
     tls: TlsFiles | None = None,
     reuse_port: bool = False,
+    trusted_proxies: Sequence[str] = (),
+    metrics_address: str = "",
+    metrics_token: str = "",
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one), running the
     ``background`` work too (see :data:`service.config.BACKGROUND_WORK`).
     ``reuse_port``: both listeners share their ports with other processes
     that bind them so (``SO_REUSEPORT``; otherwise a port in use is an
-    error)."""
+    error). ``trusted_proxies``: addresses and networks whose
+    ``X-Forwarded-For`` names the client. ``metrics_address``: ``host:port``
+    of a listener of its own for ``/metrics`` and ``/healthz`` (port 0: a
+    free one); empty, ``/metrics`` is on the HTTP listener. ``metrics_token``:
+    the bearer token ``/metrics`` asks for (empty: none)."""
     registry.game_types()  # every game's rules imported now, not by a first call
     limits = limits or LimitSettings()
     app = GameApp(
@@ -168,8 +190,34 @@ def create_server(
     loop_thread.start()
 
     telemetry.setup()
-    door_limits = Limits(limits, is_admin=lambda token: app.caller(token).admin)
-    door = Door(door_limits, pool, access_log, position=store.known_position)
+    integrations = frozenset(integration_tokens)
+    door_limits = Limits(
+        limits,
+        is_admin=lambda token: app.caller(token).admin,
+        is_integration=integrations.__contains__,
+    )
+    proxies = TrustedProxies(parse_networks(trusted_proxies))
+    door = Door(
+        door_limits,
+        pool,
+        access_log,
+        position=store.known_position,
+        proxies=proxies,
+        seated=lambda token, game_id: bool(
+            app.load(game_id, refresh=False).state.seats_of(hash_token(token))
+        ),
+    )
+    edge = Edge(
+        EdgeSettings(
+            max_header_bytes=limits.max_header_bytes,
+            header_timeout=limits.header_timeout,
+            body_timeout=limits.body_timeout,
+            max_connections=limits.max_connections,
+            max_connections_per_address=limits.max_connections_per_address,
+        ),
+        exempt=proxies.trusts,
+    )
+    metrics = Metrics(metrics_token)
     services = (
         (pb.DESCRIPTOR.services_by_name["GameService"], GameServicer(app)),
         (admin_pb.DESCRIPTOR.services_by_name["AdminService"], AdminServicer(app)),
@@ -183,12 +231,15 @@ def create_server(
 
     stopping = threading.Event()
     watch: list[HealthWatch] = []
+    serving = lambda: bool(watch) and watch[0].serving  # noqa: E731
     http_app = http.application(
         connect_transport.applications(door, services, MAX_MESSAGE_BYTES),
-        serving=lambda: bool(watch) and watch[0].serving,
+        serving=serving,
         cors_origins=cors_origins,
+        metrics=None if metrics_address else metrics,
     )
     listener: list[HttpListener] = []
+    metrics_listener: list[HttpListener] = []
 
     async def start() -> tuple[grpc.aio.Server, int, HealthWatch]:
         server = grpc.aio.server(
@@ -196,6 +247,25 @@ def create_server(
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
                 ("grpc.so_reuseport", int(reuse_port)),
+                # The descriptors it may hold (the HTTP listener has as
+                # many; the rest is the store's and the health checks').
+                ("grpc.max_allowed_incoming_connections", edge.connections.total),
+                # A connection that never completes its handshake, or
+                # stays idle, does not hold a descriptor for ever.
+                (
+                    "grpc.server_handshake_timeout_ms",
+                    int(max(limits.header_timeout, 1) * 1000),
+                ),
+                ("grpc.max_connection_idle_ms", IDLE_CONNECTION_MS),
+                # Metadata (headers) bounded as the HTTP listener bounds them.
+                *(
+                    [
+                        ("grpc.max_metadata_size", limits.max_header_bytes),
+                        ("grpc.absolute_max_metadata_size", limits.max_header_bytes),
+                    ]
+                    if limits.max_header_bytes > 0
+                    else []
+                ),
             ],
             # No server-wide bound here: it would count streams and health
             # checks with the unary calls. The door bounds each apart.
@@ -230,11 +300,20 @@ def create_server(
                     http_app,
                     http.bind(host, http_port, reuse_port),
                     tls.ssl_context() if tls is not None else None,
+                    edge,
+                )
+            )
+        if metrics_address:
+            metrics_host, _, metrics_port = metrics_address.rpartition(":")
+            metrics_listener.append(
+                HttpListener(
+                    http.metrics_application(metrics, serving),
+                    http.bind(metrics_host, int(metrics_port), reuse_port),
                 )
             )
         await server.start()
-        if listener:
-            await listener[0].start()
+        for each in (*listener, *metrics_listener):
+            await each.start()
         watch.append(
             HealthWatch(
                 store,
@@ -265,6 +344,7 @@ def create_server(
         door_limits,
         listener[0] if listener else None,
         stopping=stopping,
+        metrics_http=metrics_listener[0] if metrics_listener else None,
     )
     running.gauges.extend(_gauges(running))
     running.background.extend(
@@ -406,12 +486,16 @@ def serve(config: Config, reuse_port: bool = False) -> None:
         access_log=config.access_log,
         tls=config.tls,
         reuse_port=reuse_port,
+        trusted_proxies=config.trusted_proxies,
+        metrics_address=config.metrics_address,
+        metrics_token=config.metrics_token,
     )
     log.info(
         "strata.serving",
         pid=os.getpid(),
         port=running.port,
         http_port=running.http_port or None,
+        metrics_port=running.metrics_port or None,
         database=_safe_url(config.database_url),
         standbys=[_safe_url(url) for url in config.read_database_urls] or None,
         admin_token_set=bool(config.admin_token),

@@ -34,9 +34,16 @@ from clients.client import StrataClient, StrataError, Tls
 from eventstore import migrate
 from eventstore.factory import open_store
 from service import telemetry
+from service.http import Metrics
 from service.server import Running, create_server
 from service.tls import TlsFiles
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, TRANSPORTS, client_for
+from tests.service.conftest import (
+    ADMIN_TOKEN,
+    NO_RATE_LIMITS,
+    TRANSPORTS,
+    client_for,
+    http_call,
+)
 from tests.service.test_cli import ROOT, free_port
 
 GAME = "dinosaurs_extinct"
@@ -177,17 +184,7 @@ def test_a_graceful_shutdown_says_not_serving_first_then_drains(
 
 
 def get(running: Running, path: str) -> tuple[int, dict[str, str], bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", running.http_port, timeout=10)
-    try:
-        connection.request("GET", path)
-        response = connection.getresponse()
-        return (
-            response.status,
-            {k.lower(): v for k, v in response.getheaders()},
-            response.read(),
-        )
-    finally:
-        connection.close()
+    return http_call(running.http_port, "GET", path)
 
 
 def figure(text: str, name: str, **labels: str) -> float:
@@ -206,8 +203,11 @@ def test_metrics_show_the_calls_commands_and_store_after_a_game(
     server: Running, client: StrataClient, admin: StrataClient
 ) -> None:
     before = get(server, "/metrics")[2].decode()
+    scraped = time.monotonic()
     play_bots_game(client, admin)
     client.list_game_types()
+    # A scrape within a second of the last gets the same rendering.
+    time.sleep(max(0.0, Metrics().max_age - (time.monotonic() - scraped)))
     status, headers, body = get(server, "/metrics")
     assert status == 200 and headers["content-type"].startswith("text/plain")
     after = body.decode()
