@@ -80,8 +80,9 @@ class BotRunner:
         self.throttled = 0
         self._outage = OutageLog(log, "bots")
 
-    def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
-        """Run until ``stop`` is set (errors are logged, then retried).
+    def run_forever(self, stop: threading.Event, idle: float = 0.25) -> None:
+        """Run until ``stop`` is set (noticed within ``idle`` seconds, the
+        longest it waits for an append; errors are logged, then retried).
 
         While it plays games it reads the log as soon as anything is
         appended. While it plays none, nobody waits for a move, so it lets

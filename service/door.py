@@ -145,6 +145,14 @@ class Door:
         self.position = position
         self.proxies = proxies or TrustedProxies()
         self.seated = seated
+        #: Set when the service shuts down: new calls are refused.
+        self.stopping = False
+
+    def stop(self) -> None:
+        """The service is shutting down: refuse new calls (UNAVAILABLE
+        ``SHUTTING_DOWN``) and end every open stream with that status now."""
+        self.stopping = True
+        self.limits.streams.stop_all()
 
     def client_address(self, peer: str, headers: Mapping[str, str]) -> str:
         """Who a call comes from: its connection's address (canonical), or
@@ -166,6 +174,8 @@ class Door:
                 try:
                     if call.refused is not None:
                         raise call.refused
+                    if self.stopping:
+                        raise SHUTTING_DOWN
                     with limits.admit(request, call):
                         READ_AFTER.set(read_after(call))
                         response = await run(request, call)
@@ -191,6 +201,8 @@ class Door:
                 try:
                     if call.refused is not None:
                         raise call.refused
+                    if self.stopping:
+                        raise SHUTTING_DOWN
                     if not call.rates_taken:
                         limits.admit_caller(call)  # before the seat's lookup
                     seated = await self._seated(request, call)
@@ -280,6 +292,14 @@ class Door:
 
 _END = object()
 
+#: The answer to a call the service will not finish: it is stopping.
+SHUTTING_DOWN = Refusal(
+    Code.UNAVAILABLE,
+    "SHUTTING_DOWN",
+    "This server is shutting down: call again (another replica answers), and "
+    "resume a stream from the last version or position you received.",
+)
+
 
 #: The response header with the highest log position the answering
 #: replica knew when it answered (its own writes included).
@@ -319,7 +339,7 @@ async def _next(responses: AsyncIterator[Any], slot: StreamSlot | None) -> Any:
         step.cancel()
         with contextlib.suppress(BaseException):
             await step
-        raise slot.shed_refusal()
+        raise SHUTTING_DOWN if slot.stopped else slot.shed_refusal()
     return step.result()
 
 

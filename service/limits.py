@@ -345,6 +345,8 @@ class StreamSlot:
     #: beside the next response).
     stopper: asyncio.Future[None] | None
     shed: bool = False
+    #: Stopped because the service shuts down (not shed for another).
+    stopped: bool = False
 
     def shed_refusal(self) -> Refusal:
         refusal = classify(
@@ -419,6 +421,16 @@ class StreamSlots:
     def close(self, slot: StreamSlot) -> None:
         with self._lock:
             self._remove(slot)
+
+    def stop_all(self) -> None:
+        """End every open stream (the service shuts down)."""
+        with self._lock:
+            slots = list(self._by_key.get("all", {}).values())
+        for slot in slots:
+            slot.stopped = True
+            stopper = slot.stopper
+            if stopper is not None:
+                stopper.get_loop().call_soon_threadsafe(_resolve, stopper)
 
     def _remove(self, slot: StreamSlot) -> None:
         for key in slot.keys:

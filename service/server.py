@@ -10,6 +10,7 @@ with its own store and group committer, on one port (``SO_REUSEPORT``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import errno
 import logging
@@ -62,6 +63,9 @@ INTEGRATION_SERVICE_NAME = integration_pb.DESCRIPTOR.services_by_name[
     "IntegrationService"
 ].full_name
 MAX_MESSAGE_BYTES = 1 << 20
+#: What a shutdown may take beyond its grace (ending streams, the loop, the
+#: background threads): the process exits within grace + 1 s.
+STOP_MARGIN = 0.5
 #: A gRPC connection with no call for this long is closed (clients reconnect
 #: by themselves when they call again).
 IDLE_CONNECTION_MS = 5 * 60 * 1000
@@ -93,6 +97,8 @@ class Running:
     http: HttpListener | None = None
     #: The metrics listener (``STRATA_METRICS_ADDRESS``), if any.
     metrics_http: HttpListener | None = None
+    #: The door every call comes through (it refuses new ones on stopping).
+    door: Door | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
     gauges: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
@@ -108,32 +114,45 @@ class Running:
         return 0 if self.metrics_http is None else self.metrics_http.port
 
     def stop(self, grace: float = 5.0) -> None:
-        """Refuse new calls, let running ones finish within ``grace``."""
+        """One drain for every listener, within ``grace`` seconds and a
+        fraction of one more: health says NOT_SERVING and the door refuses
+        new calls on both listeners at once (UNAVAILABLE ``SHUTTING_DOWN``),
+        open streams end at once with that status (their clients reconnect
+        elsewhere and resume), and running unary calls get ``grace`` to
+        finish."""
+        deadline = time.monotonic() + grace + STOP_MARGIN
         self.stopping.set()
+        if self.door is not None:
+            self.door.stop()
 
         async def stop() -> None:
-            # NOT_SERVING first: load balancers stop sending new calls while
-            # the ones running finish (within ``grace``).
             await self.health.stop()
-            if self.http is not None:
-                self.http.server.config.timeout_graceful_shutdown = int(grace) or 1
-                await self.http.stop()
-            if self.metrics_http is not None:
-                await self.metrics_http.stop()
-            await self.server.stop(grace)
+            draining = [self.server.stop(grace)]
+            for listener in (self.http, self.metrics_http):
+                if listener is not None:
+                    listener.server.config.timeout_graceful_shutdown = max(
+                        int(grace), 1
+                    )
+                    draining.append(listener.stop())
+            try:
+                await asyncio.wait_for(asyncio.gather(*draining), grace + 0.2)
+            except TimeoutError:
+                pass
             # What is still running past the grace (a stream's reader, say)
             # ends here, not when the loop is torn down under it.
             left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             for task in left:
                 task.cancel()
             if left:
-                await asyncio.wait(left, timeout=5)
+                await asyncio.wait(left, timeout=max(deadline - time.monotonic(), 0.05))
 
-        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(grace + 30)
+        future = asyncio.run_coroutine_threadsafe(stop(), self.loop)
+        with contextlib.suppress(TimeoutError):
+            future.result(max(deadline - time.monotonic(), 0.1) + 5)
         _end_loop(self.loop, self.loop_thread)
         self.pool.shutdown(wait=False, cancel_futures=True)
         for thread in self.background:
-            thread.join(timeout=5)
+            thread.join(timeout=max(deadline - time.monotonic(), 0.05))
         for name, source in self.gauges:
             telemetry.GAUGES.forget(name, source)
 
@@ -345,6 +364,7 @@ def create_server(
         listener[0] if listener else None,
         stopping=stopping,
         metrics_http=metrics_listener[0] if metrics_listener else None,
+        door=door,
     )
     running.gauges.extend(_gauges(running))
     running.background.extend(
@@ -505,6 +525,19 @@ def serve(config: Config, reuse_port: bool = False) -> None:
     running.stop(config.shutdown_grace)
     store.close()
     log.info("strata.stopped")
+    exit_now(0)
+
+
+def exit_now(status: int) -> None:
+    """End the process now that the service has stopped: a worker thread
+    still blocked in a bounded wait (a stream's reader of the store) would
+    hold the interpreter's exit up to that wait's end, past the grace an
+    orchestrator allows. Pending spans are exported and output flushed
+    first."""
+    telemetry.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
 
 
 def serve_processes(config: Config, processes: int) -> int:

@@ -104,6 +104,13 @@ def setup() -> None:
         )
 
 
+def shutdown() -> None:
+    """Export what is pending (spans in a batch) before the process ends."""
+    provider = _state.get("tracer_provider")
+    if provider is not None:
+        provider.shutdown()
+
+
 def add_span_processor(processor: SpanProcessor) -> None:
     """Also hand every finished span to ``processor`` (tests: an in-memory
     exporter)."""
