@@ -134,10 +134,8 @@ class Running:
                         int(grace), 1
                     )
                     draining.append(listener.stop())
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.gather(*draining), grace + 0.2)
-            except TimeoutError:
-                pass
             # What is still running past the grace (a stream's reader, say)
             # ends here, not when the loop is torn down under it.
             left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
