@@ -45,7 +45,15 @@ from opentelemetry import propagate, trace
 from eventstore.base import READ_AFTER
 from service import telemetry
 from service.addresses import TrustedProxies, canonical
-from service.errors import INTERNAL, Code, Refusal, Unauthenticated, classify
+from service.errors import (
+    INTERNAL,
+    Code,
+    DeadlineExceeded,
+    Refusal,
+    Unauthenticated,
+    Unavailable,
+    classify,
+)
 from service.limits import Limits, StreamSlot
 
 log = structlog.get_logger("strata.rpc")
@@ -130,6 +138,7 @@ class Door:
         position: Callable[[], int] = lambda: 0,
         proxies: TrustedProxies | None = None,
         seated: Callable[[str, str], bool] = lambda token, game_id: False,
+        store_timeout: float = 0.0,
     ) -> None:
         """``access_log``: ``all`` (a line per call), ``errors`` (a line per
         call that did not end OK) or ``off``. ``position``: the highest
@@ -138,13 +147,16 @@ class Door:
         reverse proxies whose ``X-Forwarded-For`` names the client.
         ``seated(token, game_id)``: whether ``token`` holds a seat of the
         game (a stream of a seat's player outranks anonymous streams; a
-        made-up token does not); called in the pool."""
+        made-up token does not); called in the pool. ``store_timeout``: the
+        longest a unary call may wait (on the database) before it is
+        answered UNAVAILABLE ``STORE_TIMEOUT`` (0: no bound)."""
         self.limits = limits
         self.pool = pool
         self.observer = Observer(access_log)
         self.position = position
         self.proxies = proxies or TrustedProxies()
         self.seated = seated
+        self.store_timeout = store_timeout
         #: Set when the service shuts down: new calls are refused.
         self.stopping = False
 
@@ -178,7 +190,14 @@ class Door:
                         raise SHUTTING_DOWN
                     with limits.admit(request, call):
                         READ_AFTER.set(read_after(call))
-                        response = await run(request, call)
+                        response = await self._bounded(run(request, call), call)
+                except asyncio.CancelledError:
+                    # The caller went away or its deadline passed: its answer,
+                    # not a fault of the service.
+                    outcome.code = (
+                        Code.DEADLINE_EXCEEDED if call.expired() else Code.CANCELLED
+                    )
+                    raise
                 except BaseException as error:
                     raise outcome.refused(error) from None
                 known = position()
@@ -223,12 +242,39 @@ class Door:
                         finally:
                             await responses.aclose()  # type: ignore[attr-defined]
                 except (asyncio.CancelledError, GeneratorExit):
-                    outcome.code = Code.CANCELLED
+                    outcome.code = (
+                        Code.DEADLINE_EXCEEDED if call.expired() else Code.CANCELLED
+                    )
                     raise
                 except BaseException as error:
                     raise outcome.refused(error) from None
 
         return stream
+
+    async def _bounded(self, work: Awaitable[Any], call: Call) -> Any:
+        """``work``'s answer, or the refusal of a call that waited too long:
+        DEADLINE_EXCEEDED once the caller's deadline passed, UNAVAILABLE
+        ``STORE_TIMEOUT`` after ``store_timeout`` seconds (a database that
+        hangs: the thread waiting on it is left to finish, the caller is
+        answered)."""
+        bound = self.store_timeout if self.store_timeout > 0 else None
+        remaining = call.time_remaining()
+        by_caller = remaining is not None and (bound is None or remaining < bound)
+        timeout = max(remaining or 0.0, 0.0) if by_caller else bound
+        if timeout is None:
+            return await work
+        try:
+            return await asyncio.wait_for(work, timeout)
+        except TimeoutError:
+            if by_caller:
+                raise DeadlineExceeded(
+                    "DEADLINE_EXCEEDED", "The call's deadline passed."
+                ) from None
+            raise Unavailable(
+                "STORE_TIMEOUT",
+                f"The database did not answer within {bound:g} s; retry later "
+                "(a command retried with the same command_id is applied once).",
+            ) from None
 
     async def _seated(self, request: Any, call: Call) -> bool:
         """Whether the caller of a stream on a game holds a seat of it

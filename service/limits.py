@@ -87,6 +87,7 @@ DEFAULT_MAX_HEADER_BYTES = 8192
 DEFAULT_HEADER_TIMEOUT = 10.0
 DEFAULT_BODY_TIMEOUT = 30.0
 DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 128
+DEFAULT_STORE_TIMEOUT = 10.0
 
 #: What a bot seat adds to the cost of creating a game (a bot game of three
 #: seats costs 31): the bot runner plays its moves.
@@ -137,6 +138,7 @@ _ENVIRONMENT = {
     "body_timeout": "STRATA_BODY_TIMEOUT",
     "max_connections": "STRATA_MAX_CONNECTIONS",
     "max_connections_per_address": "STRATA_MAX_CONNECTIONS_PER_ADDRESS",
+    "store_timeout": "STRATA_STORE_TIMEOUT",
 }
 
 
@@ -195,6 +197,9 @@ class LimitSettings:
     #: HTTP connections open at once from one address (trusted proxies
     #: are exempt).
     max_connections_per_address: int = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
+    #: Seconds a unary call may wait (on the database) before it is
+    #: answered UNAVAILABLE ``STORE_TIMEOUT``.
+    store_timeout: float = DEFAULT_STORE_TIMEOUT
 
     @classmethod
     def from_env(

@@ -220,6 +220,7 @@ def create_server(
         access_log,
         position=store.known_position,
         proxies=proxies,
+        store_timeout=limits.store_timeout,
         seated=lambda token, game_id: bool(
             app.load(game_id, refresh=False).state.seats_of(hash_token(token))
         ),
