@@ -424,10 +424,14 @@ class Observer:
         self.tracer = telemetry.tracer()
         meter = telemetry.meter()
         self.duration = meter.create_histogram(
-            "rpc.server.duration",
-            unit="ms",
-            description="Duration of RPCs served, by service, method and status "
+            "rpc.server.call.duration",
+            unit="s",
+            description="Duration of RPCs served, by system, method and status "
             "(OpenTelemetry RPC conventions), every transport",
+        )
+        self.active = meter.create_up_down_counter(
+            "strata.rpc.server.active_calls",
+            description="Calls being served now, unary and streams, by method",
         )
 
     def call(self, request: Any, call: Call, method: str, current: bool) -> _Observed:
@@ -468,12 +472,12 @@ class _Observed:
 
     def __enter__(self) -> _Observed:
         call = self.call
-        service, _, name = self.method.strip("/").partition("/")
         self.attributes = {
-            "rpc.system": "grpc" if call.transport == "grpc" else "connect_rpc",
-            "rpc.service": service,
-            "rpc.method": name,
+            "rpc.system.name": "connectrpc" if call.transport == "connect" else "grpc",
+            "rpc.method": self.method.strip("/"),
+            "strata.transport": call.transport,
         }
+        self.observer.active.add(1, self.attributes)
         parent = (
             propagate.extract(call.headers) if "traceparent" in call.headers else None
         )
@@ -481,7 +485,7 @@ class _Observed:
             self.method,
             context=parent,
             kind=trace.SpanKind.SERVER,
-            attributes={**self.attributes, "strata.transport": call.transport},
+            attributes=self.attributes,
         )
         span_context = self.span.get_span_context()
         structlog.contextvars.clear_contextvars()
@@ -497,17 +501,19 @@ class _Observed:
         return self
 
     def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
-        ms = (time.perf_counter() - self.started) * 1000
+        seconds = time.perf_counter() - self.started
+        ms = seconds * 1000
         if self._token is not None:
             context_api.detach(self._token)
-        status = self.code.value
-        self.observer.duration.record(
-            ms, {**self.attributes, "rpc.grpc.status_code": status}
-        )
+        self.observer.active.add(-1, self.attributes)
+        status = {"rpc.response.status_code": self.code.name}
+        if self.code is not Code.OK:
+            status["error.type"] = self.code.name
+        self.observer.duration.record(seconds, {**self.attributes, **status})
         if self.code is not Code.OK:
             self.span.set_status(trace.StatusCode.ERROR, self.reason)
             self.span.set_attribute("strata.reason", self.reason)
-        self.span.set_attribute("rpc.grpc.status_code", status)
+        self.span.set_attributes(status)
         self.span.end()
         mode = self.observer.access_log
         if mode == "all" or (mode == "errors" and self.code is not Code.OK):

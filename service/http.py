@@ -114,6 +114,78 @@ PAGE_HEADERS = (
 )
 
 
+#: Methods named as they are in ``http.request.method`` (others: _OTHER).
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
+#: Routes named as they are in ``http.route`` (the others by their template).
+_ROUTES = frozenset({"/", "/healthz", "/livez", "/readyz", "/metrics"})
+
+
+def route_of(path: str) -> str:
+    """The route template a path matched, of few values: a metric's label
+    never holds a game id or whatever path a caller made up."""
+    if path in _ROUTES:
+        return path
+    if path.startswith("/game/"):
+        return "/game/{game_id}"
+    if path.startswith("/static/"):
+        return "/static/{path}"
+    if path.startswith("/strata.v1."):
+        return "/{rpc.service}/{rpc.method}"
+    return "_OTHER"
+
+
+class HttpMetrics:
+    """``http.server.request.duration`` (seconds) and
+    ``http.server.active_requests`` for every request of ``app``
+    (OpenTelemetry HTTP server conventions)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        meter = telemetry.meter()
+        self.duration = meter.create_histogram(
+            "http.server.request.duration",
+            unit="s",
+            description="Duration of HTTP requests served, by method, route "
+            "and status (OpenTelemetry HTTP conventions)",
+        )
+        self.active = meter.create_up_down_counter(
+            "http.server.active_requests",
+            unit="{request}",
+            description="HTTP requests being served now",
+        )
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method = scope.get("method", "")
+        attributes = {
+            "http.request.method": method if method in _METHODS else "_OTHER",
+            "url.scheme": scope.get("scheme", "http"),
+        }
+        status = [0]
+
+        async def watched(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = int(message["status"])
+            await send(message)
+
+        self.active.add(1, attributes)
+        started = time.perf_counter()
+        try:
+            await self.app(scope, receive, watched)
+        finally:
+            self.active.add(-1, attributes)
+            self.duration.record(
+                time.perf_counter() - started,
+                {
+                    **attributes,
+                    "http.route": route_of(scope.get("path", "")),
+                    "http.response.status_code": status[0] or 500,
+                },
+            )
+
+
 class PageHeaders:
     """Adds :data:`PAGE_HEADERS` to every response of ``app``."""
 
@@ -173,17 +245,24 @@ class Metrics:
             return text
 
 
-def health_route(serving: Callable[[], bool]) -> Route:
-    """``GET /healthz``: SERVING (200) or NOT_SERVING (503)."""
+def health_routes(serving: Callable[[], bool]) -> list[Route]:
+    """The probes: ``/readyz`` and ``/healthz`` (SERVING, 200, while the
+    database answers and the service is not stopping; NOT_SERVING, 503,
+    otherwise: take it out of the load balancer, do not restart it), and
+    ``/livez`` (200 as long as the process answers at all: restart it only
+    when this fails; an outage of the database is no reason)."""
 
-    async def healthz(request: Request) -> Response:
+    async def ready(request: Request) -> Response:
         ok = serving()
         return JSONResponse(
             {"status": "SERVING" if ok else "NOT_SERVING"},
             status_code=200 if ok else 503,
         )
 
-    return Route("/healthz", healthz)
+    async def alive(request: Request) -> Response:
+        return JSONResponse({"status": "ALIVE"})
+
+    return [Route("/healthz", ready), Route("/readyz", ready), Route("/livez", alive)]
 
 
 def application(
@@ -204,7 +283,7 @@ def application(
         routes=[
             Route("/", index),
             Route("/game/{game_id}", index),
-            health_route(serving),
+            *health_routes(serving),
             *metrics_routes,
             *extra_routes,
             Mount("/static", StaticFiles(directory=WEB), name="static"),
@@ -220,13 +299,15 @@ def application(
             expose_headers=list(EXPOSED_HEADERS),
             max_age=600,
         )
-    return app
+    return HttpMetrics(app)
 
 
 def metrics_application(metrics: Metrics, serving: Callable[[], bool]) -> ASGIApp:
     """The application of the metrics listener (``STRATA_METRICS_ADDRESS``):
-    ``/metrics`` and ``/healthz``, nothing else."""
-    return Starlette(routes=[Route("/metrics", metrics.respond), health_route(serving)])
+    ``/metrics`` and the probes, nothing else."""
+    return HttpMetrics(
+        Starlette(routes=[Route("/metrics", metrics.respond), *health_routes(serving)])
+    )
 
 
 def bind(host: str, port: int, reuse_port: bool = False) -> socket.socket:

@@ -13,22 +13,14 @@ import asyncio
 import contextlib
 import dataclasses
 import errno
-import logging
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Collection, Sequence
 from concurrent import futures
 from dataclasses import dataclass
-from types import FrameType
 from typing import Any
 
 import grpc
-import structlog
 from grpc_health.v1 import health, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from opentelemetry.metrics import Observation
@@ -38,7 +30,7 @@ from strata.v1 import integration_service_pb2 as integration_pb
 
 from domain import registry
 from eventstore.base import EventStore
-from service import connect_transport, grpc_transport, http, telemetry
+from service import connect_transport, grpc_transport, http, saturation, telemetry
 from service.addresses import TrustedProxies, parse_networks
 from service.admin import AdminServicer, IntegrationServicer
 from service.administration import Integration
@@ -46,7 +38,7 @@ from service.application import GameApp
 from service.bots import BotRunner
 from service.callers import hash_token
 from service.clocks import Timekeeper
-from service.config import BACKGROUND_WORK, Config
+from service.config import BACKGROUND_WORK
 from service.door import Door
 from service.health import HealthWatch
 from service.housekeeping import Housekeeper
@@ -54,6 +46,7 @@ from service.http import HttpListener, Metrics
 from service.http_edge import Edge, EdgeSettings
 from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
+from service.saturation import CountingPool, start_lag_watch
 from service.servicer import GameServicer
 from service.tls import TlsFiles
 
@@ -198,7 +191,7 @@ def create_server(
             else GameListReader(store)
         )
         app.queries.game_list = projection
-    pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc")
+    pool = CountingPool(max_workers=workers, thread_name_prefix="rpc")
     loop = asyncio.new_event_loop()
     loop.set_default_executor(pool)
     loop_thread = threading.Thread(
@@ -340,6 +333,7 @@ def create_server(
             )
         )
         await watch[0].start()
+        start_lag_watch()
         return server, bound, watch[0]
 
     try:
@@ -379,39 +373,14 @@ def create_server(
 
 
 def _gauges(running: Running) -> list[tuple[str, Any]]:
-    """The figures of ``running`` a scrape reads: open streams by method,
-    the game list projection's lag, database connections in use."""
+    """The figures of ``running`` a scrape reads (:mod:`service.saturation`)."""
     store = running.app.store
-    limits = running.limits
     projection = running.projection
-
-    def streams() -> list[Observation]:
-        counts = limits.streams.by_method() if limits is not None else {}
-        return [Observation(n, {"rpc.method": m}) for m, n in counts.items()]
-
-    def projection_lag() -> list[Observation]:
-        if not isinstance(projection, GameListProjection):
-            return []
-        return [Observation(store.events_after(projection.position))]
-
-    def connections() -> list[Observation]:
-        used = store.connections_in_use()
-        return [] if used is None else [Observation(used)]
-
-    gauges: list[tuple[str, Any]] = [
-        ("strata.streams.open", streams),
-        ("strata.projection.lag", projection_lag),
-        ("strata.store.connections.in_use", connections),
-    ]
-    descriptions = {
-        "strata.streams.open": "Streams open now (WatchGame, ReplayGame, FollowLog)",
-        "strata.projection.lag": "Events of the log the game list projection "
-        "has not applied yet",
-        "strata.store.connections.in_use": "Database connections checked out now",
-    }
-    for name, source in gauges:
-        telemetry.GAUGES.watch(name, descriptions[name], source)
-    return gauges
+    lags = {}
+    if isinstance(projection, GameListProjection):
+        lags["projection"] = lambda: store.events_after(projection.position)
+    pool = running.pool if isinstance(running.pool, CountingPool) else None
+    return saturation.gauges(store, pool, running.limits, lags)
 
 
 def _start_background(
@@ -483,215 +452,3 @@ def _end_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None
     thread.join(timeout=10)
     if not thread.is_alive():
         loop.close()
-
-
-def serve(config: Config, reuse_port: bool = False) -> None:
-    """Run the service until SIGTERM or SIGINT (``reuse_port``: as one of
-    several processes on the same ports, see :func:`serve_processes`)."""
-    configure_logging(config.log_level)
-    log = structlog.get_logger("strata")
-    store = open_prepared_store(config.database_url, config.read_database_urls)
-    running = create_server(
-        store,
-        admin_token=config.admin_token,
-        port=config.port,
-        host=config.host,
-        workers=config.workers,
-        integration_tokens=config.integration_tokens,
-        limits=config.limits,
-        background=config.background,
-        http_port=config.http_port or None,
-        cors_origins=config.cors_origins,
-        access_log=config.access_log,
-        tls=config.tls,
-        reuse_port=reuse_port,
-        trusted_proxies=config.trusted_proxies,
-        metrics_address=config.metrics_address,
-        metrics_token=config.metrics_token,
-    )
-    log.info(
-        "strata.serving",
-        pid=os.getpid(),
-        port=running.port,
-        http_port=running.http_port or None,
-        metrics_port=running.metrics_port or None,
-        database=_safe_url(config.database_url),
-        standbys=[_safe_url(url) for url in config.read_database_urls] or None,
-        admin_token_set=bool(config.admin_token),
-        background=",".join(config.background) or "none",
-    )
-    _until_signal(log)
-    running.stop(config.shutdown_grace)
-    store.close()
-    log.info("strata.stopped")
-    exit_now(0)
-
-
-def exit_now(status: int) -> None:
-    """End the process now that the service has stopped: a worker thread
-    still blocked in a bounded wait (a stream's reader of the store) would
-    hold the interpreter's exit up to that wait's end, past the grace an
-    orchestrator allows. Pending spans are exported and output flushed
-    first."""
-    telemetry.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(status)
-
-
-def serve_processes(config: Config, processes: int) -> int:
-    """Run ``processes`` serving processes on the same ports until SIGTERM
-    or SIGINT; the exit status.
-
-    Each is a whole ``strata serve`` (its own event loop, store, connections
-    and group committer) binding the gRPC and HTTP ports with
-    ``SO_REUSEPORT``, so the kernel spreads new connections over them. The
-    first runs the background work of ``STRATA_BACKGROUND``, the others none
-    (they answer ``ListGames`` from the first's checkpoint). This process
-    only starts them, passes a signal on, and stops them all when one ends
-    by itself (exit status 1): whatever restarts it restarts them all.
-    """
-    configure_logging(config.log_level)
-    log = structlog.get_logger("strata")
-    port = config.port or _free_port(config.host)
-    http_port = config.http_port
-    environ = {
-        **os.environ,
-        "STRATA_DATABASE_URL": config.database_url,
-        "STRATA_PORT": str(port),
-        "STRATA_HTTP_PORT": str(http_port),
-    }
-    command = [sys.executable, "-m", "service.cli", "serve", "--reuse-port"]
-    children: list[subprocess.Popen[bytes]] = []
-    stopping = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stopping.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    for index in range(processes):
-        background = {} if index == 0 else {"STRATA_BACKGROUND": "none"}
-        children.append(subprocess.Popen(command, env={**environ, **background}))
-    log.info(
-        "strata.processes",
-        processes=processes,
-        pids=[child.pid for child in children],
-        port=port,
-        http_port=http_port or None,
-    )
-    status = 0
-    while not stopping.is_set():
-        ended = [child for child in children if child.poll() is not None]
-        if ended:
-            log.error(
-                "strata.process_ended",
-                pid=ended[0].pid,
-                status=ended[0].returncode,
-            )
-            status = 1
-            break
-        stopping.wait(0.2)
-    for child in children:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + config.shutdown_grace + 30
-    for child in children:
-        try:
-            child.wait(max(deadline - time.monotonic(), 0.1))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-            status = 1
-    log.info("strata.stopped")
-    return status
-
-
-def _free_port(host: str) -> int:
-    """A port free now on ``host``, for processes that must share one."""
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.bind((host.strip("[]"), 0))
-        return int(probe.getsockname()[1])
-
-
-def work(config: Config) -> None:
-    """Run the background work (the game list projection, the bot seats)
-    without serving requests, until SIGTERM or SIGINT: for deployments whose
-    replicas serve with ``STRATA_BACKGROUND=none``."""
-    configure_logging(config.log_level)
-    log = structlog.get_logger("strata")
-    store = open_prepared_store(config.database_url, config.read_database_urls)
-    app = GameApp(
-        store,
-        admin_token=config.admin_token,
-        max_refusals=config.limits.max_refusals_per_game,
-        max_open_seats=config.limits.max_open_seats,
-    )
-    projection = GameListProjection(store) if store.read_models() is not None else None
-    app.queries.game_list = projection
-    stopping = threading.Event()
-    threads = _start_background(app, projection, True, stopping, config.limits)
-    log.info("strata.working", database=_safe_url(config.database_url))
-    _until_signal(log)
-    stopping.set()
-    for thread in threads:
-        thread.join(timeout=10)
-    store.close()
-    log.info("strata.stopped")
-
-
-def _until_signal(log: Any) -> None:
-    """Block until SIGTERM or SIGINT."""
-    done = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        log.info("strata.stopping", signal=signum)
-        done.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    done.wait()
-
-
-class StoreNotReady(SystemExit):
-    """The database schema does not match this version of Strata."""
-
-
-def open_prepared_store(url: str, read_urls: Sequence[str] = ()) -> EventStore:
-    """Open the store (with ``read_urls``, its hot standbys), migrating
-    SQLite automatically; PostgreSQL must have been migrated with `strata
-    migrate` (a clear message otherwise)."""
-    # Alembic's plugin chatter (logged on import) would bury the one line
-    # that matters.
-    logging.getLogger("alembic").setLevel(logging.WARNING)
-    from eventstore import migrate
-    from eventstore.base import StoreUnavailable
-    from eventstore.factory import open_store
-
-    try:
-        if url.startswith("sqlite"):
-            migrate.upgrade(url)
-        else:
-            status = migrate.check(url)
-            if not status.ok:
-                raise StoreNotReady(
-                    f"strata: the database at {_safe_url(url)} is not ready: "
-                    f"{status.message}"
-                )
-    except (StoreUnavailable, migrate.MigrationError) as error:
-        detail = " ".join(str(error).split())  # one line, whatever the driver says
-        raise StoreNotReady(
-            f"strata: cannot use the database at {_safe_url(url)}: {detail}"
-        ) from None
-    return open_store(url, read_urls)
-
-
-def _safe_url(url: str) -> str:
-    """The URL without its password."""
-    scheme, sep, rest = url.partition("://")
-    if "@" in rest:
-        credentials, _, host = rest.rpartition("@")
-        user = credentials.split(":", 1)[0]
-        return f"{scheme}{sep}{user}@{host}"
-    return url

@@ -211,19 +211,22 @@ def test_metrics_show_the_calls_commands_and_store_after_a_game(
     status, headers, body = get(server, "/metrics")
     assert status == 200 and headers["content-type"].startswith("text/plain")
     after = body.decode()
-    calls = "rpc_server_duration_milliseconds_count"
+    calls = "rpc_server_call_duration_seconds_count"
     for labels in (
-        {"rpc_method": "CreateGame", "rpc_system": "grpc"},
-        {"rpc_method": "ListGameTypes", "rpc_grpc_status_code": "0"},
+        {"rpc_method": "strata.v1.GameService/CreateGame", "rpc_system_name": "grpc"},
+        {
+            "rpc_method": "strata.v1.GameService/ListGameTypes",
+            "rpc_response_status_code": "OK",
+        },
     ):
         assert figure(after, calls, **labels) > figure(before, calls, **labels)
     commands = "strata_commands_total"
     kept = {"game_type": GAME, "outcome": "accepted"}
     assert figure(after, commands, **kept) > figure(before, commands, **kept) + 5
-    appends = "strata_store_append_duration_milliseconds_count"
+    appends = "strata_store_append_duration_seconds_count"
     assert figure(after, appends) > figure(before, appends)
     assert "strata_projection_lag" in after
-    assert "strata_store_connections_in_use" in after
+    assert "strata_store_connections" in after
     assert "strata_bots_lag" in after
 
 
