@@ -184,7 +184,9 @@ def start_service(
                 process.kill()
                 if worker is not None:
                     worker.kill()
-                raise RuntimeError(f"the service did not start within {START_SECONDS} s")
+                raise RuntimeError(
+                    f"the service did not start within {START_SECONDS} s"
+                )
             time.sleep(0.1)
     return Service(process, target, worker, f"http://127.0.0.1:{http_port}")
 
