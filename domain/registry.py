@@ -42,6 +42,7 @@ def _load() -> None:
         escaping_extinction.RULES_V1,
         escaping_extinction.RULES_V2,
         happy_little_dinosaurs.RULES_V1,
+        happy_little_dinosaurs.RULES_V2,
     )
     versions = {(r.game_type, r.rules_version): r for r in (*current, *older)}
     _VERSIONS.update(versions)
