@@ -17,9 +17,15 @@ from strata.v1 import admin_service_pb2 as admin_pb
 from clients.client import StrataClient, StrataError
 from domain import bots, registry
 from domain.chance import Rng
+from domain.cubosaurs import model as cubosaurs_model
 from domain.escaping_extinction.model import MeteorHitEarth, RocketLaunched
 from domain.fairness import SeedRevealed
-from domain.happy_little_dinosaurs.model import GameWon, SuddenDeathCardsRevealed
+from domain.happy_little_dinosaurs.model import (
+    GameWon,
+    PlayerWithdrew,
+    ScoresSwapped,
+    SuddenDeathCardsRevealed,
+)
 from domain.session import GameFinished, Status
 from eventstore.memory import InMemoryEventStore
 from service.application import GameApp
@@ -32,8 +38,8 @@ STORED = sorted(DATA.glob("*_v[0-9]*.strata.json"))
 #: The events of today's rules that a stored game's rules version does not
 #: record (decisions its fold makes), by that version.
 UNRECORDED: dict[str, tuple[type, ...]] = {
-    "1": (GameWon, RocketLaunched, MeteorHitEarth),
-    "2": (),
+    "1": (GameWon, RocketLaunched, MeteorHitEarth, ScoresSwapped),
+    "2": (ScoresSwapped, PlayerWithdrew, cubosaurs_model.PlayerWithdrew),
 }
 
 
@@ -96,6 +102,23 @@ def test_a_stored_game_ends_as_it_ended_when_it_was_played(path: Path) -> None:
     outcome = rules.outcome(state.game)
     winners = tuple(w for w in outcome.winners if w not in state.left)
     assert (winners, outcome.result) == (state.outcome.winners, state.outcome.result)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "happy_little_dinosaurs_v2_leaver_escaped",
+        "cubosaurs_v2_advanced_leaver_highest",
+    ],
+)
+def test_a_stored_game_a_leaver_would_have_won_still_went_to_nobody(name: str) -> None:
+    # Rules version 3 gives such a win to the best seat still in; a game
+    # stored under version 2 keeps the end it had.
+    app, game_id, _ = stored(DATA / f"{name}.strata.json")
+    state = app.load(game_id).state
+    assert len(state.left) == 1 and state.outcome is not None
+    assert state.outcome.winners == ()
+    assert loaded_rules(app, game_id).outcome(state.game).winners == state.left
 
 
 def loaded_rules(app: GameApp, game_id: str) -> Any:
@@ -228,7 +251,11 @@ def test_a_game_of_a_rules_version_no_longer_shipped_is_refused() -> None:
     )
     result = verify_game(app.store, game_id)
     assert result.verdict is Verdict.OTHER_RULES
-    assert (result.recorded_rules_version, result.current_rules_version) == ("0", "2")
+    current = registry.rules_for("cubosaurs").rules_version
+    assert (result.recorded_rules_version, result.current_rules_version) == (
+        "0",
+        current,
+    )
 
 
 def test_through_the_api_an_old_game_verifies_and_an_unshipped_one_is_refused(
