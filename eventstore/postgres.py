@@ -42,9 +42,9 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import psycopg
-from sqlalchemy import Connection, create_engine, text
+from sqlalchemy import Connection, NullPool, create_engine, event, text
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
-from sqlalchemy.engine import URL, Engine
+from sqlalchemy.engine import URL, Engine, ExceptionContext
 from sqlalchemy.sql.dml import Insert
 
 from eventstore import pgsql, tables
@@ -119,6 +119,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
             connect_args=connect_args,
             json_serializer=dumps_json,
         )
+        event.listen(engine, "handle_error", _read_only_is_a_lost_connection)
         super().__init__(engine)
         args, params = engine.dialect.create_connect_args(engine.url)
         self._listener_args = list(args)
@@ -150,6 +151,9 @@ class PostgresEventStore(SQLAlchemyEventStore):
             )
             for read_url in read_urls
         ]
+        #: Writer connections opened so far: a second one means the first
+        #: lost its server (see :meth:`_connect_writer`).
+        self._writer_connections = 0
         self._next_standby = itertools.count()
         #: SQLAlchemy engines of the standbys, for the read models' queries
         #: (:meth:`standby_engine`), made on first use.
@@ -329,6 +333,21 @@ class PostgresEventStore(SQLAlchemyEventStore):
             pause = min(pause * 2, 0.01)
         return False
 
+    def check_health(self) -> None:
+        """Raise :class:`StoreUnavailable` unless the primary answers and
+        takes writes: a server that turned read-only (a standby, or an old
+        primary its failover manager fenced) makes the service NOT_SERVING,
+        and its idle connections are dropped, so that a later probe
+        connects afresh and finds the writable server."""
+        ((read_only, _),) = self._reader.execute(pgsql.READ_ONLY_NOW, ())
+        if read_only == "on":
+            self._reader.discard_idle()
+            self._engine.dispose()
+            raise StoreUnavailable(
+                "the database takes no writes (a standby, or an old primary "
+                "fenced after a failover)"
+            )
+
     def stream_version(self, game_id: str) -> int:
         """The last version of a game's stream (0 when it has none)."""
         return self._reader.stream_version(game_id)
@@ -467,6 +486,14 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self._notifier.advance(position, commit=True)
 
     def _connect_writer(self) -> psycopg.Connection[Any]:
+        self._writer_connections += 1
+        if self._writer_connections > 1:
+            # The writer lost its server (it died, or turned read-only: a
+            # failover): the idle connections of the reads and of the pool
+            # are likely on it too, and go, so that the next reads find the
+            # server the writes go to.
+            self._reader.discard_idle()
+            self._engine.dispose()
         connection = psycopg.connect(
             *self._listener_args,
             **{**self._listener_params, "application_name": "strata-writer"},
@@ -606,14 +633,24 @@ class PostgresEventStore(SQLAlchemyEventStore):
 
 
 def _connect_standby(url: URL, connect_timeout: int) -> psycopg.Connection[Any]:
-    """An autocommit connection to a hot standby."""
-    conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    return psycopg.connect(
-        conninfo,
-        autocommit=True,
-        connect_timeout=connect_timeout,
-        application_name="strata-standby-reader",
-    )
+    """An autocommit connection to a hot standby (the first of the URL's
+    hosts that answers, and has the ``target_session_attrs`` asked for)."""
+    engine = create_engine(url, poolclass=NullPool)  # connects to nothing
+    args, params = engine.dialect.create_connect_args(engine.url)
+    engine.dispose()
+    params.setdefault("connect_timeout", connect_timeout)
+    params["application_name"] = "strata-standby-reader"
+    return psycopg.connect(*args, **params, autocommit=True)
+
+
+def _read_only_is_a_lost_connection(context: ExceptionContext) -> None:
+    """SQLAlchemy's ``handle_error`` hook: a server that takes no writes
+    (an old primary fenced read-only, a standby) is no server for the
+    store's pool: the connection is dropped like a dead one (the whole pool
+    with it), the error becomes :class:`StoreUnavailable`, and the next
+    connection looks for the writable server."""
+    if pgsql.takes_no_writes(context.original_exception):
+        context.is_disconnect = True
 
 
 def _check_size(count: int) -> None:
@@ -632,4 +669,6 @@ def _unavailable(error: BaseException) -> BaseException:
         return StoreUnavailable(_NO_SCHEMA)
     if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
         return StoreUnavailable(f"database unavailable: {error}")
+    if pgsql.takes_no_writes(error):
+        return StoreUnavailable(f"the database takes no writes: {error}")
     return error

@@ -119,3 +119,7 @@ class PrivateStandby(PrivateCluster):
             "-c", "fast",
         )  # fmt: skip
         self.start()
+
+    def promote(self) -> None:
+        """Make it a primary (``pg_ctl promote``), waiting until it is."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "promote")

@@ -6,6 +6,7 @@ import dataclasses
 import os
 from pathlib import Path
 
+from eventstore.urls import split_urls
 from service.limits import LimitSettings
 from service.tls import TlsFiles
 
@@ -88,9 +89,10 @@ class Config:
     #: ``STRATA_TLS_CERT`` / ``STRATA_TLS_KEY`` / ``STRATA_TLS_CLIENT_CA``:
     #: TLS on every listener (None: plain).
     tls: TlsFiles | None = None
-    #: ``STRATA_READ_DATABASE_URL``: PostgreSQL hot standbys (comma-separated)
-    #: that serve the reads of the global log, each once it has replayed the
-    #: commits the process knows of (else the primary answers).
+    #: ``STRATA_READ_DATABASE_URL``: PostgreSQL hot standbys (comma-separated;
+    #: each URL may name several hosts, libpq's way) that serve the reads of
+    #: the global log, each once it has replayed the commits the process
+    #: knows of (else the primary answers).
     read_database_urls: tuple[str, ...] = ()
 
     @classmethod
@@ -118,7 +120,7 @@ class Config:
             ),
             shutdown_grace=read.number("STRATA_SHUTDOWN_GRACE", 10.0, least=0),
             tls=read.tls(),
-            read_database_urls=read.listed("STRATA_READ_DATABASE_URL"),
+            read_database_urls=split_urls(env.get("STRATA_READ_DATABASE_URL", "")),
         )
         database = config.database_url
         if config.read_database_urls and not database.startswith("postgres"):
