@@ -124,14 +124,15 @@ class PostgresEventStore(SQLAlchemyEventStore):
         args, params = engine.dialect.create_connect_args(engine.url)
         self._listener_args = list(args)
         self._listener_params: dict[str, Any] = {
-            **params,
-            **connect_args,
-            "application_name": "strata-listener",
-            # Notice a silently dead peer, not only a closed socket.
+            # Notice a silently dead peer, not only a closed socket (the
+            # URL's own keepalives_* and tcp_user_timeout win).
             "keepalives": 1,
             "keepalives_idle": 30,
             "keepalives_interval": 10,
             "keepalives_count": 3,
+            **params,
+            **connect_args,
+            "application_name": "strata-listener",
         }
         self._wake_reader, self._wake_writer = socket.socketpair()
         self._wake_reader.setblocking(False)

@@ -199,3 +199,24 @@ def test_a_commit_whose_wait_for_the_standby_is_cancelled_is_not_acknowledged(
         assert [e.version for e in store.read_stream(game)] == [1, 2]
     finally:
         store.close()
+
+
+def test_the_urls_keepalives_reach_the_stores_own_connections(
+    postgres_store_url: str,
+) -> None:
+    """How soon a connection to a machine that died silently is given up is
+    the operator's to set in the URL (docs/SCALING.md): the store's own
+    defaults do not override it."""
+    url = f"{postgres_store_url}?keepalives_idle=7&tcp_user_timeout=9000"
+    store = PostgresEventStore(url)
+    try:
+        connection = store._connect_reader()
+        try:
+            parameters = connection.info.get_parameters()
+        finally:
+            connection.close()
+        assert parameters["keepalives_idle"] == "7"
+        assert parameters["tcp_user_timeout"] == "9000"
+        assert parameters["keepalives"] == "1"
+    finally:
+        store.close()
