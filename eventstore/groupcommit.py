@@ -151,10 +151,15 @@ class GroupCommitter:
         on_commit: Callable[[int], None],
         max_batch: int = 512,
         gather: float = 0.002,
+        on_reconnect: Callable[[], None] = lambda: None,
     ) -> None:
         self._connect = connect
         self._channel = channel
         self._on_commit = on_commit
+        #: Called before the committing connection is replaced by a new one
+        #: (its server died or turned read-only).
+        self._on_reconnect = on_reconnect
+        self._connected_before = False
         self._max_batch = max_batch
         self._gather = gather
         #: How many queued appends wake the committing thread.
@@ -252,7 +257,10 @@ class GroupCommitter:
         if connection is None or connection.closed or connection.broken:
             if connection is not None:
                 connection.close()
+            if self._connected_before:
+                self._on_reconnect()
             self._connection = connection = self._connect()
+            self._connected_before = True
             connection.add_notice_handler(self._noticed)
         return connection
 

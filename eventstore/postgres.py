@@ -144,17 +144,12 @@ class PostgresEventStore(SQLAlchemyEventStore):
         #: :meth:`_from_standby`), taken in turn.
         self._standbys = [
             RawReader(
-                functools.partial(
-                    _connect_standby, database_url(read_url), connect_timeout
-                ),
+                _standby_connector(database_url(read_url), connect_timeout),
                 _unavailable,
                 idle=16,
             )
             for read_url in read_urls
         ]
-        #: Writer connections opened so far: a second one means the first
-        #: lost its server (see :meth:`_connect_writer`).
-        self._writer_connections = 0
         self._next_standby = itertools.count()
         #: SQLAlchemy engines of the standbys, for the read models' queries
         #: (:meth:`standby_engine`), made on first use.
@@ -342,8 +337,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         connects afresh and finds the writable server."""
         ((read_only, _),) = self._reader.execute(pgsql.READ_ONLY_NOW, ())
         if read_only == "on":
-            self._reader.discard_idle()
-            self._engine.dispose()
+            self._forget_server()
             raise StoreUnavailable(
                 "the database takes no writes (a standby, or an old primary "
                 "fenced after a failover)"
@@ -478,7 +472,10 @@ class PostgresEventStore(SQLAlchemyEventStore):
         with self._committer_lock:
             if self._committer is None:
                 self._committer = GroupCommitter(
-                    self._connect_writer, CHANNEL, self._noticed
+                    self._connect_writer,
+                    CHANNEL,
+                    self._noticed,
+                    on_reconnect=self._forget_server,
                 )
             return self._committer
 
@@ -486,15 +483,15 @@ class PostgresEventStore(SQLAlchemyEventStore):
         """A commit of ours or of another connection's, last at ``position``."""
         self._notifier.advance(position, commit=True)
 
+    def _forget_server(self) -> None:
+        """The idle connections of the reads and of the pool go: the
+        writer lost their server (it died, or turned read-only: a
+        failover), so the next reads connect afresh and find the server the
+        writes go to."""
+        self._reader.discard_idle()
+        self._engine.dispose()
+
     def _connect_writer(self) -> psycopg.Connection[Any]:
-        self._writer_connections += 1
-        if self._writer_connections > 1:
-            # The writer lost its server (it died, or turned read-only: a
-            # failover): the idle connections of the reads and of the pool
-            # are likely on it too, and go, so that the next reads find the
-            # server the writes go to.
-            self._reader.discard_idle()
-            self._engine.dispose()
         connection = psycopg.connect(
             *self._listener_args,
             **{**self._listener_params, "application_name": "strata-writer"},
@@ -633,15 +630,21 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self._wake_writer.close()
 
 
-def _connect_standby(url: URL, connect_timeout: int) -> psycopg.Connection[Any]:
-    """An autocommit connection to a hot standby (the first of the URL's
-    hosts that answers, and has the ``target_session_attrs`` asked for)."""
+def _standby_connector(
+    url: URL, connect_timeout: int
+) -> Callable[[], psycopg.Connection[Any]]:
+    """What opens an autocommit connection to a hot standby: the first of
+    the URL's hosts that answers and has the ``target_session_attrs``
+    asked for."""
     engine = create_engine(url, poolclass=NullPool)  # connects to nothing
     args, params = engine.dialect.create_connect_args(engine.url)
     engine.dispose()
-    params.setdefault("connect_timeout", connect_timeout)
-    params["application_name"] = "strata-standby-reader"
-    return psycopg.connect(*args, **params, autocommit=True)
+    params = {
+        "connect_timeout": connect_timeout,
+        **params,
+        "application_name": "strata-standby-reader",
+    }
+    return functools.partial(psycopg.connect, *args, **params, autocommit=True)
 
 
 def _read_only_is_a_lost_connection(context: ExceptionContext) -> None:
