@@ -120,7 +120,9 @@ class Formation(Throwaway):
 
     # -- running pg_autoctl -------------------------------------------------
 
-    def _argv(self, *args: str) -> list[str]:
+    def _argv(self, *args: str, program: str = "") -> list[str]:
+        """``program`` (pg_autoctl unless named) with ``args``, in the
+        formation's environment, as the postgres user when run as root."""
         environment = {
             "HOME": str(self.root),
             "PATH": f"{self.bin}:/usr/bin:/bin",
@@ -133,7 +135,7 @@ class Formation(Throwaway):
             "LANG": "C.UTF-8",  # initdb's encoding: UTF8, not SQL_ASCII
         }
         argv = ["env", "-i", *(f"{k}={v}" for k, v in environment.items())]
-        argv += [str(self.autoctl), *args]
+        argv += [program or str(self.autoctl), *args]
         if self._as_postgres:
             argv = ["runuser", "-u", "postgres", "--", *argv]
         return argv
@@ -166,6 +168,18 @@ class Formation(Throwaway):
         if self._as_postgres:
             self.root.chmod(0o755)
             shutil.chown(self.root, "postgres")
+        # The primary's initdb meanwhile, the slowest step of its making
+        # (pg_autoctl takes an existing data directory for the primary).
+        first = self.nodes[0]
+        initdb = subprocess.Popen(
+            self._argv(
+                "initdb", "-s", "-D", str(first.data), "-o", "--auth=trust",
+                program=str(self.bin / "pg_ctl"),
+            ),
+            cwd="/",
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )  # fmt: skip
         monitor = self.monitor
         self._autoctl(
             "create", "monitor", "--pgdata", str(monitor.data),
@@ -182,6 +196,9 @@ class Formation(Throwaway):
             for name, value in MONITOR_SETTINGS.items():
                 connection.execute(f"ALTER SYSTEM SET {name} = {value}")
             connection.execute("SELECT pg_reload_conf()")
+        _, failed = initdb.communicate()
+        if initdb.returncode != 0:
+            raise RuntimeError(f"initdb of {first.name} failed: {failed.decode()}")
         for node in self.nodes:
             self._autoctl(
                 "create", "postgres", "--pgdata", str(node.data),
