@@ -423,6 +423,15 @@ def exercise(
         found.figures[f"standby readers' connections {when}"] = where
     _verify_all(running[0], found)
     check_logs(running, found)
+    # A failover is an outage the replicas expect: warnings, never an error.
+    errors = sum(
+        r.log_path.read_text(errors="replace").count('"level": "error"')
+        for r in running
+        if r.log_path.exists()
+    )
+    found.figures["error lines in replica logs"] = errors
+    if errors:
+        found.fail(f"the replicas logged {errors} errors")
     return found
 
 
