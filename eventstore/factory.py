@@ -17,7 +17,9 @@ def open_store(url: str | URL, read_urls: Sequence[str] = ()) -> EventStore:
 
     ``sqlite:///path/to/strata.db`` (``sqlite://`` for a private in-memory
     store), or ``postgresql://``, ``postgres://``, ``postgresql+psycopg://``,
-    with ``read_urls`` its hot standbys (PostgreSQL only).
+    with ``read_urls`` its hot standbys (PostgreSQL only). A PostgreSQL URL
+    may name several hosts, libpq's way (``postgresql://h1:5432,h2:5432/db
+    ?target_session_attrs=read-write``): see :mod:`eventstore.urls`.
     The schema must exist: see :mod:`eventstore.migrate`.
     """
     parsed = database_url(url)

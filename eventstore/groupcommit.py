@@ -32,7 +32,10 @@ announces the batch's last position on a second connection of its own, in
 a transaction of its own that waits for no flush.
 
 Invariants kept: an append is answered only after its commit (durable when
-acknowledged); all of a batch's positions come from its transaction's id,
+acknowledged: a commit the server answers with a warning, as it does when
+its wait for the synchronous standby was cancelled, is not acknowledged;
+a connection whose server turned read-only is replaced, the batch sent
+again); all of a batch's positions come from its transaction's id,
 which no other transaction shares, so the committers of several processes
 take no lock in common and readers order the log by transaction id (see
 ``eventstore.sql``); a batch holds at most
@@ -56,6 +59,7 @@ import psycopg
 from opentelemetry import metrics
 
 from eventstore import pgsql
+from eventstore.base import StoreUnavailable
 from eventstore.loops import resolve_on_their_loops
 
 #: The most events one transaction may append: a position is the
@@ -147,10 +151,15 @@ class GroupCommitter:
         on_commit: Callable[[int], None],
         max_batch: int = 512,
         gather: float = 0.002,
+        on_reconnect: Callable[[], None] = lambda: None,
     ) -> None:
         self._connect = connect
         self._channel = channel
         self._on_commit = on_commit
+        #: Called before the committing connection is replaced by a new one
+        #: (its server died or turned read-only).
+        self._on_reconnect = on_reconnect
+        self._connected_before = False
         self._max_batch = max_batch
         self._gather = gather
         #: How many queued appends wake the committing thread.
@@ -158,6 +167,9 @@ class GroupCommitter:
         self._queue: list[Append] = []
         self._condition = threading.Condition()
         self._connection: psycopg.Connection[Any] | None = None
+        #: The warnings the connection's server sent since the last commit
+        #: began.
+        self._warnings: list[str] = []
         #: Where commits are announced (NOTIFY), apart from the appends.
         self._announcer: psycopg.Connection[Any] | None = None
         #: The last position of the batch just committed, to announce.
@@ -254,18 +266,36 @@ class GroupCommitter:
         if connection is None or connection.closed or connection.broken:
             if connection is not None:
                 connection.close()
+            if self._connected_before:
+                self._on_reconnect()
             self._connection = connection = self._connect()
+            self._connected_before = True
+            connection.add_notice_handler(self._noticed)
         return connection
+
+    def _noticed(self, notice: psycopg.errors.Diagnostic) -> None:
+        if notice.severity_nonlocalized == "WARNING":
+            self._warnings.append(notice.message_primary or "a warning")
+
+    def _drop(self) -> None:
+        """Close the connection: the next batch opens a new one."""
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
 
     def _commit(self, batch: Sequence[Append]) -> None:
         for attempt in (1, 2):
             connection = self._open()
             try:
                 results = self._run_batch(connection, batch)
-            except psycopg.Error:
-                if connection.broken:
-                    # The connection died before COMMIT was sent: nothing was
-                    # written, so the batch can go again on a new connection.
+            except psycopg.Error as error:
+                if connection.broken or pgsql.takes_no_writes(error):
+                    # Nothing was written: the connection died before COMMIT
+                    # was sent, or its server takes no writes (an old primary
+                    # fenced read-only after a failover). The batch can go
+                    # again on a new connection, which finds the writable
+                    # server when the URL names them all.
+                    self._drop()
                     if attempt == 1:
                         continue
                     raise
@@ -306,7 +336,20 @@ class GroupCommitter:
         rows: list[tuple[Any, ...]],
     ) -> None:
         last = max((row[1] for row in rows if row[1] is not None), default=None)
+        self._warnings.clear()
         connection.commit()  # an error here leaves the outcome unknown: raised
+        if self._warnings:
+            # PostgreSQL answers a commit whose wait for the synchronous
+            # standby was cancelled with success and a warning ("committed
+            # locally, but might not have been replicated"): on an old
+            # primary that lost its standby, a commit the new timeline may
+            # lack. Its outcome is unknown, so it is not acknowledged.
+            warning = self._warnings[0]
+            self._drop()
+            raise StoreUnavailable(
+                f"the database warned at commit ({warning}): the commit may not "
+                "have reached the synchronous standby, so its outcome is unknown"
+            )
         for append, row in zip(batch, rows, strict=True):
             append.stream_version = int(row[0])
             append.last_position = None if row[1] is None else int(row[1])

@@ -119,6 +119,27 @@ FROM stream LEFT JOIN accepted a USING (i) LEFT JOIN claimed ON a.i IS NOT NULL
 ORDER BY stream.i
 """
 
+#: SQLSTATE ``read_only_sql_transaction``: the connection's server takes no
+#: writes (a hot standby, or an old primary fenced read-only by its
+#: failover manager).
+_READ_ONLY_SQLSTATE = "25006"
+
+
+def takes_no_writes(error: BaseException) -> bool:
+    """Whether ``error`` says that the connection's server is read-only:
+    nothing was written, and the writable server is elsewhere (a new
+    connection through a URL naming every server, with
+    ``target_session_attrs=read-write``, finds it)."""
+    return getattr(error, "sqlstate", None) == _READ_ONLY_SQLSTATE
+
+
+#: A health probe: "on" when the server takes no writes now (what a new
+#: transaction of the connection would be), and the log's last position
+#: (the schema is there).
+READ_ONLY_NOW = (
+    "SELECT current_setting('transaction_read_only'), max(position) FROM events"
+)
+
 NOTIFY = "SELECT pg_notify(%s, %s)"
 #: The announcing connection's commits need not wait for a WAL flush: a
 #: notification is a hint (a follower that misses one reads again when its

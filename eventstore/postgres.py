@@ -42,9 +42,9 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import psycopg
-from sqlalchemy import Connection, create_engine, text
+from sqlalchemy import Connection, NullPool, create_engine, event, text
 from sqlalchemy.dialects.postgresql import insert as postgres_insert
-from sqlalchemy.engine import URL, Engine
+from sqlalchemy.engine import URL, Engine, ExceptionContext
 from sqlalchemy.sql.dml import Insert
 
 from eventstore import pgsql, tables
@@ -126,18 +126,20 @@ class PostgresEventStore(SQLAlchemyEventStore):
             connect_args=connect_args,
             json_serializer=dumps_json,
         )
+        event.listen(engine, "handle_error", _read_only_is_a_lost_connection)
         super().__init__(engine)
         args, params = engine.dialect.create_connect_args(engine.url)
         self._listener_args = list(args)
         self._listener_params: dict[str, Any] = {
-            **params,
-            **connect_args,
-            "application_name": "strata-listener",
-            # Notice a silently dead peer, not only a closed socket.
+            # Notice a silently dead peer, not only a closed socket (the
+            # URL's own keepalives_* and tcp_user_timeout win).
             "keepalives": 1,
             "keepalives_idle": 30,
             "keepalives_interval": 10,
             "keepalives_count": 3,
+            **params,
+            **connect_args,
+            "application_name": "strata-listener",
         }
         self._wake_reader, self._wake_writer = socket.socketpair()
         self._wake_reader.setblocking(False)
@@ -149,9 +151,7 @@ class PostgresEventStore(SQLAlchemyEventStore):
         #: :meth:`_from_standby`), taken in turn.
         self._standbys = [
             RawReader(
-                functools.partial(
-                    _connect_standby, database_url(read_url), connect_timeout
-                ),
+                _standby_connector(database_url(read_url), connect_timeout),
                 _unavailable,
                 idle=16,
             )
@@ -336,6 +336,20 @@ class PostgresEventStore(SQLAlchemyEventStore):
             pause = min(pause * 2, 0.01)
         return False
 
+    def check_health(self) -> None:
+        """Raise :class:`StoreUnavailable` unless the primary answers and
+        takes writes: a server that turned read-only (a standby, or an old
+        primary its failover manager fenced) makes the service NOT_SERVING,
+        and its idle connections are dropped, so that a later probe
+        connects afresh and finds the writable server."""
+        ((read_only, _),) = self._reader.execute(pgsql.READ_ONLY_NOW, ())
+        if read_only == "on":
+            self._forget_server()
+            raise StoreUnavailable(
+                "the database takes no writes (a standby, or an old primary "
+                "fenced after a failover)"
+            )
+
     def stream_version(self, game_id: str) -> int:
         """The last version of a game's stream (0 when it has none)."""
         return self._reader.stream_version(game_id)
@@ -495,13 +509,24 @@ class PostgresEventStore(SQLAlchemyEventStore):
         with self._committer_lock:
             if self._committer is None:
                 self._committer = GroupCommitter(
-                    self._connect_writer, CHANNEL, self._noticed
+                    self._connect_writer,
+                    CHANNEL,
+                    self._noticed,
+                    on_reconnect=self._forget_server,
                 )
             return self._committer
 
     def _noticed(self, position: int) -> None:
         """A commit of ours or of another connection's, last at ``position``."""
         self._notifier.advance(position, commit=True)
+
+    def _forget_server(self) -> None:
+        """The idle connections of the reads and of the pool go: the
+        writer lost their server (it died, or turned read-only: a
+        failover), so the next reads connect afresh and find the server the
+        writes go to."""
+        self._reader.discard_idle()
+        self._engine.dispose()
 
     def _connect_writer(self) -> psycopg.Connection[Any]:
         connection = psycopg.connect(
@@ -642,15 +667,31 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self._wake_writer.close()
 
 
-def _connect_standby(url: URL, connect_timeout: int) -> psycopg.Connection[Any]:
-    """An autocommit connection to a hot standby."""
-    conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    return psycopg.connect(
-        conninfo,
-        autocommit=True,
-        connect_timeout=connect_timeout,
-        application_name="strata-standby-reader",
-    )
+def _standby_connector(
+    url: URL, connect_timeout: int
+) -> Callable[[], psycopg.Connection[Any]]:
+    """What opens an autocommit connection to a hot standby: the first of
+    the URL's hosts that answers and has the ``target_session_attrs``
+    asked for."""
+    engine = create_engine(url, poolclass=NullPool)  # connects to nothing
+    args, params = engine.dialect.create_connect_args(engine.url)
+    engine.dispose()
+    params = {
+        "connect_timeout": connect_timeout,
+        **params,
+        "application_name": "strata-standby-reader",
+    }
+    return functools.partial(psycopg.connect, *args, **params, autocommit=True)
+
+
+def _read_only_is_a_lost_connection(context: ExceptionContext) -> None:
+    """SQLAlchemy's ``handle_error`` hook: a server that takes no writes
+    (an old primary fenced read-only, a standby) is no server for the
+    store's pool: the connection is dropped like a dead one (the whole pool
+    with it), the error becomes :class:`StoreUnavailable`, and the next
+    connection looks for the writable server."""
+    if pgsql.takes_no_writes(context.original_exception):
+        context.is_disconnect = True
 
 
 def _check_size(count: int) -> None:
@@ -669,4 +710,6 @@ def _unavailable(error: BaseException) -> BaseException:
         return StoreUnavailable(_NO_SCHEMA)
     if isinstance(error, psycopg.OperationalError | psycopg.InterfaceError):
         return StoreUnavailable(f"database unavailable: {error}")
+    if pgsql.takes_no_writes(error):
+        return StoreUnavailable(f"the database takes no writes: {error}")
     return error

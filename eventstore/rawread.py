@@ -4,8 +4,8 @@ A command or a legal-action listing reads one game's new events, and a
 retried command its log entry. Through SQLAlchemy each such read costs a
 pool ping, the query and a rollback (three round trips) plus the Core
 compilation; here it is one prepared statement on an autocommit connection
-(one round trip). A connection found dead is replaced and the read, which
-changes nothing, retried once.
+(one round trip). A connection found dead, or whose server turned
+read-only, is replaced and the read, which changes nothing, retried once.
 """
 
 from __future__ import annotations
@@ -132,12 +132,18 @@ class RawReader:
     def stream_version(self, game_id: str) -> int:
         return int(self._query(pgsql.STREAM_VERSION, (game_id,))[0][0])
 
-    def close(self) -> None:
+    def discard_idle(self) -> None:
+        """Close the idle connections (their server may be an old primary:
+        the next reads connect afresh)."""
         with self._lock:
-            self._closed = True
             idle, self._idle = self._idle, []
         for connection in idle:
             connection.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+        self.discard_idle()
 
     def _query(
         self, sql: str, parameters: Sequence[Any] | Mapping[str, Any]
@@ -150,10 +156,13 @@ class RawReader:
             try:
                 rows = connection.execute(sql, parameters, prepare=True).fetchall()
             except psycopg.Error as error:
-                if connection.broken:
+                if connection.broken or pgsql.takes_no_writes(error):
+                    # A connection the server dropped, or one to a server
+                    # that turned read-only (a write of a read model's):
+                    # once more, on a new connection.
                     self._discard(connection)
                     if attempt == 1:
-                        continue  # a connection the server dropped: once more
+                        continue
                 else:
                     self._give_back(connection)
                 raise self._unavailable(error) from error

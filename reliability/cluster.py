@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 from types import TracebackType
+from typing import Self
 
 from reliability.harness import free_port
 
@@ -37,7 +38,34 @@ def server_binaries() -> Path:
     raise FileNotFoundError("no PostgreSQL server binaries (initdb, pg_ctl) found")
 
 
-class PrivateCluster:
+class Throwaway:
+    """Made by :meth:`create` on entering a ``with`` block, removed by
+    :meth:`destroy` on leaving it (also when making it failed half-way)."""
+
+    def create(self) -> None:
+        raise NotImplementedError
+
+    def destroy(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        try:
+            self.create()
+        except BaseException:
+            self.destroy()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.destroy()
+
+
+class PrivateCluster(Throwaway):
     """A throwaway PostgreSQL cluster: ``url``, ``stop(mode)``, ``start()``."""
 
     def __init__(self) -> None:
@@ -106,22 +134,6 @@ class PrivateCluster:
             self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)
 
-    def __enter__(self) -> PrivateCluster:
-        try:
-            self.create()
-        except BaseException:
-            self.destroy()
-            raise
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.destroy()
-
 
 class PrivateStandby(PrivateCluster):
     """A hot standby of a :class:`PrivateCluster`: ``pg_basebackup -R`` of it
@@ -141,3 +153,7 @@ class PrivateStandby(PrivateCluster):
             "-c", "fast",
         )  # fmt: skip
         self.start()
+
+    def promote(self) -> None:
+        """Make it a primary (``pg_ctl promote``), waiting until it is."""
+        self._run("pg_ctl", "-D", str(self.data), "-w", "promote")

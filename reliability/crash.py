@@ -22,6 +22,7 @@ from reliability.harness import (
     Load,
     Replica,
     check,
+    check_logs,
     fresh_database,
     replicas,
     report,
@@ -106,10 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             found.figures[f"kill {number}"] = event
         if killer.done < args.kills:
             found.fail(f"only {killer.done} of {args.kills} kills happened")
-        internal = sum(r.internal_errors_logged() for r in running)
-        found.figures["INTERNAL errors in replica logs"] = internal
-        if internal:
-            found.fail(f"the replicas logged {internal} internal errors")
+        check_logs(running, found)
     return report(
         f"crash: {args.replicas} replicas, {args.clients} clients, "
         f"{args.commands} commands, {args.kills} kill -9",

@@ -585,6 +585,11 @@ class Load:
             with self._pool_lock:
                 self._busy.discard(index)
 
+    def games(self) -> list[Game]:
+        """The games the clients are playing now."""
+        with self._pool_lock:
+            return [g for g in self._slots if g is not None]
+
     # -- the clients --------------------------------------------------------
 
     def run(self, progress: Callable[[Ledger], None] | None = None) -> Ledger:
@@ -767,7 +772,7 @@ def check(
         for command_id, sent in ledger.sent.items():
             acknowledged += _check_command(store, command_id, sent, found)
         figures["acknowledged commands"] = acknowledged
-        _check_store(store, database_url, targets, ledger, found)
+        _check_store(store, targets, ledger, found)
     finally:
         store.close()
     figures["lost acknowledged commands"] = sum(
@@ -871,13 +876,11 @@ def _tally(
 
 def _check_store(
     store: Any,
-    database_url: str,
     targets: Sequence[str],
     ledger: Ledger,
     found: Findings,
 ) -> None:
-    engine = create_engine(database_url, poolclass=pool.NullPool)
-    with engine.connect() as connection:
+    with store.engine.connect() as connection:
         twice = connection.execute(
             text(
                 "SELECT count(*) FROM (SELECT game_id, version FROM events "
@@ -901,7 +904,6 @@ def _check_store(
                 "AND command_id NOT LIKE 'leave-seat-%'"
             )
         ).scalar_one()
-    engine.dispose()
     figures = found.figures
     figures["events stored"] = positions[0]
     figures["versions written twice"] = twice
@@ -963,6 +965,14 @@ def _check_store(
             channel.close()
     figures["games checked (state == replay on every replica)"] = games
     figures["games whose command log re-executes to the same events"] = verified
+
+
+def check_logs(running: Sequence[Replica], found: Findings) -> None:
+    """No replica logged an internal error."""
+    internal = sum(r.internal_errors_logged() for r in running)
+    found.figures["INTERNAL errors in replica logs"] = internal
+    if internal:
+        found.fail(f"the replicas logged {internal} internal errors")
 
 
 # -- output ---------------------------------------------------------------------

@@ -26,6 +26,7 @@ from reliability.harness import (
     Ledger,
     Load,
     check,
+    check_logs,
     fresh_database,
     replicas,
     report,
@@ -115,10 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         outages.join()
         found = check(url, targets, ledger, settings, load.seconds)
         judge(outages, ledger, found)
-        internal = sum(r.internal_errors_logged() for r in running)
-        found.figures["INTERNAL errors in replica logs"] = internal
-        if internal:
-            found.fail(f"the replicas logged {internal} internal errors")
+        check_logs(running, found)
         alive = sum(1 for r in running if r.process and r.process.poll() is None)
         found.figures["replicas still running (never restarted)"] = alive
         if alive != len(running):

@@ -17,6 +17,7 @@ from reliability.harness import (
     Load,
     LoadSettings,
     check,
+    check_logs,
     fresh_database,
     replicas,
     report,
@@ -78,10 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         found.figures["replicas"] = args.replicas
         found.figures["processes per replica"] = args.processes
         found.figures["clients"] = args.clients
-        internal = sum(r.internal_errors_logged() for r in running)
-        found.figures["INTERNAL errors in replica logs"] = internal
-        if internal:
-            found.fail(f"the replicas logged {internal} internal errors")
+        check_logs(running, found)
     return report(
         f"replicas: {args.replicas} replicas of {args.processes} process(es), "
         f"{args.clients} clients, "

@@ -52,6 +52,7 @@ from eventstore.base import CommandRecord
 from service.callers import Caller
 from service.commands import TIMEOUT_PREFIX, Commands
 from service.errors import Aborted
+from service.outages import OutageLog
 
 log = structlog.get_logger("strata.clocks")
 
@@ -208,12 +209,15 @@ class Timekeeper:
         )
 
     def run_forever(self, stop: threading.Event) -> None:
-        """Sweep every ``every`` seconds until ``stop``."""
+        """Sweep every ``every`` seconds until ``stop``; a database outage
+        is one line when it starts and one when it ends."""
+        outage = OutageLog(log, "clocks")
         while not stop.wait(self.every):
             try:
                 self.sweep()
+                outage.ok()
             except Exception as error:  # logged, then tried again
-                log.error("clocks.sweep_failed", error=str(error))
+                outage.failed(error)
 
 
 #: The time controls' pure part lives in :mod:`domain.clocks` (the offline

@@ -6,6 +6,7 @@ import dataclasses
 import os
 from pathlib import Path
 
+from eventstore.urls import split_urls
 from service.addresses import parse_networks
 from service.door import MAX_TOKEN_CHARS, TOKEN_SHAPE
 from service.limits import LimitSettings
@@ -92,9 +93,10 @@ class Config:
     #: ``STRATA_TLS_CERT`` / ``STRATA_TLS_KEY`` / ``STRATA_TLS_CLIENT_CA``:
     #: TLS on every listener (None: plain).
     tls: TlsFiles | None = None
-    #: ``STRATA_READ_DATABASE_URL``: PostgreSQL hot standbys (comma-separated)
-    #: that serve the reads of the global log, each once it has replayed the
-    #: commits the process knows of (else the primary answers).
+    #: ``STRATA_READ_DATABASE_URL``: PostgreSQL hot standbys (comma-separated;
+    #: each URL may name several hosts, libpq's way) that serve the reads of
+    #: the global log, each once it has replayed the commits the process
+    #: knows of (else the primary answers).
     read_database_urls: tuple[str, ...] = ()
     #: ``STRATA_TRUSTED_PROXIES``: addresses and networks (comma-separated,
     #: ``10.0.0.0/8``) of reverse proxies whose ``X-Forwarded-For`` names
@@ -134,7 +136,7 @@ class Config:
             ),
             shutdown_grace=read.number("STRATA_SHUTDOWN_GRACE", 10.0, least=0),
             tls=read.tls(),
-            read_database_urls=read.listed("STRATA_READ_DATABASE_URL"),
+            read_database_urls=split_urls(env.get("STRATA_READ_DATABASE_URL", "")),
             trusted_proxies=read.networks("STRATA_TRUSTED_PROXIES"),
             metrics_address=read.address("STRATA_METRICS_ADDRESS"),
             metrics_token=read.token("STRATA_METRICS_TOKEN"),

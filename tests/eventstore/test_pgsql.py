@@ -29,6 +29,7 @@ PARAMETERS: dict[str, Any] = {
     "NOTIFY": ("strata_events", "1"),
     "READ_ALL": (0, 10),
     "READ_ALL_MATCHING": (["DieRolled"], ["g"], 0, 10),
+    "READ_ONLY_NOW": (),
     "READ_STREAM": ("g", 1),
     "READ_STREAM_RANGE": ("g", 1, 5),
     "READ_STREAM_SETTLED": ("g", 1, 5),

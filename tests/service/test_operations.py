@@ -474,39 +474,70 @@ def test_tls_files_that_do_not_go_together_are_refused(tmp_path: Path) -> None:
 # -- outages in the logs ------------------------------------------------------------
 
 
+def _unavailable_while(down: dict[str, bool], method: Any) -> Any:
+    """``method``, raising StoreUnavailable while ``down["value"]``."""
+    from eventstore.base import StoreUnavailable
+
+    def flaky(*args: Any, **kwargs: Any) -> Any:
+        if down["value"]:
+            raise StoreUnavailable("connection refused")
+        return method(*args, **kwargs)
+
+    return flaky
+
+
+def _logs_of_an_outage(
+    loop: Any, down: dict[str, bool]
+) -> list[structlog.typing.EventDict]:
+    """What a background ``loop(stop)`` logs while its database is gone for
+    half a second (about 25 of its passes), then back."""
+    stop = threading.Event()
+    with structlog.testing.capture_logs() as logs:
+        thread = threading.Thread(target=loop, args=(stop,))
+        thread.start()
+        time.sleep(0.5)
+        down["value"] = False
+        time.sleep(0.3)
+        stop.set()
+        thread.join()
+    return logs
+
+
 def test_an_outage_is_one_line_when_it_starts_and_one_when_it_ends(
     tmp_path: Path,
 ) -> None:
     """The bot runner's loop against a database that is gone for a while:
     a line when it goes, a line when it is back, no traceback a second."""
-    from eventstore.base import StoreUnavailable
     from eventstore.memory import InMemoryEventStore
     from service.application import GameApp
     from service.bots import BotRunner
 
     store = InMemoryEventStore()
     down = {"value": True}
-    read = store.read_all_matching
-
-    def flaky(*args: Any, **kwargs: Any) -> Any:
-        if down["value"]:
-            raise StoreUnavailable("connection refused")
-        return read(*args, **kwargs)
-
-    store.read_all_matching = flaky  # type: ignore[method-assign]
+    store.read_all_matching = _unavailable_while(  # type: ignore[method-assign]
+        down, store.read_all_matching
+    )
     runner = BotRunner(GameApp(store))
-    stop = threading.Event()
-    with structlog.testing.capture_logs() as logs:
-        thread = threading.Thread(target=runner.run_forever, args=(stop, 0.02))
-        thread.start()
-        time.sleep(0.5)  # about 25 failed passes
-        down["value"] = False
-        time.sleep(0.3)
-        stop.set()
-        thread.join()
+    logs = _logs_of_an_outage(lambda stop: runner.run_forever(stop, 0.02), down)
     events = [e["event"] for e in logs if e["event"].startswith("bots.")]
     assert events == ["bots.store_unavailable", "bots.store_back"]
     assert all("exc_info" not in e for e in logs)
+
+
+def test_the_timekeepers_outage_is_two_lines_too() -> None:
+    """The timekeeper's sweep, twice a second, met a failover's seconds
+    without a primary with an error line each time; now as the other loops."""
+    from eventstore.memory import InMemoryEventStore
+    from service.application import GameApp
+    from service.clocks import Timekeeper
+
+    app = GameApp(InMemoryEventStore())
+    down = {"value": True}
+    app.list_games = _unavailable_while(down, app.list_games)
+    logs = _logs_of_an_outage(Timekeeper(app, every=0.02).run_forever, down)
+    events = [e["event"] for e in logs if e["event"].startswith("clocks.")]
+    assert events == ["clocks.store_unavailable", "clocks.store_back"]
+    assert all(e["log_level"] != "error" for e in logs)
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)

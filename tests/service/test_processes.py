@@ -168,6 +168,14 @@ def test_standbys_are_read_from_the_environment_and_need_postgresql() -> None:
         "postgresql://strata@standby2/strata",
     )
     assert Config.from_env({"STRATA_DATABASE_URL": primary}).read_database_urls == ()
+    # A URL naming several servers (libpq's way) is one standby URL.
+    several = "postgresql://strata@s1:5432,s2:5432/strata?target_session_attrs=standby"
+    assert Config.from_env(
+        {
+            "STRATA_DATABASE_URL": "postgresql://strata@p1:5432,p2:5432/strata",
+            "STRATA_READ_DATABASE_URL": f"{several},postgresql://strata@s3/strata",
+        }
+    ).read_database_urls == (several, "postgresql://strata@s3/strata")
     with pytest.raises(ConfigError, match="not one \\(sqlite"):
         Config.from_env({"STRATA_READ_DATABASE_URL": "postgresql://standby/strata"})
     with pytest.raises(ConfigError, match="mysql: is not a PostgreSQL URL"):
