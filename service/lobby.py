@@ -7,13 +7,15 @@ that a verified replay decides it again.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -86,6 +88,13 @@ class OpenSeats:
     per token (the admin, the bot runner and callers in process are not
     counted).
 
+    A join first reserves a seat under each of its caller's keys
+    (:meth:`reserve`, atomic across the worker threads): the reservation
+    counts while the join is decided and appended, becomes the seat held
+    when it succeeds and is given back when it fails. Counting the seats
+    already held and then joining (check, then act) let 40 racing joins
+    from one address take 39 seats against a bound of 8.
+
     Kept in this process: a bound per replica, forgotten at a restart (the
     seats themselves are freed by their games' expiry, and by their hosts).
     """
@@ -94,6 +103,8 @@ class OpenSeats:
         self.games = games
         self.max_open_seats = max_open_seats
         self._held: dict[str, dict[tuple[str, int], str]] = {}
+        #: Joins under way per key: reserved, not yet held or given back.
+        self._pending: Counter[str] = Counter()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -105,44 +116,82 @@ class OpenSeats:
             keys.append("token:" + caller.token_hash)
         return keys
 
-    def check(self, caller: Caller) -> None:
-        """RESOURCE_EXHAUSTED ``OPEN_SEATS_LIMIT`` when ``caller`` holds as
-        many seats of unstarted games as it may."""
-        if self.max_open_seats <= 0:
-            return
-        for key in self._keys(caller):
+    @contextlib.contextmanager
+    def reserve(self, caller: Caller) -> Iterator[Reservation]:
+        """Reserve one open seat for ``caller`` for the length of the block
+        (RESOURCE_EXHAUSTED ``OPEN_SEATS_LIMIT`` when it holds and is taking
+        as many as it may). The block records the seat it took on the
+        reservation; a block that took none (or raised) gives it back."""
+        keys = self._keys(caller) if self.max_open_seats > 0 else []
+        self._take(keys)
+        reservation = Reservation()
+        try:
+            yield reservation
+        finally:
             with self._lock:
-                held = dict(self._held.get(key, {}))
-            if len(held) < self.max_open_seats:
-                continue
-            # Forget the seats of games that started or ended, and seats
-            # given up (read afresh: another replica may have seen it).
-            for (game_id, seat), token_hash in held.items():
-                try:
-                    state = self.games.load(game_id).state
-                except NotFound:
-                    state = None
-                if (
-                    state is None
-                    or state.status is not Status.OPEN
-                    or (info := state.seats[seat]) is None
-                    or info.token_hash != token_hash
-                ):
-                    with self._lock:
-                        self._held.get(key, {}).pop((game_id, seat), None)
-            with self._lock:
-                count = len(self._held.get(key, {}))
-            if count >= self.max_open_seats:
-                raise ResourceExhausted(
-                    "OPEN_SEATS_LIMIT",
-                    f"You hold {count} seats of games not yet started (the limit "
-                    f"is {self.max_open_seats}); start or leave some first.",
-                )
+                for key in keys:
+                    self._pending[key] -= 1
+                    if self._pending[key] <= 0:
+                        del self._pending[key]
+                    if reservation.seat is not None:
+                        game_id, seat, token_hash = reservation.seat
+                        held = self._held.setdefault(key, {})
+                        held[(game_id, seat)] = token_hash
 
-    def hold(self, caller: Caller, game_id: str, seat: int, token_hash: str) -> None:
-        for key in self._keys(caller):
+    def _take(self, keys: list[str]) -> None:
+        """Count one join under way for each key, or refuse; a key at its
+        bound is looked at afresh once (seats of games that started or
+        ended, or given up, are forgotten) before the refusal."""
+        for fresh in (False, True):
             with self._lock:
-                self._held.setdefault(key, {})[(game_id, seat)] = token_hash
+                full = [k for k in keys if self._count(k) >= self.max_open_seats]
+                if not full:
+                    for key in keys:
+                        self._pending[key] += 1
+                    return
+                count = max(self._count(k) for k in full)
+            if fresh:
+                break
+            for key in full:
+                self._forget_free(key)
+        raise ResourceExhausted(
+            "OPEN_SEATS_LIMIT",
+            f"You hold or are taking {count} seats of games not yet started "
+            f"(the limit is {self.max_open_seats}); start or leave some first.",
+        )
+
+    def _count(self, key: str) -> int:
+        return len(self._held.get(key, {})) + self._pending[key]
+
+    def _forget_free(self, key: str) -> None:
+        """Forget ``key``'s seats of games that started or ended, and seats
+        given up (read afresh: another replica may have seen it)."""
+        with self._lock:
+            held = dict(self._held.get(key, {}))
+        for (game_id, seat), token_hash in held.items():
+            try:
+                state = self.games.load(game_id).state
+            except NotFound:
+                state = None
+            if (
+                state is None
+                or state.status is not Status.OPEN
+                or (info := state.seats[seat]) is None
+                or info.token_hash != token_hash
+            ):
+                with self._lock:
+                    self._held.get(key, {}).pop((game_id, seat), None)
+
+
+class Reservation:
+    """An open seat reserved for a join: the seat it took, once it took one."""
+
+    def __init__(self) -> None:
+        self.seat: tuple[str, int, str] | None = None
+
+    def took(self, game_id: str, seat: int, token_hash: str) -> None:
+        """The join took ``seat`` of ``game_id`` for ``token_hash``."""
+        self.seat = (game_id, seat, token_hash)
 
 
 class Lobby:
@@ -225,11 +274,9 @@ class Lobby:
         body.update(table)
         if request_id:
             # The key is its caller's: nobody else can claim it first.
-            game_id = uuid.uuid5(
-                uuid.NAMESPACE_URL, f"strata:{caller.identity}:{request_id}"
-            ).hex
             body["request_id"] = request_id
             body["digest"] = _request_digest(created, seed, bots, table)
+            game_id = request_game_id(caller.identity, request_id)
         elif rematch is not None:
             game_id, body["rematch_of"], body["reserved"] = rematch
         else:
@@ -380,7 +427,17 @@ class Lobby:
     ) -> tuple[int, str, int]:
         """Take a seat; returns (seat, token, version)."""
         name = inputs.player_name(name)
-        self.open_seats.check(caller)
+        with self.open_seats.reserve(caller) as reservation:
+            return self._join(caller, game_id, seat, name, reservation)
+
+    def _join(
+        self,
+        caller: Caller,
+        game_id: str,
+        seat: int | None,
+        name: str,
+        reservation: Reservation,
+    ) -> tuple[int, str, int]:
         reserved = {
             int(s): kept
             for s, kept in self.creation_of(game_id).get("reserved", {}).items()
@@ -403,7 +460,7 @@ class Lobby:
                 game_id, loaded, seat, name, token_hash, actor=token_hash[:16]
             )
             if version:
-                self.open_seats.hold(caller, game_id, taken, token_hash)
+                reservation.took(game_id, taken, token_hash)
                 return taken, token, version
             # someone else joined meanwhile: decide again
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
@@ -679,6 +736,12 @@ class Lobby:
         ):
             return self.start_game(Caller(bot=True), game_id)
         return state.version
+
+
+def request_game_id(identity: str, request_id: str) -> str:
+    """The id of the game a CreateGame with ``request_id`` makes for the
+    caller who is ``identity`` (:attr:`Caller.identity`)."""
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"strata:{identity}:{request_id}").hex
 
 
 def _check_admin_only(caller: Caller, scenario: Any, seed: str, reveal: bool) -> None:

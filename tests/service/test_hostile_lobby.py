@@ -1,0 +1,170 @@
+"""The lobby's attacks of the second hostile-load round (issue 26, items 4
+and 9), each performed through a real server: racing joins from one
+address against the open-seat bound, racing quick joins that spread over
+half-full games, request ids shared by everyone behind one address, and
+look-alike names in one game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import Any
+
+import grpc
+import pytest
+
+from clients.client import StrataClient, StrataError
+from eventstore.factory import open_store
+from service.server import Running, create_server
+from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, client_for
+
+GAME = "cubosaurs"
+
+
+@pytest.fixture
+def start(sqlite_url: str) -> Iterator[Callable[..., Running]]:
+    """Starts servers on one SQLite store with the test limits and the given
+    ones (gRPC and HTTP listeners); stops them after the test."""
+    started: list[tuple[Running, Any]] = []
+
+    def start_one(**limits: Any) -> Running:
+        store = open_store(sqlite_url)
+        running = create_server(
+            store,
+            admin_token=ADMIN_TOKEN,
+            port=0,
+            http_port=0,
+            limits=dataclasses.replace(NO_RATE_LIMITS, **limits),
+        )
+        started.append((running, store))
+        return running
+
+    yield start_one
+    for running, store in started:
+        running.stop(grace=0.5)
+        store.close()
+
+
+def connection(running: Running) -> StrataClient:
+    """A client on a connection of its own (channels to one target share
+    one otherwise); every one calls from 127.0.0.1."""
+    target = f"127.0.0.1:{running.port}"
+    channel = grpc.insecure_channel(
+        target, options=[("grpc.use_local_subchannel_pool", 1)]
+    )
+    return StrataClient(target, channel=channel, timeout=60)
+
+
+def at_once(calls: list[Callable[[], Any]]) -> list[Any]:
+    """Run ``calls`` together, each in a thread of its own released by one
+    barrier; each one's answer, or the StrataError it raised."""
+    gate = threading.Barrier(len(calls))
+    answers: list[Any] = [None] * len(calls)
+
+    def run(n: int) -> None:
+        gate.wait()
+        try:
+            answers[n] = calls[n]()
+        except StrataError as error:
+            answers[n] = error
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(len(calls))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return answers
+
+
+def reasons(answers: list[Any]) -> Counter[str]:
+    return Counter(a.reason if isinstance(a, StrataError) else "OK" for a in answers)
+
+
+# -- 4. the open-seat bound was check-then-act -------------------------------------
+
+
+def test_racing_joins_from_one_address_take_no_more_seats_than_the_bound(
+    start: Callable[..., Running],
+) -> None:
+    running = start(max_open_seats=8)
+    admin = connection(running).with_token(ADMIN_TOKEN)
+    games = [admin.create_game(GAME, 2).game_id for _ in range(40)]
+    clients = [connection(running) for _ in games]
+    answers = at_once(
+        [
+            partial(c.join_game, g, "squatter")
+            for c, g in zip(clients, games, strict=True)
+        ]
+    )
+    counted = reasons(answers)
+    assert counted["OK"] == 8, counted
+    assert counted["OPEN_SEATS_LIMIT"] == 32, counted
+    taken = sum(1 for g in games for seat in admin.get_game(g).seats if seat.taken)
+    assert taken == 8
+    # A seat given back makes room for exactly one more.
+    n = next(n for n, a in enumerate(answers) if not isinstance(a, StrataError))
+    joined_game, seated = games[n], answers[n]
+    clients[n].with_token(seated.seat_token).leave_game(joined_game, seated.seat)
+    again = at_once([partial(c.join_game, joined_game, "again") for c in clients])
+    assert reasons(again)["OK"] == 1
+
+
+def test_racing_quick_joins_from_one_address_take_no_more_seats_than_the_bound(
+    start: Callable[..., Running],
+) -> None:
+    running = start(max_open_seats=8)
+    clients = [connection(running) for _ in range(40)]
+    answers = at_once([partial(c.find_game, GAME, 2, "quick") for c in clients])
+    counted = reasons(answers)
+    assert counted["OK"] == 8, counted
+    assert counted["OPEN_SEATS_LIMIT"] == 32, counted
+    admin = clients[0].with_token(ADMIN_TOKEN)
+    taken = sum(
+        1
+        for game_id in running.app.store.list_streams("", 1000)
+        for seat in admin.get_game(game_id).seats
+        if seat.taken
+    )
+    assert taken == 8
+
+
+# -- 9. quick joins spread over many half-full games ----------------------------------
+
+
+def test_racing_quick_joins_fill_one_game_before_opening_another(
+    start: Callable[..., Running],
+) -> None:
+    running = start()
+    players = 4
+    clients = [connection(running) for _ in range(3 * players)]
+    answers = at_once(
+        [partial(c.find_game, GAME, players, f"q{n}") for n, c in enumerate(clients)]
+    )
+    assert reasons(answers) == Counter({"OK": 3 * players})
+    by_game = Counter(a.game_id for a in answers)
+    # Twelve callers, four seats a game: three full games, not twelve
+    # games of one player each.
+    assert sorted(by_game.values()) == [players] * 3, by_game
+    assert sum(a.created for a in answers) == 3
+    admin = clients[0].with_token(ADMIN_TOKEN)
+    for game_id in by_game:
+        assert all(s.taken for s in admin.get_game(game_id).seats)
+    # The next caller starts a fourth game.
+    late = clients[0].find_game(GAME, players, "late")
+    assert late.game_id not in by_game and late.created and late.seat == 0
+
+
+def test_quick_joins_over_every_transport_meet_in_one_game(
+    start: Callable[..., Running],
+) -> None:
+    running = start()
+    found = [
+        client_for(running, transport).find_game(GAME, 3, transport)
+        for transport in ("grpc", "connect", "grpc-web")
+    ]
+    assert len({f.game_id for f in found}) == 1
+    assert sorted(f.seat for f in found) == [0, 1, 2]
