@@ -276,7 +276,15 @@ class Lobby:
             # The key is its caller's: nobody else can claim it first.
             body["request_id"] = request_id
             body["digest"] = _request_digest(created, seed, bots, table)
-            game_id = request_game_id(caller.identity, request_id)
+            game_id = request_game_id(
+                caller.identity,
+                # An address is shared by everyone behind it (a NAT, an
+                # office): there the key is the request's too, so that two
+                # callers' keys never meet unless they ask alike (a retry,
+                # as far as anyone can tell: it gets the same game, and
+                # never the host token, which only the first answer has).
+                f"{request_id}:{body['digest']}" if caller.anonymous else request_id,
+            )
         elif rematch is not None:
             game_id, body["rematch_of"], body["reserved"] = rematch
         else:

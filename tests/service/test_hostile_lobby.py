@@ -168,3 +168,33 @@ def test_quick_joins_over_every_transport_meet_in_one_game(
     ]
     assert len({f.game_id for f in found}) == 1
     assert sorted(f.seat for f in found) == [0, 1, 2]
+
+
+# -- 9. anonymous request ids were shared by everyone behind one address --------------
+
+
+def test_two_callers_behind_one_address_never_meet_in_a_request_id(
+    start: Callable[..., Running],
+) -> None:
+    running = start()
+    ada, bob = connection(running), connection(running)  # both 127.0.0.1
+    first = ada.create_game(GAME, 2, request_id="game-1")
+    assert first.host_token
+    # Bob's client numbers its requests the same way: a game of his own,
+    # as he asked, with a host token of his own (it was ALREADY_EXISTS).
+    theirs = bob.create_game("happy_little_dinosaurs", 3, request_id="game-1")
+    assert theirs.game_id != first.game_id
+    assert theirs.host_token and theirs.host_token != first.host_token
+    game = bob.get_game(theirs.game_id)
+    assert (game.game_type, game.players) == ("happy_little_dinosaurs", 3)
+    # Ada's retry, on this connection or over Connect, is her first answer:
+    # her game (the host token only ever comes with the first).
+    for retry in (ada, client_for(running, "connect")):
+        again = retry.create_game(GAME, 2, request_id="game-1")
+        assert (again.game_id, again.host_token) == (first.game_id, "")
+    # Each host token frees seats of its own game only.
+    seat = bob.join_game(first.game_id, "Bob").seat
+    with pytest.raises(StrataError) as refused:
+        bob.with_token(theirs.host_token).leave_game(first.game_id, seat)
+    assert refused.value.reason == "NOT_YOUR_SEAT"
+    ada.with_token(first.host_token).leave_game(first.game_id, seat)

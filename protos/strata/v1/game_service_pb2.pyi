@@ -256,7 +256,13 @@ class CreateGameRequest(_message.Message):
     seed: _builtins.str
     """Seed of the game's chance; empty: the service picks a random one."""
     request_id: _builtins.str
-    """Client-chosen id making the creation idempotent (optional)."""
+    """Client-chosen id making the creation idempotent (optional): the same
+    caller sending it again gets the same game. The key is the caller's
+    (its token, else its address and, as an address is shared by everyone
+    behind it, the request itself): another caller's key never names this
+    game. With a token, a different request under a used key is
+    ALREADY_EXISTS (REQUEST_ID_REUSED); without one it is a new game.
+    """
     replace_leavers: _builtins.str
     """What becomes of a seat whose player leaves the started game (LeaveGame,
     or a forfeit on time): empty (the default) the seat is out, as the
