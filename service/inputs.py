@@ -27,10 +27,9 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+# Errors quote input briefly; the domain quotes its refusals alike.
+from domain.errors import quote as quote
 from service.errors import InvalidArgument
-
-#: The longest input an error message quotes.
-QUOTE_CHARS = 40
 
 #: Id fields checked on every request, with the shape each must have.
 ID_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
@@ -51,14 +50,6 @@ ID_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
 }
 
 MAX_NAME = 64
-
-
-def quote(text: str, limit: int = QUOTE_CHARS) -> str:
-    """``text`` as an error message quotes it: its repr, cut to ``limit``
-    characters with an ellipsis and the full length."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text)} characters)"
 
 
 def check_request(request: Message) -> None:
