@@ -7,15 +7,13 @@ that a verified replay decides it again.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import secrets
 import threading
 import time
 import uuid
-from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
@@ -52,12 +50,11 @@ from service.errors import (
     Aborted,
     AlreadyExists,
     InvalidArgument,
-    NotFound,
     PermissionDenied,
-    ResourceExhausted,
 )
 from service.games import Games, Loaded, new_event
 from service.inputs import quote
+from service.quotas import Holdings, Reservation
 
 #: ``CreateGameRequest.replace_leavers``: a leaver's seat goes to a bot.
 REPLACE_WITH_BOT = "bot"
@@ -82,126 +79,18 @@ class Created(NamedTuple):
     host_token: str
 
 
-class OpenSeats:
-    """The seats of games not yet started that each caller holds, so that
-    no caller squats the lobby: at most ``max_open_seats`` per address and
-    per token (the admin, the bot runner and callers in process are not
-    counted).
-
-    A join first reserves a seat under each of its caller's keys
-    (:meth:`reserve`, atomic across the worker threads): the reservation
-    counts while the join is decided and appended, becomes the seat held
-    when it succeeds and is given back when it fails. Counting the seats
-    already held and then joining (check, then act) let 40 racing joins
-    from one address take 39 seats against a bound of 8.
-
-    Kept in this process: a bound per replica, forgotten at a restart (the
-    seats themselves are freed by their games' expiry, and by their hosts).
-    """
-
-    def __init__(self, games: Games, max_open_seats: int) -> None:
-        self.games = games
-        self.max_open_seats = max_open_seats
-        self._held: dict[str, dict[tuple[str, int], str]] = {}
-        #: Joins under way per key: reserved, not yet held or given back.
-        self._pending: Counter[str] = Counter()
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _keys(caller: Caller) -> list[str]:
-        if caller.admin or caller.bot or not caller.peer:
-            return []
-        keys = ["address:" + caller.peer]
-        if caller.token:
-            keys.append("token:" + caller.token_hash)
-        return keys
-
-    @contextlib.contextmanager
-    def reserve(self, caller: Caller) -> Iterator[Reservation]:
-        """Reserve one open seat for ``caller`` for the length of the block
-        (RESOURCE_EXHAUSTED ``OPEN_SEATS_LIMIT`` when it holds and is taking
-        as many as it may). The block records the seat it took on the
-        reservation; a block that took none (or raised) gives it back."""
-        keys = self._keys(caller) if self.max_open_seats > 0 else []
-        self._take(keys)
-        reservation = Reservation()
-        try:
-            yield reservation
-        finally:
-            with self._lock:
-                for key in keys:
-                    self._pending[key] -= 1
-                    if self._pending[key] <= 0:
-                        del self._pending[key]
-                    if reservation.seat is not None:
-                        game_id, seat, token_hash = reservation.seat
-                        held = self._held.setdefault(key, {})
-                        held[(game_id, seat)] = token_hash
-
-    def _take(self, keys: list[str]) -> None:
-        """Count one join under way for each key, or refuse; a key at its
-        bound is looked at afresh once (seats of games that started or
-        ended, or given up, are forgotten) before the refusal."""
-        for fresh in (False, True):
-            with self._lock:
-                full = [k for k in keys if self._count(k) >= self.max_open_seats]
-                if not full:
-                    for key in keys:
-                        self._pending[key] += 1
-                    return
-                count = max(self._count(k) for k in full)
-            if fresh:
-                break
-            for key in full:
-                self._forget_free(key)
-        raise ResourceExhausted(
-            "OPEN_SEATS_LIMIT",
-            f"You hold or are taking {count} seats of games not yet started "
-            f"(the limit is {self.max_open_seats}); start or leave some first.",
-        )
-
-    def _count(self, key: str) -> int:
-        return len(self._held.get(key, {})) + self._pending[key]
-
-    def _forget_free(self, key: str) -> None:
-        """Forget ``key``'s seats of games that started or ended, and seats
-        given up (read afresh: another replica may have seen it)."""
-        with self._lock:
-            held = dict(self._held.get(key, {}))
-        for (game_id, seat), token_hash in held.items():
-            try:
-                state = self.games.load(game_id).state
-            except NotFound:
-                state = None
-            if (
-                state is None
-                or state.status is not Status.OPEN
-                or (info := state.seats[seat]) is None
-                or info.token_hash != token_hash
-            ):
-                with self._lock:
-                    self._held.get(key, {}).pop((game_id, seat), None)
-
-
-class Reservation:
-    """An open seat reserved for a join: the seat it took, once it took one."""
-
-    def __init__(self) -> None:
-        self.seat: tuple[str, int, str] | None = None
-
-    def took(self, game_id: str, seat: int, token_hash: str) -> None:
-        """The join took ``seat`` of ``game_id`` for ``token_hash``."""
-        self.seat = (game_id, seat, token_hash)
-
-
 class Lobby:
     """Creating games, taking and freeing seats, starting and expiring."""
 
-    def __init__(self, games: Games, open_seats: OpenSeats) -> None:
+    def __init__(
+        self, games: Games, open_seats: Holdings, timed_games: Holdings
+    ) -> None:
         self.games = games
         self.store = games.store
         #: The seats of unstarted games each caller holds.
         self.open_seats = open_seats
+        #: The unfinished games with a time control each caller created.
+        self.timed_games = timed_games
 
     def create_game(
         self,
@@ -296,8 +185,13 @@ class Lobby:
             outcome=CommandOutcome(first_version=1, last_version=1),
             decided_at_version=0,
         )
+        # A clock the timekeeper keeps until the game ends: a bounded number
+        # per caller (reserved before the append, kept if it succeeds).
+        timed = "time_control" in table
         try:
-            self.store.append(game_id, 0, [new_event(created)], command)
+            with self.timed_games.reserve(caller if timed else None) as timing:
+                self.store.append(game_id, 0, [new_event(created)], command)
+                timing.took(game_id)
         except (ConcurrencyError, DuplicateCommand):
             if rematch is not None:
                 # Created already (a retried rematch): the same game.
@@ -468,7 +362,7 @@ class Lobby:
                 game_id, loaded, seat, name, token_hash, actor=token_hash[:16]
             )
             if version:
-                reservation.took(game_id, taken, token_hash)
+                reservation.took((game_id, taken), token_hash)
                 return taken, token, version
             # someone else joined meanwhile: decide again
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")

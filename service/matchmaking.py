@@ -147,7 +147,7 @@ class Matchmaking:
                     game_id, loaded, None, name, token_hash, token_hash[:16]
                 )
                 if version:
-                    reservation.took(game_id, taken, token_hash)
+                    reservation.took((game_id, taken), token_hash)
                     return Found(game_id, taken, token, version, False)
         return None
 

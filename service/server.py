@@ -150,6 +150,7 @@ def create_server(
         admin_token=admin_token,
         max_refusals=limits.max_refusals_per_game,
         max_open_seats=limits.max_open_seats,
+        max_timed_games=limits.max_timed_games,
     )
     projection: GameList | None = None
     if store.read_models() is not None:
@@ -511,6 +512,7 @@ def work(config: Config) -> None:
         admin_token=config.admin_token,
         max_refusals=config.limits.max_refusals_per_game,
         max_open_seats=config.limits.max_open_seats,
+        max_timed_games=config.limits.max_timed_games,
     )
     projection = GameListProjection(store) if store.read_models() is not None else None
     app.queries.game_list = projection
