@@ -28,7 +28,7 @@ from eventstore.base import (
     DuplicateCommand,
     NewCommand,
 )
-from service import inputs
+from service import inputs, names
 from service.callers import Caller, actor_of, acts_for, hash_token, new_seat_token
 from service.clocks import TimeControl
 from service.commands import (
@@ -49,6 +49,7 @@ from service.commands import (
 from service.errors import (
     Aborted,
     AlreadyExists,
+    FailedPrecondition,
     InvalidArgument,
     PermissionDenied,
 )
@@ -595,6 +596,8 @@ class Lobby:
         it again). Returns (seat, version), version 0 when someone else
         changed the game meanwhile and the caller should decide again."""
         state = loaded.state
+        if not bot:
+            _check_look_alike(state, name, token_hash)
         events = loaded.session.join(state, name, token_hash, seat, bot=bot)
         taken = events[0].seat
         body = {"player_name": name, "token_hash": token_hash}
@@ -638,6 +641,33 @@ class Lobby:
         ):
             return self.start_game(Caller(bot=True), game_id)
         return state.version
+
+
+#: The reason of a name that looks like another player's in the game.
+NAME_TAKEN = "NAME_TAKEN"
+
+
+def _check_look_alike(state: Any, name: str, token_hash: str) -> None:
+    """FAILED_PRECONDITION ``NAME_TAKEN`` when another player of the game
+    (not a bot, not the same token) has a name that looks like ``name``
+    (one TR39 skeleton: "Ada" with a Cyrillic A, U+0410, beside "Ada", or
+    "Ada" twice).
+    The name a player who gave none gets may repeat."""
+    if name == inputs.DEFAULT_NAME:
+        return
+    others = [
+        s.name
+        for s in state.seats
+        if s is not None and not s.bot and s.token_hash != token_hash
+    ]
+    alike = names.look_alike(name, others)
+    if alike:
+        raise FailedPrecondition(
+            NAME_TAKEN,
+            f"{quote(name)} looks like {quote(alike)}, the name of another player "
+            "of this game; choose another name.",
+            "player_name",
+        )
 
 
 def request_game_id(identity: str, request_id: str) -> str:

@@ -27,6 +27,7 @@ no player may free another's seat before the start; the admin may.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 from domain import registry
@@ -34,8 +35,8 @@ from domain.session import Status
 from service import inputs
 from service.callers import Caller, hash_token, new_seat_token
 from service.commands import MAX_RETRIES
-from service.errors import Aborted, InvalidArgument, NotFound
-from service.lobby import Lobby, request_game_id
+from service.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
+from service.lobby import NAME_TAKEN, Lobby, request_game_id
 from service.queries import Queries
 
 #: Games of the quick-join chain one FindGame call goes through before
@@ -95,7 +96,7 @@ class Matchmaking:
                     return Found(game_id, seated[0], token, seated[1], False)
             for game_id in open_games:
                 found = self._join(caller, game_id, token, name)
-                if found is not None:
+                if isinstance(found, Found):
                     return found
             found = self._join_chain(caller, game_type, players, token, name)
             if found is not None:
@@ -104,18 +105,19 @@ class Matchmaking:
 
     def _open_games(self, game_type: str, players: int) -> list[str]:
         """Open games of the type and player count with a free seat, oldest
-        first."""
-        out: list[str] = []
+        first (by creation time: the ids of games made under a request id,
+        as the quick-join chain's are, do not sort by age)."""
+        out: list[tuple[datetime, str]] = []
         after = ""
         while True:
             rows, after = self.queries.list_games(game_type, Status.OPEN, 500, after)
             out += [
-                r.game_id
+                (_aware(r.created_at), r.game_id)
                 for r in rows
                 if r.players == players and r.seats_taken < r.players
             ]
             if not after:
-                return out
+                return [game_id for _, game_id in sorted(out)]
 
     def _seat_of(self, game_id: str, token_hash: str) -> tuple[int, int] | None:
         """(seat, version) of the token in an open game, if seated there."""
@@ -130,9 +132,10 @@ class Matchmaking:
 
     def _join(
         self, caller: Caller, game_id: str, token: str, name: str
-    ) -> Found | None:
+    ) -> Found | str | None:
         """Take a free seat of ``game_id`` for ``token`` (None when it has
-        none, or started). Decided again on every conflict."""
+        none, or started; ``NAME_TAKEN`` when a player there has a name that
+        looks like ``name``). Decided again on every conflict."""
         token_hash = hash_token(token)
         with self.lobby.open_seats.reserve(caller) as reservation:
             for _ in range(MAX_RETRIES):
@@ -143,9 +146,14 @@ class Matchmaking:
                     return Found(game_id, seated[0], token, seated[1], False)
                 if state.status is not Status.OPEN or not state.free_seats:
                     return None
-                taken, version = self.lobby.append_join(
-                    game_id, loaded, None, name, token_hash, token_hash[:16]
-                )
+                try:
+                    taken, version = self.lobby.append_join(
+                        game_id, loaded, None, name, token_hash, token_hash[:16]
+                    )
+                except FailedPrecondition as refused:
+                    if refused.reason == NAME_TAKEN:
+                        return NAME_TAKEN  # someone there looks like this name
+                    raise
                 if version:
                     reservation.took((game_id, taken), token_hash)
                     return Found(game_id, taken, token, version, False)
@@ -160,8 +168,10 @@ class Matchmaking:
         first = self._chain.get(chain)
         if first is None:
             first = self._chain_end(game_type, players)
+        passed = True  # every game before this one is full or started
         for n in range(first, first + MAX_FIND_CREATIONS):
-            self._chain[chain] = max(n, self._chain.get(chain, 0))
+            if passed:
+                self._chain[chain] = max(n, self._chain.get(chain, 0))
             key = _chain_key(game_type, players, n)
             created = False
             if not self.store.stream_version(request_game_id(SERVICE.identity, key)):
@@ -170,8 +180,11 @@ class Matchmaking:
                 )
                 created = bool(made.host_token)  # this call's creation
             found = self._join(caller, _chain_game(game_type, players, n), token, name)
-            if found is not None:
+            if isinstance(found, Found):
                 return found._replace(created=created)
+            # A game with someone whose name looks like this one is passed
+            # over by this caller alone: the next caller may fill it.
+            passed = passed and found is None
         return None
 
     def _chain_end(self, game_type: str, players: int) -> int:
@@ -192,6 +205,12 @@ class Matchmaking:
             middle = (low + high) // 2
             low, high = (middle, high) if exists(middle) else (low, middle)
         return low
+
+
+def _aware(at: datetime | None) -> datetime:
+    if at is None:
+        return datetime.fromtimestamp(0, UTC)
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 #: The service creating the quick-join games (each under the chain's key).

@@ -237,3 +237,65 @@ def test_racing_timed_creations_from_one_address_stop_at_the_bound(
         [partial(c.create_game, GAME, 2, time_control=deadline(30)) for c in clients]
     )
     assert reasons(answers) == Counter({"OK": 5, "TIMED_GAMES_LIMIT": 25})
+
+
+# -- 9. look-alike names were accepted in one game ----------------------------------
+
+CYRILLIC_A = "\u0410"  # looks like the Latin A
+
+
+def test_a_name_mixing_scripts_with_a_look_alike_letter_is_refused(
+    start: Callable[..., Running],
+) -> None:
+    running = start()
+    client = connection(running)
+    game_id = client.create_game(GAME, 3).game_id
+    for call in (
+        partial(client.join_game, game_id, CYRILLIC_A + "da"),
+        partial(client.find_game, GAME, 3, CYRILLIC_A + "da"),
+        partial(client.join_game, game_id, "P\u0430ul"),  # a Cyrillic a
+    ):
+        with pytest.raises(StrataError) as refused:
+            call()
+        assert refused.value.code == grpc.StatusCode.INVALID_ARGUMENT
+        assert refused.value.reason == "NAME_MIXED_SCRIPTS"
+        assert refused.value.field == "player_name"
+    assert not any(s.taken for s in client.get_game(game_id).seats)
+    # Scripts written together, and one script alone, are names.
+    for name in ("Ada 田中", "山田 太郎", "Иван"):
+        assert client.join_game(client.create_game(GAME, 2).game_id, name).seat == 0
+
+
+def test_one_game_never_seats_two_names_that_look_alike(
+    start: Callable[..., Running],
+) -> None:
+    running = start()
+    client = connection(running)
+    game_id = client.create_game(GAME, 4).game_id
+    ada = client.join_game(game_id, "Ada")
+    # All Cyrillic (one script: a name anywhere else), "B0b" with a zero,
+    # another case, the same name.
+    client.join_game(game_id, "Bob")
+    for name in ("\u0410\u0501\u0430", "ada", "Ada", "B0b", "BOB"):
+        with pytest.raises(StrataError) as refused:
+            client.join_game(game_id, name)
+        assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
+        assert refused.value.reason == "NAME_TAKEN", name
+    assert client.join_game(client.create_game(GAME, 2).game_id, "\u0410\u0501\u0430")
+    # The same player may take another seat under its own name; names not
+    # given may repeat.
+    assert client.with_token(ada.seat_token).join_game(game_id, "Ada").seat == 2
+    assert client.join_game(game_id, "").seat == 3
+    names = [s.player_name for s in client.get_game(game_id).seats]
+    assert names == ["Ada", "Bob", "Ada", "player"]
+
+
+def test_a_quick_join_under_a_look_alike_name_sits_in_another_game(
+    start: Callable[..., Running],
+) -> None:
+    running = start()
+    client = connection(running)
+    first = client.find_game(GAME, 3, "Ada")
+    other = client.find_game(GAME, 3, "\u0410\u0501\u0430")  # all Cyrillic
+    assert other.game_id != first.game_id
+    assert client.find_game(GAME, 3, "Bob").game_id == first.game_id

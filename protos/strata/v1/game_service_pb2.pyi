@@ -454,7 +454,9 @@ class FindGameRequest(_message.Message):
     players: _builtins.int
     """Number of seats of the game to find (or create)."""
     player_name: _builtins.str
-    """The player's display name."""
+    """The player's display name, as JoinGameRequest.player_name has it (a game
+    with a player whose name looks like it is passed over).
+    """
     def __init__(
         self,
         *,
@@ -522,7 +524,12 @@ class JoinGameRequest(_message.Message):
     seat: _builtins.int
     """Seat to take, from 0; unset: the first free seat."""
     player_name: _builtins.str
-    """The player's display name."""
+    """The player's display name: at most 64 printable characters, in scripts
+    that do not pass one letter off as another's (INVALID_ARGUMENT
+    NAME_MIXED_SCRIPTS), and not one that looks like another player's name
+    in the game (FAILED_PRECONDITION NAME_TAKEN; empty: "player", which may
+    repeat).
+    """
     def __init__(
         self,
         *,

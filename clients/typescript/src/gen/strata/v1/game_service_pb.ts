@@ -476,7 +476,8 @@ export type FindGameRequest = Message<"strata.v1.FindGameRequest"> & {
   players: number;
 
   /**
-   * The player's display name.
+   * The player's display name, as JoinGameRequest.player_name has it (a game
+   * with a player whose name looks like it is passed over).
    *
    * @generated from field: string player_name = 3;
    */
@@ -560,7 +561,11 @@ export type JoinGameRequest = Message<"strata.v1.JoinGameRequest"> & {
   seat?: number | undefined;
 
   /**
-   * The player's display name.
+   * The player's display name: at most 64 printable characters, in scripts
+   * that do not pass one letter off as another's (INVALID_ARGUMENT
+   * NAME_MIXED_SCRIPTS), and not one that looks like another player's name
+   * in the game (FAILED_PRECONDITION NAME_TAKEN; empty: "player", which may
+   * repeat).
    *
    * @generated from field: string player_name = 3;
    */
