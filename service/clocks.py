@@ -36,6 +36,7 @@ from typing import Any
 
 import structlog
 
+from domain import registry
 from domain.clocks import (
     BOT,
     FORFEIT,
@@ -204,43 +205,38 @@ class Timekeeper:
         return self._heap[0][0] if self._heap else None
 
     def sweep(self) -> int:
-        """Take in the log's new events, then act once for every seat out of
-        time now; returns how many acts this timekeeper appended."""
-        self.follow()
+        """Take in the log's new events and act once for every seat out of
+        time now; returns how many acts this timekeeper appended. What is
+        due is acted on first, and again after each changed game's deadline
+        is worked out: a burst of changes delays no timeout behind it."""
+        self._read_log()
         count = self.act_due(self.clock())
+        changed, self._changed = sorted(self._changed), set()
+        for index, game_id in enumerate(changed):
+            try:
+                self._schedule(game_id)
+            except StoreError:
+                self._changed.update(changed[index:])  # tried again later
+                raise
+            count += self.act_due(self.clock())
         self.acted += count
         return count
 
-    def follow(self) -> int:
-        """Read the log to its end: games that start with a time control are
-        tracked, finished ones forgotten, and each changed game's next
-        deadline worked out again. Returns the events read."""
-        scanned: int = 0
+    def _read_log(self) -> None:
+        """Read the log to its end: games that start are candidates, games
+        tracked that changed are noted, finished ones forgotten."""
         while True:
             read = self.app.store.read_all_matching(
                 self.position, self.batch, _TRACKED, self._controls
             )
             for event in read.events:
-                self._track(event.game_id, event.type)
+                if event.type == _FINISHED:
+                    self._forget(event.game_id)
+                elif event.game_id in self._controls or event.type == _STARTED:
+                    self._changed.add(event.game_id)
             self.position = read.through
-            scanned += int(read.scanned)
             if read.scanned < self.batch:
-                break
-        changed, self._changed = sorted(self._changed), set()
-        for game_id in changed:
-            self._schedule(game_id)
-        return scanned
-
-    def _track(self, game_id: str, event_type: str) -> None:
-        if event_type == _FINISHED:
-            self._forget(game_id)
-        elif game_id in self._controls:
-            self._changed.add(game_id)
-        elif event_type == _STARTED:
-            control = self.app.lobby.time_control_of(game_id)
-            if control.timed:
-                self._controls[game_id] = control
-                self._changed.add(game_id)
+                return
 
     def _forget(self, game_id: str) -> None:
         self._controls.pop(game_id, None)
@@ -250,10 +246,15 @@ class Timekeeper:
 
     def _schedule(self, game_id: str, retry: datetime | None = None) -> None:
         """Work out the game's next deadline (or, after a failed act, try
-        again at ``retry``) and wait for it."""
+        again at ``retry``) and wait for it. A game that started is tracked
+        when it has a time control."""
         if retry is None:
-            loaded = self.app.load(game_id)
-            state, clocks = self._clocks_of(game_id, loaded)
+            if game_id not in self._controls:
+                control = self.app.lobby.time_control_of(game_id)
+                if not control.timed:
+                    return
+                self._controls[game_id] = control
+            state, clocks = self._work_out(game_id)
             due = next_deadline(state, clocks)
             if state is None or due is None:
                 self._due.pop(game_id, None)
@@ -282,16 +283,20 @@ class Timekeeper:
             # which sets the game's next deadline.
         return count
 
-    def _clocks_of(self, game_id: str, loaded: Any) -> tuple[Any, dict[int, SeatClock]]:
-        """The game's state and clocks as of its current version (worked out
-        from its stored events once a version)."""
-        cached = self._clocks.get(game_id)
-        if cached is not None and cached[0] == loaded.state.version:
-            return cached[1], cached[2]
+    def _work_out(self, game_id: str) -> tuple[Any, dict[int, SeatClock]]:
+        """The game's state and clocks, from its stored events and commands
+        (two reads; kept as of the version they hold)."""
         events = self.app.store.read_stream(game_id)
         moved = movers(self.app.store.read_commands(game_id))
-        control = self._controls.get(game_id) or self.app.lobby.time_control_of(game_id)
-        state, clocks = seat_clocks(loaded.session, events, control, moved)
+        created = events[0].data if events else {}
+        try:
+            session = registry.session_for(
+                str(created.get("game_type", "")), created.get("rules_version")
+            )
+        except KeyError:  # rules this service does not ship: no clocks kept
+            self._forget(game_id)
+            return None, {}
+        state, clocks = seat_clocks(session, events, self._controls[game_id], moved)
         if state is not None:
             self._clocks[game_id] = (state.version, state, clocks)
         return state, clocks
@@ -300,7 +305,11 @@ class Timekeeper:
         """Act for the lowest seat of ``game_id`` out of time at ``now``."""
         loaded = self.app.load(game_id)
         self._controls.setdefault(game_id, control)
-        state, clocks = self._clocks_of(game_id, loaded)
+        cached = self._clocks.get(game_id)
+        if cached is not None and cached[0] == loaded.state.version:
+            _, state, clocks = cached  # nothing happened since: same clocks
+        else:
+            state, clocks = self._work_out(game_id)
         expired = expired_seats(state, clocks, now)
         if state is None or not expired:
             return 0
