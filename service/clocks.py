@@ -273,14 +273,20 @@ class Timekeeper:
             del self._due[game_id]
             self.checks += 1
             try:
-                count += self.act(game_id, self._controls[game_id], now)
+                acted = self.act(game_id, self._controls[game_id], now)
             except StoreError:
                 # Tried again shortly; what the act appended (if it did)
                 # comes back through the log.
-                self._schedule(game_id, retry=now + timedelta(seconds=1))
+                self._schedule(game_id, retry=now + RETRY)
                 raise
-            # Whatever it did (or another replica did) comes through the log,
-            # which sets the game's next deadline.
+            if not acted:
+                # The game moved on, or another replica acted: the log will
+                # say so and set the next deadline. Should it say nothing
+                # (a move the bot could not make), look again shortly.
+                self._schedule(game_id, retry=now + RETRY)
+            count += acted
+            # What it appended comes through the log, which sets the game's
+            # next deadline.
         return count
 
     def _work_out(self, game_id: str) -> tuple[Any, dict[int, SeatClock]]:
@@ -338,6 +344,9 @@ class Timekeeper:
                 stop.wait(self.every)
 
 
+#: How soon the timekeeper looks again at a game it could not act on.
+RETRY = timedelta(seconds=1)
+
 #: The event types the timekeeper reads of every game; of the games it
 #: tracks, it reads every event.
 _STARTED, _FINISHED = GameStarted.__name__, GameFinished.__name__
@@ -351,6 +360,7 @@ __all__ = [
     "FORFEIT",
     "MAX_SECONDS",
     "POLICIES",
+    "RETRY",
     "SERVICE",
     "SeatClock",
     "TimeControl",

@@ -21,6 +21,7 @@ from service.callers import Caller
 from service.clocks import (
     BOT,
     FORFEIT,
+    RETRY,
     SERVICE,
     TimeControl,
     Timekeeper,
@@ -452,3 +453,26 @@ def test_the_timekeeper_sleeps_until_the_next_deadline_or_an_append() -> None:
     deadline = min(c.deadline for c in clocks.values() if c.deadline is not None)
     # One wait: for appends past the end of the log, until the deadline.
     assert waits == [(app.store.last_position(), (deadline - now).total_seconds())]
+
+
+def test_a_timeout_that_could_not_be_taken_is_tried_again_shortly() -> None:
+    app = GameApp(InMemoryEventStore())
+    game_id, _ = timed_game(app, TimeControl(decision_seconds=30))
+    keeper = Timekeeper(app, clock=later(0))
+    keeper.sweep()
+    due = keeper.next_due()
+    assert due is not None
+    timeout, tries = app.timeout, []
+
+    def refused(*args: Any) -> bool:
+        tries.append(args[0])
+        return False  # as when the bot finds no move: nothing is appended
+
+    app.timeout = refused  # type: ignore[assignment]
+    keeper.clock = lambda: due
+    assert keeper.sweep() == 0 and tries == [game_id]
+    keeper.clock = lambda: due + RETRY / 2
+    assert keeper.sweep() == 0 and tries == [game_id]  # not before the retry
+    app.timeout = timeout
+    keeper.clock = lambda: due + RETRY
+    assert keeper.sweep() == 1 and len(timeouts(app, game_id)) == 1
