@@ -54,10 +54,10 @@ class Mode:
 
 MODES = {
     "full": Mode(
-        "full", 2.0, 10.0, (1, 16, 64), 16, 100, 10_000, 1_000, 15, 5000, 200, 10.0
+        "full", 2.0, 10.0, (1, 16, 64), 16, 100, 10_000, 1_000, 15, 5000, 100, 20.0
     ),
     "quick": Mode(
-        "quick", 1.0, 3.0, (1, 16, 64), 16, 100, 10_000, 1_000, 7, 2000, 100, 5.0
+        "quick", 1.0, 3.0, (1, 16, 64), 16, 100, 10_000, 1_000, 7, 2000, 50, 10.0
     ),
     "tiny": Mode("tiny", 0.2, 1.0, (1,), 2, 4, 400, 100, 2, 20, 10, 1.0),
 }
@@ -611,8 +611,8 @@ def timekeeper(report: Report, database: Database, mode: Mode) -> None:
         float("nan") if p99 is None or figures["missed"] else p99,
         250,
         False,
-        f"{figures['expiring']} deadlines over {figures['window_seconds']} s; "
-        "a missed timeout fails it",
+        f"{figures['expiring']} moves over {figures['window_seconds']} s, each "
+        f"timed out {figures['decision_seconds']} s later; a missed timeout fails it",
     )
 
 
