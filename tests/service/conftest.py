@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +33,28 @@ NO_RATE_LIMITS = LimitSettings(
     max_timed_games=0,
     bot_moves_per_second=0,
 )
+
+
+def http_call(
+    port: int,
+    method: str,
+    path: str,
+    body: Any = b"",
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    """One request to the HTTP listener on ``port``: status, headers (names
+    in lower case) and body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return (
+            response.status,
+            {k.lower(): v for k, v in response.getheaders()},
+            response.read(),
+        )
+    finally:
+        connection.close()
 
 
 def serve(url: str) -> Iterator[Running]:
