@@ -54,6 +54,7 @@ from service.errors import (
     Unavailable,
     classify,
 )
+from service.inputs import check_request
 from service.limits import Limits, StreamSlot
 
 log = structlog.get_logger("strata.rpc")
@@ -159,6 +160,8 @@ class Door:
         self.store_timeout = store_timeout
         #: Set when the service shuts down: new calls are refused.
         self.stopping = False
+        #: Checks of large requests run in the pool, one at a time.
+        self._heavy = asyncio.Semaphore(1)
 
     def stop(self) -> None:
         """The service is shutting down: refuse new calls (UNAVAILABLE
@@ -188,7 +191,8 @@ class Door:
                         raise call.refused
                     if self.stopping:
                         raise SHUTTING_DOWN
-                    with limits.admit(request, call):
+                    await self._check_input(request, call)
+                    with limits.admit(request, call, checked=True):
                         READ_AFTER.set(read_after(call))
                         response = await self._bounded(run(request, call), call)
                 except asyncio.CancelledError:
@@ -222,11 +226,10 @@ class Door:
                         raise call.refused
                     if self.stopping:
                         raise SHUTTING_DOWN
-                    if not call.rates_taken:
-                        limits.admit_caller(call)  # before the seat's lookup
+                    await self._check_input(request, call)
                     seated = await self._seated(request, call)
                     with limits.admit(
-                        request, call, stream=True, seated=seated
+                        request, call, stream=True, seated=seated, checked=True
                     ) as slot:
                         READ_AFTER.set(read_after(call))
                         responses = iterate(request, call)
@@ -250,6 +253,22 @@ class Door:
                     raise outcome.refused(error) from None
 
         return stream
+
+    async def _check_input(self, request: Any, call: Call) -> None:
+        """The request's checks before any of it is used, after the
+        caller's rates (a refused caller costs no checking): its shape on
+        the loop, its text (every string of it) in a worker thread, one at
+        a time, when it is large (the loop answers everyone meanwhile)."""
+        limits = self.limits
+        if not call.rates_taken:
+            limits.admit_caller(call)
+        limits.check_shape(request, call)
+        if request.ByteSize() <= CHECK_ON_LOOP_BYTES:
+            check_request(request)
+            return
+        async with self._heavy:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(self.pool, check_request, request)
 
     async def _bounded(self, work: Awaitable[Any], call: Call) -> Any:
         """``work``'s answer, or the refusal of a call that waited too long:
@@ -337,6 +356,10 @@ class Door:
 
 
 _END = object()
+
+#: Requests at most this large are checked on the loop (quicker than a
+#: thread's round trip); larger ones in the pool.
+CHECK_ON_LOOP_BYTES = 4096
 
 #: The answer to a call the service will not finish: it is stopping.
 SHUTTING_DOWN = Refusal(
@@ -482,7 +505,7 @@ class _Observed:
             propagate.extract(call.headers) if "traceparent" in call.headers else None
         )
         self.span = self.observer.tracer.start_span(
-            self.method,
+            self.attributes["rpc.method"],
             context=parent,
             kind=trace.SpanKind.SERVER,
             attributes=self.attributes,

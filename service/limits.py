@@ -528,12 +528,21 @@ class Limits:
 
     @contextlib.contextmanager
     def admit(
-        self, request: Any, call: Call, stream: bool = False, seated: bool = False
+        self,
+        request: Any,
+        call: Call,
+        stream: bool = False,
+        seated: bool = False,
+        checked: bool = False,
     ) -> Iterator[StreamSlot | None]:
         """Admit ``call`` (raising the refusal when it may not run), and
         count it as running while the block runs. ``seated``: the caller of
-        a stream holds a seat of its game (its rank is a player's)."""
-        self._check(request, call)
+        a stream holds a seat of its game (its rank is a player's).
+        ``checked``: the request's shape and text were checked already
+        (:meth:`check_shape`, :func:`~service.inputs.check_request`)."""
+        if not checked:
+            self.check_shape(request, call)
+            check_request(request)
         token = call.token
         admin = bool(token) and self.is_admin(token)
         try:
@@ -562,7 +571,11 @@ class Limits:
         finally:
             self._end_unary(call.connection)
 
-    def _check(self, request: Any, call: Call) -> None:
+    def check_shape(self, request: Any, call: Call) -> None:
+        """Refuse a call whose client gave up, or whose request did not
+        parse or is past its method's bound (the request's text is
+        :func:`~service.inputs.check_request`'s, before any bucket, cache
+        or log sees its ids)."""
         if call.expired() or call.done():
             # Queued behind other calls until its client gave up: working on
             # it now would only delay the calls that can still be answered.
@@ -581,8 +594,6 @@ class Limits:
                 "REQUEST_TOO_LARGE",
                 f"The request has {size} bytes; the limit is {limit}.",
             )
-        # Before any bucket, cache or log sees its ids.
-        check_request(request)
 
     def _take_caller_rates(self, call: Call, token: str) -> None:
         settings = self.settings

@@ -97,11 +97,16 @@ class _Labelled(Collector):
     def collect(self) -> Iterable[Metric]:
         name = process_name()
         for family in self.inner.collect():
+            # Only Strata's own instruments (and the process collector's):
+            # a library's meter (a Rust runtime's, in a client) is not ours
+            # to publish.
             family.samples = [
                 sample._replace(labels={**sample.labels, "process": name})
                 for sample in family.samples
+                if sample.labels.get("otel_scope_name", "strata").startswith("strata")
             ]
-            yield family
+            if family.samples or family.name == "target_info":
+                yield family
 
 
 def setup() -> None:

@@ -121,3 +121,20 @@ def client(server: Running, transport: str) -> Iterator[StrataClient]:
 @pytest.fixture
 def admin(client: StrataClient) -> StrataClient:
     return client.with_token(ADMIN_TOKEN)
+
+
+def play_first_actions(
+    client: StrataClient, game_id: str, tokens: list[str], moves: int
+) -> None:
+    """Up to ``moves`` moves: each time the first legal action of any seat
+    (as the admin lists them), sent with that seat's token; fewer once
+    nobody may act."""
+    admin = client.with_token(ADMIN_TOKEN)
+    for _ in range(moves):
+        listed = admin.list_legal_actions(game_id)
+        if not listed.actions:
+            return
+        action = listed.actions[0]
+        client.with_token(tokens[action.seat]).submit_command(
+            game_id, action.seat, action.command
+        )

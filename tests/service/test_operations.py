@@ -290,13 +290,15 @@ def test_a_call_is_a_span_with_load_decide_and_append_under_the_callers_trace(
         ],
     )
     finished = spans.get_finished_spans()
-    rpc = [s for s in finished if s.name == "/strata.v1.GameService/SubmitCommand"]
+    rpc = [s for s in finished if s.name == "strata.v1.GameService/SubmitCommand"]
     assert len(rpc) == 1
     root = rpc[0]
     assert format(root.context.trace_id, "032x") == trace_id
     assert root.kind is trace.SpanKind.SERVER
     assert root.attributes is not None
-    assert root.attributes["rpc.method"] == "SubmitCommand"
+    assert root.attributes["rpc.method"] == "strata.v1.GameService/SubmitCommand"
+    assert root.attributes["rpc.system.name"] == "grpc"
+    assert root.attributes["rpc.response.status_code"] == "OK"
     children = {
         s.name
         for s in finished

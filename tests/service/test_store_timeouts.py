@@ -93,5 +93,5 @@ def test_a_hung_database_is_store_timeout_and_a_clients_deadline_is_its_own(
     assert not [
         line for line in server.lines() if line["event"] == "rpc.internal_error"
     ]
-    assert 'rpc_grpc_status_code="13"' not in metrics
-    assert 'rpc_grpc_status_code="14"' in metrics
+    assert 'rpc_response_status_code="INTERNAL"' not in metrics
+    assert 'rpc_response_status_code="UNAVAILABLE"' in metrics
