@@ -86,6 +86,7 @@ def lateness(
         "lateness_p50_ms": round(percentile(measured, 0.5), 1) if measured else None,
         "lateness_p99_ms": round(percentile(measured, 0.99), 1) if measured else None,
         "lateness_max_ms": round(measured[-1], 1) if measured else None,
+        "later_than_250_ms": sum(1 for m in measured if m > 250),
     }
 
 
