@@ -264,6 +264,11 @@ class Timekeeper:
             due, version = retry, self._due.get(game_id, (retry, 0))[1]
         self._due[game_id] = (due, version)
         heapq.heappush(self._heap, (due, game_id, version))
+        if len(self._heap) > 2 * len(self._due) + 1024:
+            # Stale entries wait until they come up: with long time controls
+            # and many moves, keep the heap to what is still due.
+            self._heap = [(d, g, v) for g, (d, v) in self._due.items()]
+            heapq.heapify(self._heap)
 
     def act_due(self, now: datetime) -> int:
         """Act for every tracked game whose deadline passed at ``now``."""

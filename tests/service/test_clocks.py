@@ -476,3 +476,17 @@ def test_a_timeout_that_could_not_be_taken_is_tried_again_shortly() -> None:
     app.timeout = timeout
     keeper.clock = lambda: due + RETRY
     assert keeper.sweep() == 1 and len(timeouts(app, game_id)) == 1
+
+
+def test_the_deadline_heap_keeps_to_what_is_still_due() -> None:
+    """A deadline moved again and again leaves stale entries behind; the
+    heap is rebuilt from what is still due before they pile up."""
+    app = GameApp(InMemoryEventStore())
+    game_id, _ = timed_game(app, TimeControl(decision_seconds=7 * 24 * 3600))
+    keeper = Timekeeper(app, clock=later(0))
+    keeper.sweep()
+    base = datetime.now(UTC) + timedelta(days=1)
+    for n in range(5000):  # each a later deadline, as moves would set
+        keeper._schedule(game_id, retry=base + timedelta(seconds=n))
+    assert len(keeper._heap) <= 2 * 1 + 1024
+    assert keeper.next_due() == base + timedelta(seconds=4999)
