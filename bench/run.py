@@ -30,7 +30,7 @@ from typing import Any
 
 import grpc
 
-from bench import load, store
+from bench import clocks, load, store
 from bench.db import Database, Service, create_database, drop_database, start_service
 from clients.client import StrataClient
 from eventstore.postgres import PostgresEventStore
@@ -49,12 +49,21 @@ class Mode:
     long_game: int
     fold_game: int
     repeats: int
+    #: The timekeeper phase: timed games in play, of which this many come
+    #: due one after another over ``clock_window`` seconds.
+    timed_games: int
+    expiring: int
+    clock_window: float
 
 
 MODES = {
-    "full": Mode("full", 2.0, 10.0, (1, 16, 64), 16, 100, 10_000, 1_000, 15),
-    "quick": Mode("quick", 1.0, 3.0, (1, 16, 64), 16, 100, 10_000, 1_000, 7),
-    "tiny": Mode("tiny", 0.2, 1.0, (1,), 2, 4, 400, 100, 2),
+    "full": Mode(
+        "full", 2.0, 10.0, (1, 16, 64), 16, 100, 10_000, 1_000, 15, 5000, 100, 20.0
+    ),
+    "quick": Mode(
+        "quick", 1.0, 3.0, (1, 16, 64), 16, 100, 10_000, 1_000, 7, 2000, 50, 10.0
+    ),
+    "tiny": Mode("tiny", 0.2, 1.0, (1,), 2, 4, 400, 100, 2, 20, 10, 1.0),
 }
 
 
@@ -114,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only",
         default="",
         help="comma-separated phases: e2e,processes,watch,appends,loads,projection,"
-        "standby,hostile",
+        "standby,hostile,clocks",
     )
     args = parser.parse_args(argv)
     mode = MODES["tiny" if args.tiny else "quick" if args.quick else "full"]
@@ -150,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             standby(report, mode)
         if wanted("hostile"):
             hostile_bodies(report, database, mode)
+        if wanted("clocks"):
+            timekeeper(report, database, mode)
     finally:
         drop_database(database)
     report.figures["machine"]["load_average_at_end"] = os.getloadavg()
@@ -588,6 +599,29 @@ def loads(report: Report, database: Database, mode: Mode) -> None:
     )
 
 
+def timekeeper(report: Report, database: Database, mode: Mode) -> None:
+    """How late the timekeeper acts with many timed games in play
+    (:mod:`bench.clocks`)."""
+    print(
+        f"bench: timekeeper with {mode.timed_games} timed games in play",
+        file=sys.stderr,
+    )
+    figures = clocks.lateness(
+        database, mode.timed_games, mode.expiring, mode.clock_window
+    )
+    report.figures["timekeeper"] = figures
+    p99 = figures["lateness_p99_ms"]
+    report.target(
+        f"timeout lateness p99 ms, {figures['timed_games_in_play']} timed games "
+        "in play",
+        float("nan") if p99 is None or figures["missed"] else p99,
+        250,
+        False,
+        f"{figures['expiring']} moves over {figures['window_seconds']} s, each "
+        f"timed out {figures['decision_seconds']} s later; a missed timeout fails it",
+    )
+
+
 def projection(report: Report, database: Database) -> None:
     print("bench: projection rebuild", file=sys.stderr)
     applied, seconds = store.projection_rebuild(database)
@@ -863,6 +897,7 @@ def print_report(report: Report) -> None:
         "loads",
         "projection_rebuild",
         "standby",
+        "timekeeper",
     ):
         if section in figures:
             lines.append(f"{section}: {json.dumps(figures[section])}")

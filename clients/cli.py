@@ -423,6 +423,12 @@ def build_parser() -> argparse.ArgumentParser:
     imports = command("import", cmd_import, "Import an exported game (admin).")
     imports.add_argument("file")
     imports.add_argument("--game-id", default="", help="import under this id")
+    imports.add_argument(
+        "--trust",
+        action="store_true",
+        help="store the game without verifying it first (by default a game "
+        "that does not verify is refused)",
+    )
     imports.add_argument("--token", default=admin_token)
 
     audit = command("audit", cmd_audit, "The full log of a game with commands (admin).")
@@ -951,7 +957,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     with open(args.file, "rb") as source:
         document = source.read()
     with connect(args, args.token) as client:
-        imported = client.import_game(document, args.game_id)
+        imported = client.import_game(document, args.game_id, trust=args.trust)
         verdict = admin_pb.Verdict.Name(imported.verification.verdict)
         print(
             f"{imported.game_id} version {imported.version}: "

@@ -533,11 +533,14 @@ class StrataClient:
                 )
 
     def import_game(
-        self, document: bytes, game_id: str = ""
+        self, document: bytes, game_id: str = "", trust: bool = False
     ) -> admin_pb.ImportGameResponse:
+        """Import an exported game (admin). The service verifies it first
+        and refuses one that does not verify (IMPORT_NOT_VERIFIED), unless
+        ``trust``."""
         return self._call(  # type: ignore[no-any-return]
             self.admin_stub.ImportGame,
-            admin_pb.ImportGameRequest(document=document, game_id=game_id),
+            admin_pb.ImportGameRequest(document=document, game_id=game_id, trust=trust),
         )
 
     # -- integration (integration or admin token) --------------------------------

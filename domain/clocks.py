@@ -170,16 +170,30 @@ def expired_seats(
 ) -> list[int]:
     """Seats a person plays whose time ran out at ``now``, lowest first (a
     bot seat's moves are the bot runner's)."""
+    return sorted(s for s, at in _deadlines(state, clocks) if at <= now)
+
+
+def next_deadline(
+    state: SessionState[Any] | None, clocks: dict[int, SeatClock]
+) -> datetime | None:
+    """The earliest deadline of a seat a person plays (None: nobody's time
+    runs): when :func:`expired_seats` will first name a seat."""
+    return min((at for _, at in _deadlines(state, clocks)), default=None)
+
+
+def _deadlines(
+    state: SessionState[Any] | None, clocks: dict[int, SeatClock]
+) -> list[tuple[int, datetime]]:
+    """(seat, deadline) of each seat a person plays whose time runs."""
     if state is None or state.status is not Status.ACTIVE:
         return []
-    return sorted(
-        s
+    return [
+        (s, c.deadline)
         for s, c in clocks.items()
         if c.deadline is not None
-        and c.deadline <= now
         and (info := state.seats[s]) is not None
         and not info.bot
-    )
+    ]
 
 
 def timeout_move(session: Session[Any], state: SessionState[Any], seat: int) -> Any:

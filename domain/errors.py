@@ -35,6 +35,21 @@ class NotYourSeat(DomainError):
     """The caller does not control the seat the command acts for (PERMISSION_DENIED)."""
 
 
+#: The longest input a refusal quotes (it says how long the rest was).
+QUOTE_CHARS = 40
+
+
+def quote(text: object, limit: int = QUOTE_CHARS) -> str:
+    """``text`` (an input) as a refusal quotes it: its repr, cut to ``limit``
+    characters with an ellipsis and the full length. A refusal that echoed
+    a long input whole repeated it to its sender, into every log line and
+    past the transport's metadata limit."""
+    text = str(text)
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}… ({len(text)} characters)"
+
+
 def position_invalid(field: str, message: str) -> InvalidCommand:
     """A game's refusal of a position (an admin scenario's): reason
     ``POSITION_INVALID``, naming the position's field that is wrong (its path

@@ -110,7 +110,10 @@ class AdminServicer:
         self, request: admin_pb.ImportGameRequest, call: Call
     ) -> admin_pb.ImportGameResponse:
         game_id, version, verification = self.admin.import_game(
-            self.app.caller(call.token, call.peer), request.document, request.game_id
+            self.app.caller(call.token, call.peer),
+            request.document,
+            request.game_id,
+            trust=request.trust,
         )
         return admin_pb.ImportGameResponse(
             game_id=game_id,

@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
 from domain import codec, registry
+from domain.errors import DomainError
 from domain.rules import Viewer
 from domain.session import GameCreated, Session
 from eventstore.base import (
@@ -31,8 +32,9 @@ from service.errors import (
     Unauthenticated,
 )
 from service.games import Games
+from service.inputs import quote
 from service.projections import GameList
-from service.verification import Verification, verify_game
+from service.verification import Verdict, Verification, verify_game, verify_records
 
 #: Events and commands a page of the audit log holds by default, and at most.
 AUDIT_PAGE = 500
@@ -111,11 +113,31 @@ class Administration:
         return portable.export_game(self.store, game_id, page_size, page_token)
 
     def import_game(
-        self, caller: Caller, document: bytes, game_id: str
+        self, caller: Caller, document: bytes, game_id: str, trust: bool = False
     ) -> tuple[str, int, Verification]:
-        """Import an export document; (game id, version, its verification)."""
+        """Import an export document; (game id, version, its verification).
+
+        The document is verified first (its commands re-decided, as
+        VerifyGame does): one that does not verify is refused and nothing is
+        stored (INVALID_ARGUMENT ``IMPORT_NOT_VERIFIED``), unless ``trust``
+        (a game of rules this service no longer ships, say): then it is
+        stored as it is, and the answer says what verification found."""
         require_admin(caller)
         game_id, events, commands = portable.parse_export(document, game_id)
+        verification = verify_document(game_id, events, commands)
+        if not trust and not verification.ok:
+            raise InvalidArgument(
+                "IMPORT_NOT_VERIFIED",
+                f"The document does not verify ({verification.verdict.value}"
+                + (
+                    f" at version {verification.mismatch_version}"
+                    if verification.mismatch_version
+                    else ""
+                )
+                + f": {verification.message}); nothing was imported. Import it "
+                "with trust set (strata import --trust) to store it as it is.",
+                "document",
+            )
         try:
             self.store.import_game(game_id, events, commands)
         except ConcurrencyError:
@@ -125,7 +147,22 @@ class Administration:
                 "game_id",
             ) from None
         loaded = self.games.load(game_id)
-        return game_id, loaded.state.version, verify_game(self.store, game_id)
+        return game_id, loaded.state.version, verification
+
+
+def verify_document(
+    game_id: str, events: list[RecordedEvent], commands: list[CommandRecord]
+) -> Verification:
+    """Verify a game given as a document's events and commands, which may be
+    anything: one whose events cannot even be read is a mismatch too."""
+    try:
+        return verify_records(game_id, events, commands)
+    except (DomainError, codec.CodecError, LookupError, ValueError, TypeError) as error:
+        return Verification(
+            game_id,
+            Verdict.MISMATCH,
+            message=f"its events cannot be read: {quote(str(error), 120)}",
+        )
 
 
 def _game_command(session: Session[Any], record: CommandRecord) -> Any:

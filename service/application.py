@@ -24,9 +24,10 @@ from service.callers import Callers
 from service.clocks import Timeouts
 from service.commands import Commands
 from service.games import Games
-from service.lobby import Lobby, OpenSeats
+from service.lobby import Lobby
 from service.matchmaking import Matchmaking
 from service.queries import Queries
+from service.quotas import open_seats, timed_games
 
 
 class GameApp:
@@ -38,11 +39,16 @@ class GameApp:
         admin_token: str = "",
         max_refusals: int = 1000,
         max_open_seats: int = 8,
+        max_timed_games: int = 50,
     ) -> None:
         self.store = store
         self.games = Games(store)
         self.commands = Commands(self.games, max_refusals)
-        self.lobby = Lobby(self.games, OpenSeats(self.games, max_open_seats))
+        self.lobby = Lobby(
+            self.games,
+            open_seats(self.games, max_open_seats),
+            timed_games(self.games, max_timed_games),
+        )
         self.queries = Queries(self.games)
         self.administration = Administration(self.games)
         self.callers = Callers(admin_token)

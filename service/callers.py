@@ -62,6 +62,11 @@ class Caller:
             return "token:" + self.token_hash[:32]
         return "address:" + self.peer
 
+    @property
+    def anonymous(self) -> bool:
+        """A caller known by its network address alone (no token)."""
+        return not (self.token or self.admin or self.bot or self.service)
+
     def viewer(self, state: SessionState[Any]) -> Viewer:
         if self.admin:
             return Viewer.admin()

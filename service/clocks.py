@@ -28,13 +28,15 @@ the same move again.
 
 from __future__ import annotations
 
+import heapq
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
 
+from domain import registry
 from domain.clocks import (
     BOT,
     FORFEIT,
@@ -44,11 +46,12 @@ from domain.clocks import (
     TimeControl,
     check_timeout,
     expired_seats,
+    next_deadline,
     seat_clocks,
     timeout_move,
 )
-from domain.session import Session, SessionState, Status
-from eventstore.base import CommandRecord
+from domain.session import GameFinished, GameStarted, Session, SessionState
+from eventstore.base import CommandRecord, StoreError
 from service.callers import Caller
 from service.commands import TIMEOUT_PREFIX, Commands
 from service.errors import Aborted
@@ -142,63 +145,182 @@ class Timeouts:
 class Timekeeper:
     """Acts for the seats whose time ran out, as the service's own command.
 
+    It follows the global log as the bot runner does (from position 0 at
+    start-up, so games in play when the service stopped go on): a game that
+    starts with a time control is tracked, each event of a tracked game
+    (a move, a timeout, a leave) has its clocks worked out again, once, and
+    a finished game is forgotten. Each tracked game's next deadline waits in
+    a heap ordered by deadline; the timekeeper sleeps until the earliest
+    one, or until an append wakes it (a move that changes a deadline), and
+    acts for what is due. An idle game costs nothing until its deadline:
+    the sweep that re-read every timed game twice a second acted 6.5 s late
+    (p50) with 600 of them.
+
     ``clock`` is injectable (tests never sleep). Several timekeepers (on
     several replicas) may race on one expiry: the command id and the pinned
     version let exactly one append it."""
 
     def __init__(
-        self, app: Any, clock: Callable[[], datetime] = _now, every: float = 0.5
+        self,
+        app: Any,
+        clock: Callable[[], datetime] = _now,
+        every: float = 1.0,
+        batch: int = 500,
     ) -> None:
         self.app = app
         self.clock = clock
+        #: The longest it sleeps without looking at the clock again.
         self.every = every
+        self.batch = batch
         self.acted = 0
-        #: Each game's time control (fixed at its creation: read once).
+        #: How far along the global log it has read.
+        self.position = 0
+        #: Games it acted on (or looked at, when a deadline came due).
+        self.checks = 0
+        #: Each tracked game's time control (a timed game in play).
         self._controls: dict[str, TimeControl] = {}
         #: Each game's clocks as of a version: a game waiting for a person
         #: is checked against the clock without reading its history again.
         self._clocks: dict[str, tuple[int, Any, dict[int, SeatClock]]] = {}
+        #: Tracked games with events not yet taken into their deadlines.
+        self._changed: set[str] = set()
+        #: Each tracked game's next deadline and the version it holds at;
+        #: the heap holds these (and stale entries, skipped when popped).
+        self._due: dict[str, tuple[datetime, int]] = {}
+        self._heap: list[tuple[datetime, str, int]] = []
+        self._outage = OutageLog(log, "clocks")
 
-    def timed_games(self) -> Iterator[tuple[str, TimeControl]]:
-        """Games in play with a time control."""
-        after = ""
-        seen: dict[str, TimeControl] = {}
-        while True:
-            rows, after = self.app.list_games("", Status.ACTIVE, 500, after)
-            for row in rows:
-                control = self._controls.get(row.game_id)
-                if control is None:
-                    control = self.app.lobby.time_control_of(row.game_id)
-                seen[row.game_id] = control
-                if control.timed:
-                    yield row.game_id, control
-            if not after:
-                self._controls = seen  # games no longer in play forgotten
-                self._clocks = {g: c for g, c in self._clocks.items() if g in seen}
-                return
+    @property
+    def tracked(self) -> int:
+        """Timed games in play it keeps deadlines for."""
+        return len(self._controls)
+
+    def next_due(self) -> datetime | None:
+        """The earliest deadline it waits for (None: none)."""
+        while self._heap and self._due.get(self._heap[0][1]) != (
+            self._heap[0][0],
+            self._heap[0][2],
+        ):
+            heapq.heappop(self._heap)  # stale: the game moved on
+        return self._heap[0][0] if self._heap else None
 
     def sweep(self) -> int:
-        """Act once for every seat out of time now; returns how many acts
-        this timekeeper appended."""
-        now = self.clock()
-        count = 0
-        for game_id, control in list(self.timed_games()):
-            count += self.act(game_id, control, now)
+        """Take in the log's new events and act once for every seat out of
+        time now; returns how many acts this timekeeper appended. What is
+        due is acted on first, and again after each changed game's deadline
+        is worked out: a burst of changes delays no timeout behind it."""
+        self._read_log()
+        count = self.act_due(self.clock())
+        changed, self._changed = sorted(self._changed), set()
+        for index, game_id in enumerate(changed):
+            try:
+                self._schedule(game_id)
+            except StoreError:
+                self._changed.update(changed[index:])  # tried again later
+                raise
+            count += self.act_due(self.clock())
         self.acted += count
         return count
+
+    def _read_log(self) -> None:
+        """Read the log to its end: games that start are candidates, games
+        tracked that changed are noted, finished ones forgotten."""
+        while True:
+            read = self.app.store.read_all_matching(
+                self.position, self.batch, _TRACKED, self._controls
+            )
+            for event in read.events:
+                if event.type == _FINISHED:
+                    self._forget(event.game_id)
+                elif event.game_id in self._controls or event.type == _STARTED:
+                    self._changed.add(event.game_id)
+            self.position = read.through
+            if read.scanned < self.batch:
+                return
+
+    def _forget(self, game_id: str) -> None:
+        self._controls.pop(game_id, None)
+        self._clocks.pop(game_id, None)
+        self._due.pop(game_id, None)
+        self._changed.discard(game_id)
+
+    def _schedule(self, game_id: str, retry: datetime | None = None) -> None:
+        """Work out the game's next deadline (or, after a failed act, try
+        again at ``retry``) and wait for it. A game that started is tracked
+        when it has a time control."""
+        if retry is None:
+            if game_id not in self._controls:
+                control = self.app.lobby.time_control_of(game_id)
+                if not control.timed:
+                    return
+                self._controls[game_id] = control
+            state, clocks = self._work_out(game_id)
+            due = next_deadline(state, clocks)
+            if state is None or due is None:
+                self._due.pop(game_id, None)
+                return
+            version = state.version
+        else:
+            due, version = retry, self._due.get(game_id, (retry, 0))[1]
+        self._due[game_id] = (due, version)
+        heapq.heappush(self._heap, (due, game_id, version))
+        if len(self._heap) > 2 * len(self._due) + 1024:
+            # Stale entries wait until they come up: with long time controls
+            # and many moves, keep the heap to what is still due.
+            self._heap = [(d, g, v) for g, (d, v) in self._due.items()]
+            heapq.heapify(self._heap)
+
+    def act_due(self, now: datetime) -> int:
+        """Act for every tracked game whose deadline passed at ``now``."""
+        count = 0
+        while (due := self.next_due()) is not None and due <= now:
+            _, game_id, _ = heapq.heappop(self._heap)
+            del self._due[game_id]
+            self.checks += 1
+            try:
+                acted = self.act(game_id, self._controls[game_id], now)
+            except StoreError:
+                # Tried again shortly; what the act appended (if it did)
+                # comes back through the log.
+                self._schedule(game_id, retry=now + RETRY)
+                raise
+            if not acted:
+                # The game moved on, or another replica acted: the log will
+                # say so and set the next deadline. Should it say nothing
+                # (a move the bot could not make), look again shortly.
+                self._schedule(game_id, retry=now + RETRY)
+            count += acted
+            # What it appended comes through the log, which sets the game's
+            # next deadline.
+        return count
+
+    def _work_out(self, game_id: str) -> tuple[Any, dict[int, SeatClock]]:
+        """The game's state and clocks, from its stored events and commands
+        (two reads; kept as of the version they hold)."""
+        events = self.app.store.read_stream(game_id)
+        moved = movers(self.app.store.read_commands(game_id))
+        created = events[0].data if events else {}
+        try:
+            session = registry.session_for(
+                str(created.get("game_type", "")), created.get("rules_version")
+            )
+        except KeyError:  # rules this service does not ship: no clocks kept
+            self._forget(game_id)
+            return None, {}
+        state, clocks = seat_clocks(session, events, self._controls[game_id], moved)
+        if state is not None:
+            self._clocks[game_id] = (state.version, state, clocks)
+        return state, clocks
 
     def act(self, game_id: str, control: TimeControl, now: datetime) -> int:
         """Act for the lowest seat of ``game_id`` out of time at ``now``."""
         loaded = self.app.load(game_id)
+        self._controls.setdefault(game_id, control)
         cached = self._clocks.get(game_id)
         if cached is not None and cached[0] == loaded.state.version:
             _, state, clocks = cached  # nothing happened since: same clocks
         else:
-            events = self.app.store.read_stream(game_id)
-            moved = movers(self.app.store.read_commands(game_id))
-            state, clocks = seat_clocks(loaded.session, events, control, moved)
-            if state is not None:
-                self._clocks[game_id] = (state.version, state, clocks)
+            state, clocks = self._work_out(game_id)
         expired = expired_seats(state, clocks, now)
         if state is None or not expired:
             return 0
@@ -209,15 +331,31 @@ class Timekeeper:
         )
 
     def run_forever(self, stop: threading.Event) -> None:
-        """Sweep every ``every`` seconds until ``stop``; a database outage
-        is one line when it starts and one when it ends."""
-        outage = OutageLog(log, "clocks")
-        while not stop.wait(self.every):
+        """Until ``stop``: act for what is due, then sleep until the next
+        deadline, an append (a move may change a deadline), or ``every``
+        seconds, whichever comes first."""
+        while not stop.is_set():
             try:
                 self.sweep()
-                outage.ok()
+                self._outage.ok()
+                due = self.next_due()
+                wait = self.every
+                if due is not None:
+                    wait = min(wait, (due - self.clock()).total_seconds())
+                if wait > 0:
+                    self.app.store.wait_for_append(self.position, wait)
             except Exception as error:  # logged, then tried again
-                outage.failed(error)
+                self._outage.failed(error)
+                stop.wait(self.every)
+
+
+#: How soon the timekeeper looks again at a game it could not act on.
+RETRY = timedelta(seconds=1)
+
+#: The event types the timekeeper reads of every game; of the games it
+#: tracks, it reads every event.
+_STARTED, _FINISHED = GameStarted.__name__, GameFinished.__name__
+_TRACKED = (_STARTED, _FINISHED)
 
 
 #: The time controls' pure part lives in :mod:`domain.clocks` (the offline
@@ -227,6 +365,7 @@ __all__ = [
     "FORFEIT",
     "MAX_SECONDS",
     "POLICIES",
+    "RETRY",
     "SERVICE",
     "SeatClock",
     "TimeControl",
@@ -235,6 +374,7 @@ __all__ = [
     "check_timeout",
     "expired_seats",
     "movers",
+    "next_deadline",
     "seat_clocks",
     "timeout_id",
     "timeout_move",

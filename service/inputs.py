@@ -11,7 +11,9 @@ bucket, cache, log line or store sees it, whatever the transport.
   must answer the same.
 - **Names people read.** Player names are NFC-normalised; control, format
   (bidi overrides, zero-width) and unassigned characters are refused, so a
-  name cannot rewrite another user's terminal or reorder a page.
+  name cannot rewrite another user's terminal or reorder a page; so is a
+  name that mixes scripts where a letter of one stands in for another's
+  (:mod:`service.names`).
 - **Errors quote input briefly** (:func:`quote`): an error that repeated a
   long input grew past the transport's metadata limit and turned into an
   unrelated transport error.
@@ -27,10 +29,10 @@ from typing import Any
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
+# Errors quote input briefly; the domain quotes its refusals alike.
+from domain.errors import quote as quote
+from service import names
 from service.errors import InvalidArgument
-
-#: The longest input an error message quotes.
-QUOTE_CHARS = 40
 
 #: Id fields checked on every request, with the shape each must have.
 ID_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
@@ -51,14 +53,8 @@ ID_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
 }
 
 MAX_NAME = 64
-
-
-def quote(text: str, limit: int = QUOTE_CHARS) -> str:
-    """``text`` as an error message quotes it: its repr, cut to ``limit``
-    characters with an ellipsis and the full length."""
-    if len(text) <= limit:
-        return repr(text)
-    return f"{text[:limit]!r}… ({len(text)} characters)"
+#: The name of a player who gave none (it may repeat in a game).
+DEFAULT_NAME = "player"
 
 
 def check_request(request: Message) -> None:
@@ -117,10 +113,10 @@ def player_name(raw: str, field: str = "player_name") -> str:
     """A player name as stored: trimmed, NFC-normalised, 1 to
     :data:`MAX_NAME` characters (``player`` when empty), every character
     printable (no control, format, unassigned or separator character but
-    the space; INVALID_ARGUMENT otherwise)."""
+    the space), no mixed-script confusable (INVALID_ARGUMENT otherwise)."""
     name = unicodedata.normalize("NFC", raw).strip()
     if not name:
-        return "player"
+        return DEFAULT_NAME
     if len(name) > MAX_NAME:
         raise InvalidArgument(
             "NAME_TOO_LONG", f"Names have at most {MAX_NAME} characters.", field
@@ -136,6 +132,15 @@ def player_name(raw: str, field: str = "player_name") -> str:
                 f"(found U+{ord(char):04X}).",
                 field,
             )
+    stand_in = names.mixed_script_confusable(name)
+    if stand_in:
+        raise InvalidArgument(
+            "NAME_MIXED_SCRIPTS",
+            f"Names may not mix scripts where a letter of one looks like a letter "
+            f"of another ({quote(stand_in)}, U+{ord(stand_in):04X}, beside letters "
+            "of another script): write it in one script.",
+            field,
+        )
     return name
 
 

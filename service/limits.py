@@ -81,6 +81,7 @@ DEFAULT_MAX_STREAMS_PER_GAME = 5000
 DEFAULT_MAX_REQUEST_BYTES = 64 * 1024
 DEFAULT_MAX_REFUSALS_PER_GAME = 1000
 DEFAULT_MAX_OPEN_SEATS = 8
+DEFAULT_MAX_TIMED_GAMES = 50
 DEFAULT_BOT_MOVES_PER_SECOND = 20.0
 DEFAULT_OPEN_GAME_HOURS = 24.0
 DEFAULT_MAX_HEADER_BYTES = 8192
@@ -131,6 +132,7 @@ _ENVIRONMENT = {
     "max_request_bytes": "STRATA_MAX_REQUEST_BYTES",
     "max_refusals_per_game": "STRATA_MAX_REFUSALS_PER_GAME",
     "max_open_seats": "STRATA_MAX_OPEN_SEATS",
+    "max_timed_games": "STRATA_MAX_TIMED_GAMES",
     "bot_moves_per_second": "STRATA_BOT_MOVES_PER_SECOND",
     "open_game_hours": "STRATA_OPEN_GAME_HOURS",
     "max_header_bytes": "STRATA_MAX_HEADER_BYTES",
@@ -179,6 +181,9 @@ class LimitSettings:
     #: Seats of games not yet started one caller (address, or token) may
     #: hold at once.
     max_open_seats: int = DEFAULT_MAX_OPEN_SEATS
+    #: Games with a time control, not yet finished, one caller (address, or
+    #: token) may have created (each is a clock the timekeeper keeps).
+    max_timed_games: int = DEFAULT_MAX_TIMED_GAMES
     #: Bot moves a second the bot runner plays for one creator's games.
     bot_moves_per_second: float = DEFAULT_BOT_MOVES_PER_SECOND
     #: Hours a game may stay unstarted before it expires.

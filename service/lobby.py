@@ -28,7 +28,7 @@ from eventstore.base import (
     DuplicateCommand,
     NewCommand,
 )
-from service import inputs
+from service import inputs, names
 from service.callers import Caller, actor_of, acts_for, hash_token, new_seat_token
 from service.clocks import TimeControl
 from service.commands import (
@@ -49,13 +49,13 @@ from service.commands import (
 from service.errors import (
     Aborted,
     AlreadyExists,
+    FailedPrecondition,
     InvalidArgument,
-    NotFound,
     PermissionDenied,
-    ResourceExhausted,
 )
 from service.games import Games, Loaded, new_event
 from service.inputs import quote
+from service.quotas import Holdings, Reservation
 
 #: ``CreateGameRequest.replace_leavers``: a leaver's seat goes to a bot.
 REPLACE_WITH_BOT = "bot"
@@ -80,79 +80,18 @@ class Created(NamedTuple):
     host_token: str
 
 
-class OpenSeats:
-    """The seats of games not yet started that each caller holds, so that
-    no caller squats the lobby: at most ``max_open_seats`` per address and
-    per token (the admin, the bot runner and callers in process are not
-    counted).
-
-    Kept in this process: a bound per replica, forgotten at a restart (the
-    seats themselves are freed by their games' expiry, and by their hosts).
-    """
-
-    def __init__(self, games: Games, max_open_seats: int) -> None:
-        self.games = games
-        self.max_open_seats = max_open_seats
-        self._held: dict[str, dict[tuple[str, int], str]] = {}
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _keys(caller: Caller) -> list[str]:
-        if caller.admin or caller.bot or not caller.peer:
-            return []
-        keys = ["address:" + caller.peer]
-        if caller.token:
-            keys.append("token:" + caller.token_hash)
-        return keys
-
-    def check(self, caller: Caller) -> None:
-        """RESOURCE_EXHAUSTED ``OPEN_SEATS_LIMIT`` when ``caller`` holds as
-        many seats of unstarted games as it may."""
-        if self.max_open_seats <= 0:
-            return
-        for key in self._keys(caller):
-            with self._lock:
-                held = dict(self._held.get(key, {}))
-            if len(held) < self.max_open_seats:
-                continue
-            # Forget the seats of games that started or ended, and seats
-            # given up (read afresh: another replica may have seen it).
-            for (game_id, seat), token_hash in held.items():
-                try:
-                    state = self.games.load(game_id).state
-                except NotFound:
-                    state = None
-                if (
-                    state is None
-                    or state.status is not Status.OPEN
-                    or (info := state.seats[seat]) is None
-                    or info.token_hash != token_hash
-                ):
-                    with self._lock:
-                        self._held.get(key, {}).pop((game_id, seat), None)
-            with self._lock:
-                count = len(self._held.get(key, {}))
-            if count >= self.max_open_seats:
-                raise ResourceExhausted(
-                    "OPEN_SEATS_LIMIT",
-                    f"You hold {count} seats of games not yet started (the limit "
-                    f"is {self.max_open_seats}); start or leave some first.",
-                )
-
-    def hold(self, caller: Caller, game_id: str, seat: int, token_hash: str) -> None:
-        for key in self._keys(caller):
-            with self._lock:
-                self._held.setdefault(key, {})[(game_id, seat)] = token_hash
-
-
 class Lobby:
     """Creating games, taking and freeing seats, starting and expiring."""
 
-    def __init__(self, games: Games, open_seats: OpenSeats) -> None:
+    def __init__(
+        self, games: Games, open_seats: Holdings, timed_games: Holdings
+    ) -> None:
         self.games = games
         self.store = games.store
         #: The seats of unstarted games each caller holds.
         self.open_seats = open_seats
+        #: The unfinished games with a time control each caller created.
+        self.timed_games = timed_games
 
     def create_game(
         self,
@@ -225,11 +164,17 @@ class Lobby:
         body.update(table)
         if request_id:
             # The key is its caller's: nobody else can claim it first.
-            game_id = uuid.uuid5(
-                uuid.NAMESPACE_URL, f"strata:{caller.identity}:{request_id}"
-            ).hex
             body["request_id"] = request_id
             body["digest"] = _request_digest(created, seed, bots, table)
+            game_id = request_game_id(
+                caller.identity,
+                # An address is shared by everyone behind it (a NAT, an
+                # office): there the key is the request's too, so that two
+                # callers' keys never meet unless they ask alike (a retry,
+                # as far as anyone can tell: it gets the same game, and
+                # never the host token, which only the first answer has).
+                f"{request_id}:{body['digest']}" if caller.anonymous else request_id,
+            )
         elif rematch is not None:
             game_id, body["rematch_of"], body["reserved"] = rematch
         else:
@@ -241,8 +186,13 @@ class Lobby:
             outcome=CommandOutcome(first_version=1, last_version=1),
             decided_at_version=0,
         )
+        # A clock the timekeeper keeps until the game ends: a bounded number
+        # per caller (reserved before the append, kept if it succeeds).
+        timed = "time_control" in table
         try:
-            self.store.append(game_id, 0, [new_event(created)], command)
+            with self.timed_games.reserve(caller if timed else None) as timing:
+                self.store.append(game_id, 0, [new_event(created)], command)
+                timing.took(game_id)
         except (ConcurrencyError, DuplicateCommand):
             if rematch is not None:
                 # Created already (a retried rematch): the same game.
@@ -380,7 +330,17 @@ class Lobby:
     ) -> tuple[int, str, int]:
         """Take a seat; returns (seat, token, version)."""
         name = inputs.player_name(name)
-        self.open_seats.check(caller)
+        with self.open_seats.reserve(caller) as reservation:
+            return self._join(caller, game_id, seat, name, reservation)
+
+    def _join(
+        self,
+        caller: Caller,
+        game_id: str,
+        seat: int | None,
+        name: str,
+        reservation: Reservation,
+    ) -> tuple[int, str, int]:
         reserved = {
             int(s): kept
             for s, kept in self.creation_of(game_id).get("reserved", {}).items()
@@ -403,7 +363,7 @@ class Lobby:
                 game_id, loaded, seat, name, token_hash, actor=token_hash[:16]
             )
             if version:
-                self.open_seats.hold(caller, game_id, taken, token_hash)
+                reservation.took((game_id, taken), token_hash)
                 return taken, token, version
             # someone else joined meanwhile: decide again
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
@@ -636,6 +596,8 @@ class Lobby:
         it again). Returns (seat, version), version 0 when someone else
         changed the game meanwhile and the caller should decide again."""
         state = loaded.state
+        if not bot:
+            _check_look_alike(state, name, token_hash)
         events = loaded.session.join(state, name, token_hash, seat, bot=bot)
         taken = events[0].seat
         body = {"player_name": name, "token_hash": token_hash}
@@ -679,6 +641,39 @@ class Lobby:
         ):
             return self.start_game(Caller(bot=True), game_id)
         return state.version
+
+
+#: The reason of a name that looks like another player's in the game.
+NAME_TAKEN = "NAME_TAKEN"
+
+
+def _check_look_alike(state: Any, name: str, token_hash: str) -> None:
+    """FAILED_PRECONDITION ``NAME_TAKEN`` when another player of the game
+    (not a bot, not the same token) has a name that looks like ``name``
+    (one TR39 skeleton: "Ada" with a Cyrillic A, U+0410, beside "Ada", or
+    "Ada" twice).
+    The name a player who gave none gets may repeat."""
+    if name == inputs.DEFAULT_NAME:
+        return
+    others = [
+        s.name
+        for s in state.seats
+        if s is not None and not s.bot and s.token_hash != token_hash
+    ]
+    alike = names.look_alike(name, others)
+    if alike:
+        raise FailedPrecondition(
+            NAME_TAKEN,
+            f"{quote(name)} looks like {quote(alike)}, the name of another player "
+            "of this game; choose another name.",
+            "player_name",
+        )
+
+
+def request_game_id(identity: str, request_id: str) -> str:
+    """The id of the game a CreateGame with ``request_id`` makes for the
+    caller who is ``identity`` (:attr:`Caller.identity`)."""
+    return uuid.uuid5(uuid.NAMESPACE_URL, f"strata:{identity}:{request_id}").hex
 
 
 def _check_admin_only(caller: Caller, scenario: Any, seed: str, reveal: bool) -> None:

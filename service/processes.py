@@ -214,6 +214,7 @@ def work(config: Config) -> None:
         admin_token=config.admin_token,
         max_refusals=config.limits.max_refusals_per_game,
         max_open_seats=config.limits.max_open_seats,
+        max_timed_games=config.limits.max_timed_games,
     )
     projection = GameListProjection(store) if store.read_models() is not None else None
     app.queries.game_list = projection

@@ -182,6 +182,7 @@ def create_server(
         admin_token=admin_token,
         max_refusals=limits.max_refusals_per_game,
         max_open_seats=limits.max_open_seats,
+        max_timed_games=limits.max_timed_games,
     )
     projection: GameList | None = None
     if store.read_models() is not None:

@@ -74,7 +74,7 @@ from domain.dinosaurs_extinct.model import (
     TurnPassed,
     View,
 )
-from domain.errors import InvalidCommand, RuleViolation, position_invalid
+from domain.errors import InvalidCommand, RuleViolation, position_invalid, quote
 from domain.frozen import replace
 from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
 
@@ -176,7 +176,9 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
             )
         last = position.last_earth_event
         if last is not None and last not in ids:
-            raise position_invalid("last_earth_event", f"No Earth Event card {last}.")
+            raise position_invalid(
+                "last_earth_event", f"No Earth Event card {quote(last)}."
+            )
         if last is not None and position.earth_deck and position.earth_deck[-1] != last:
             raise position_invalid(
                 "last_earth_event",
@@ -300,7 +302,9 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                     )
                 turn.switch_with(target)
             case _:
-                raise InvalidCommand("UNKNOWN_COMMAND", f"Unknown command {command!r}.")
+                raise InvalidCommand(
+                    "UNKNOWN_COMMAND", f"Unknown command {type(command).__name__}."
+                )
         return turn.events, turn.state
 
     # -- evolving ---------------------------------------------------------------

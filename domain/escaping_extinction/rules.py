@@ -48,7 +48,13 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, ClassVar
 
 from domain.chance import Rng
-from domain.errors import InvalidCommand, NotYourSeat, RuleViolation, position_invalid
+from domain.errors import (
+    InvalidCommand,
+    NotYourSeat,
+    RuleViolation,
+    position_invalid,
+    quote,
+)
 from domain.escaping_extinction.bots import heuristic_bot
 from domain.escaping_extinction.content import (
     CONTENT,
@@ -481,7 +487,7 @@ def _check_place(i: int, place: Place, seen: set[str]) -> None:
     if place.tile:
         if place.tile not in CONTENT.tiles:
             raise position_invalid(
-                f"places[{i}].tile", f"No terrain tile {place.tile!r}."
+                f"places[{i}].tile", f"No terrain tile {quote(place.tile)}."
             )
         if place.tile in seen:
             raise position_invalid(
@@ -552,7 +558,7 @@ def _check_dinos(position: Position, places: tuple[Place, ...]) -> None:
             if held not in _KEEP_CARDS:
                 raise position_invalid(
                     f"dinos[{i}].held_cards[{n}]",
-                    f"{held!r} is no Exploration card kept for later.",
+                    f"{quote(held)} is no Exploration card kept for later.",
                 )
 
 
@@ -564,7 +570,7 @@ def _check_unique(
     for name, cards in lists:
         for n, card in enumerate(cards):
             if card not in known:
-                raise position_invalid(f"{name}[{n}]", f"No {what} card {card!r}.")
+                raise position_invalid(f"{name}[{n}]", f"No {what} card {quote(card)}.")
             if card in seen:
                 raise position_invalid(
                     f"{name}[{n}]", f"{what} card {card!r} is named twice."
@@ -1324,7 +1330,9 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         if state.result:
             raise RuleViolation("GAME_OVER", "The game is over.")
         if not isinstance(command, COMMAND_TYPES):
-            raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not a command.")
+            raise InvalidCommand(
+                "UNKNOWN_COMMAND", f"{type(command).__name__} is not a command."
+            )
         if isinstance(command, _ANSWERS):
             self._check_answer(state, seat, command)
             return

@@ -44,7 +44,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import ClassVar
 
 from domain.chance import Rng
-from domain.errors import InvalidCommand, RuleViolation, position_invalid
+from domain.errors import InvalidCommand, RuleViolation, position_invalid, quote
 from domain.frozen import replace, without, without_any
 from domain.happy_little_dinosaurs.bots import heuristic_bot
 from domain.happy_little_dinosaurs.content import (
@@ -242,7 +242,8 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
             for card_id in listed:
                 if card_id not in allowed:
                     raise InvalidCommand(
-                        "SCENARIO_CARD_UNKNOWN", f"{what}: no such card {card_id!r}."
+                        "SCENARIO_CARD_UNKNOWN",
+                        f"{what}: no such card {quote(card_id)}.",
                     )
             if len(set(listed)) != len(listed):
                 raise InvalidCommand(
@@ -809,7 +810,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
             case KeepHand():
                 self._expect_taker(state, seat, Phase.DISCARD)
                 return [DisasterDiscardChosen(seat=seat, card=None)]
-        raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not a command.")
+        raise InvalidCommand(
+            "UNKNOWN_COMMAND", f"{type(command).__name__} is not a command."
+        )
 
     def _decide_effect(
         self, state: State, seat: int, command: Command, rng: Rng
@@ -844,7 +847,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 return self._keep_card(state, seat, command)
             case SwapPlayedCards():
                 return self._swap_played_cards(state, seat, card, command)
-        raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not an effect.")
+        raise InvalidCommand(
+            "UNKNOWN_COMMAND", f"{type(command).__name__} is not an effect."
+        )
 
     @staticmethod
     def _midway(state: State) -> bool:
@@ -929,7 +934,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     def _keep_card(self, state: State, seat: int, command: KeepCard) -> list[Event]:
         kept = command.card
         if kept not in state.peeked:
-            raise RuleViolation("CARD_NOT_LOOKED_AT", f"You did not look at {kept}.")
+            raise RuleViolation(
+                "CARD_NOT_LOOKED_AT", f"You did not look at {quote(kept)}."
+            )
         discarded = without(state.peeked, kept)
         return [TopCardKept(seat=seat, kept=kept, discarded=discarded)]
 
@@ -972,7 +979,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                     ScoreInversionPlayed(seat=seat, card=card),
                     swapped(state.scores),
                 ]
-        raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not an Instant.")
+        raise InvalidCommand(
+            "UNKNOWN_COMMAND", f"{type(command).__name__} is not an Instant."
+        )
 
     # -- refusals -----------------------------------------------------------------
 
@@ -984,7 +993,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
 
     def _expect_in_hand(self, hand: tuple[str, ...], card: str) -> None:
         if card not in hand:
-            raise RuleViolation("CARD_NOT_IN_HAND", f"{card} is not in that hand.")
+            raise RuleViolation(
+                "CARD_NOT_IN_HAND", f"{quote(card)} is not in that hand."
+            )
 
     def _expect_instant(
         self, hand: tuple[str, ...], card: str, instant: InstantEffect
@@ -1612,7 +1623,7 @@ class _Places:
     def put(self, cards: Iterable[str], field: str) -> None:
         for card in cards:
             if card not in self.cards:
-                raise position_invalid(field, f"{card!r} is not {self.kind}.")
+                raise position_invalid(field, f"{quote(card)} is not {self.kind}.")
             if card in self.where:
                 raise position_invalid(field, f"{card} is also in {self.where[card]}.")
             self.where[card] = field

@@ -38,6 +38,7 @@ def test_the_bench_runs_every_phase_and_writes_its_figures(
         "appends",
         "loads",
         "projection_rebuild",
+        "timekeeper",
     }
     commands = figures["end_to_end"]["1"]["commands"]
     # The window is a second: on a loaded machine the bots may still be
@@ -56,6 +57,10 @@ def test_the_bench_runs_every_phase_and_writes_its_figures(
     assert connect["errors"] == {}
     assert figures["watch_connect"]["deliveries"] > 0
     assert figures["appends"]["strata_store"]["count"] > 0
+    # The timekeeper acted on the games that came due (how late is a figure).
+    keeper = figures["timekeeper"]
+    assert keeper["acted"] + keeper["missed"] == keeper["expiring"] > 0
+    assert keeper["acted"] > 0
     assert {t["target"].split(" ")[0] for t in report["targets"]} >= {
         "commands/s",
         "watch",

@@ -30,6 +30,7 @@ NO_RATE_LIMITS = LimitSettings(
     rate_per_game=0,
     creations_per_minute=0,
     max_open_seats=0,
+    max_timed_games=0,
     bot_moves_per_second=0,
 )
 

@@ -90,7 +90,7 @@ def test_a_token_cannot_start_a_game_it_is_not_seated_at():
     app = GameApp(InMemoryEventStore())
     game_id, _, _ = app.create_game(Caller(admin=True), GAME, 2, seed="x")
     for seat in range(2):
-        app.join_game(app.caller(""), game_id, seat, "p")
+        app.join_game(app.caller(""), game_id, seat, f"p{seat}")
     with pytest.raises(PermissionDenied):
         app.start_game(app.caller("stranger"), game_id)
 
@@ -220,7 +220,7 @@ def test_seat_tokens_begin_with_the_st_prefix_and_never_with_a_dash():
     for n in range(160):
         game_id, _, _ = app.create_game(Caller(admin=True), GAME, 2, seed=f"t{n}")
         for seat in range(2):
-            tokens.append(app.join_game(app.caller(""), game_id, seat, "p")[1])
+            tokens.append(app.join_game(app.caller(""), game_id, seat, f"p{seat}")[1])
     # 320 tokens: without the prefix about five would begin with "-".
     assert all(t.startswith(callers.SEAT_TOKEN_PREFIX) for t in tokens)
     assert len(set(tokens)) == len(tokens)

@@ -21,6 +21,7 @@ from service.callers import Caller
 from service.clocks import (
     BOT,
     FORFEIT,
+    RETRY,
     SERVICE,
     TimeControl,
     Timekeeper,
@@ -367,3 +368,125 @@ def test_the_timekeeper_reads_a_waiting_games_history_once() -> None:
     assert reads.count("events") == 2
     # Out of time: it acts, as before.
     assert Timekeeper(app, clock=later(3600)).sweep() == 1
+
+
+def test_a_timeout_comes_due_among_many_idle_timed_games_without_looking_at_them() -> (
+    None
+):
+    """The timekeeper keeps each timed game's next deadline in a heap: the
+    one game whose time runs out is acted on, and the idle ones are not
+    loaded again (the sweep that loaded every timed game twice a second
+    acted seconds late with hundreds of them)."""
+    app = GameApp(InMemoryEventStore())
+    idle = [
+        timed_game(app, TimeControl(decision_seconds=3600), seed=f"idle-{n}")[0]
+        for n in range(150)
+    ]
+    urgent, _ = timed_game(app, TimeControl(decision_seconds=30), seed="urgent")
+    keeper = Timekeeper(app, clock=later(0))
+    assert keeper.sweep() == 0
+    assert keeper.tracked == 151
+    _, clocks = app.clocks_of(urgent)
+    deadline = min(c.deadline for c in clocks.values() if c.deadline is not None)
+    assert keeper.next_due() == deadline  # the earliest of all
+
+    loaded: list[str] = []
+    load = app.load
+
+    def counting(game_id: str, *args: Any, **kwargs: Any) -> Any:
+        loaded.append(game_id)
+        return load(game_id, *args, **kwargs)
+
+    app.load = counting
+    keeper.clock = lambda: deadline
+    assert keeper.sweep() == 1
+    assert keeper.checks == 1 and set(loaded) == {urgent}
+    assert len(timeouts(app, urgent)) == 1
+    # The timeout's own events set the game's next deadline; nothing else
+    # is due, and no idle game was looked at.
+    for _ in range(5):
+        assert keeper.sweep() == 0
+    assert set(loaded) == {urgent}
+    later_due = keeper.next_due()
+    assert later_due is not None and later_due > deadline
+    assert all(not timeouts(app, g) for g in idle)
+
+
+def test_a_move_moves_the_deadline_the_timekeeper_waits_for() -> None:
+    app = GameApp(InMemoryEventStore())
+    game_id, tokens = timed_game(app, TimeControl(decision_seconds=30))
+    keeper = Timekeeper(app, clock=later(0))
+    keeper.sweep()
+    first = keeper.next_due()
+    assert first is not None
+    loaded = app.load(game_id)
+    seat = sorted(loaded.session.active_seats(loaded.state))[0]
+    _, actions = app.legal_actions(app.caller(tokens[seat]), game_id, seat)
+    app.submit(app.caller(tokens[seat]), game_id, seat, "m1", actions[0][1])
+    keeper.sweep()
+    moved = keeper.next_due()
+    _, clocks = app.clocks_of(game_id)
+    assert moved == min(c.deadline for c in clocks.values() if c.deadline)
+    assert moved is not None and moved > first
+    # The old deadline passing is nothing now (the move reset it).
+    keeper.clock = lambda: first
+    assert keeper.sweep() == 0 and keeper.checks == 0
+
+
+def test_the_timekeeper_sleeps_until_the_next_deadline_or_an_append() -> None:
+    app = GameApp(InMemoryEventStore())
+    timed_game(app, TimeControl(decision_seconds=3600), seed="idle")
+    urgent, _ = timed_game(app, TimeControl(decision_seconds=30), seed="urgent")
+    now = datetime.now(UTC)
+    keeper = Timekeeper(app, clock=lambda: now, every=24 * 3600)
+    stop = threading.Event()
+    waits: list[tuple[int, float]] = []
+
+    def wait_for_append(after_position: int, timeout: float) -> bool:
+        waits.append((after_position, timeout))
+        stop.set()
+        return False
+
+    app.store.wait_for_append = wait_for_append  # type: ignore[method-assign]
+    keeper.run_forever(stop)
+    _, clocks = app.clocks_of(urgent)
+    deadline = min(c.deadline for c in clocks.values() if c.deadline is not None)
+    # One wait: for appends past the end of the log, until the deadline.
+    assert waits == [(app.store.last_position(), (deadline - now).total_seconds())]
+
+
+def test_a_timeout_that_could_not_be_taken_is_tried_again_shortly() -> None:
+    app = GameApp(InMemoryEventStore())
+    game_id, _ = timed_game(app, TimeControl(decision_seconds=30))
+    keeper = Timekeeper(app, clock=later(0))
+    keeper.sweep()
+    due = keeper.next_due()
+    assert due is not None
+    timeout, tries = app.timeout, []
+
+    def refused(*args: Any) -> bool:
+        tries.append(args[0])
+        return False  # as when the bot finds no move: nothing is appended
+
+    app.timeout = refused  # type: ignore[assignment]
+    keeper.clock = lambda: due
+    assert keeper.sweep() == 0 and tries == [game_id]
+    keeper.clock = lambda: due + RETRY / 2
+    assert keeper.sweep() == 0 and tries == [game_id]  # not before the retry
+    app.timeout = timeout
+    keeper.clock = lambda: due + RETRY
+    assert keeper.sweep() == 1 and len(timeouts(app, game_id)) == 1
+
+
+def test_the_deadline_heap_keeps_to_what_is_still_due() -> None:
+    """A deadline moved again and again leaves stale entries behind; the
+    heap is rebuilt from what is still due before they pile up."""
+    app = GameApp(InMemoryEventStore())
+    game_id, _ = timed_game(app, TimeControl(decision_seconds=7 * 24 * 3600))
+    keeper = Timekeeper(app, clock=later(0))
+    keeper.sweep()
+    base = datetime.now(UTC) + timedelta(days=1)
+    for n in range(5000):  # each a later deadline, as moves would set
+        keeper._schedule(game_id, retry=base + timedelta(seconds=n))
+    assert len(keeper._heap) <= 2 * 1 + 1024
+    assert keeper.next_due() == base + timedelta(seconds=4999)

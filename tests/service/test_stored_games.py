@@ -268,10 +268,18 @@ def test_through_the_api_an_old_game_verifies_and_an_unshipped_one_is_refused(
     game = client.get_game(imported.game_id)
     assert game.rules_version == "1"
 
+    document = unshipped(DATA / "cubosaurs_v1_unfinished.strata.json")
+    # Unverifiable here: refused, nothing stored, unless trusted.
+    with pytest.raises(StrataError) as unverified:
+        admin.import_game(document, "unshipped")
+    assert unverified.value.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert unverified.value.reason == "IMPORT_NOT_VERIFIED"
+    assert "other_rules" in unverified.value.message
+    with pytest.raises(StrataError) as absent:
+        client.get_game("unshipped")
+    assert absent.value.code == grpc.StatusCode.NOT_FOUND
     with pytest.raises(StrataError) as refused:
-        admin.import_game(
-            unshipped(DATA / "cubosaurs_v1_unfinished.strata.json"), "unshipped"
-        )
+        admin.import_game(document, "unshipped", trust=True)
     assert refused.value.code == grpc.StatusCode.FAILED_PRECONDITION
     assert refused.value.reason == "RULES_VERSION_UNAVAILABLE"
     with pytest.raises(StrataError) as again:

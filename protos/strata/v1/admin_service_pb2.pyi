@@ -349,19 +349,29 @@ class ImportGameRequest(_message.Message):
 
     DOCUMENT_FIELD_NUMBER: _builtins.int
     GAME_ID_FIELD_NUMBER: _builtins.int
+    TRUST_FIELD_NUMBER: _builtins.int
     document: _builtins.bytes
     """A document made by ExportGame."""
     game_id: _builtins.str
     """Import under this id instead of the exported one (optional)."""
+    trust: _builtins.bool
+    """Store the game without verifying it first. By default the document is
+    verified (its command log re-executed, as VerifyGame does) and refused
+    with INVALID_ARGUMENT (reason IMPORT_NOT_VERIFIED) when it does not
+    verify, nothing stored. With trust it is stored as it is (a game of a
+    rules version this service no longer ships, say), and the response's
+    verification says what verifying it found.
+    """
     def __init__(
         self,
         *,
         document: _builtins.bytes = ...,
         game_id: _builtins.str = ...,
+        trust: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["document", b"document", "game_id", b"game_id", "trust", b"trust"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -81,11 +81,13 @@ class GameService(Protocol):
     async def find_game(self, request: FindGameRequest, ctx: RequestContext[FindGameRequest, FindGameResponse], /) -> FindGameResponse:
         """
         Quick join: seats the caller in the oldest open game of a type and
-        player count with a free seat, or creates one and seats it there. Safe
-        under races on several replicas: no game is overfilled and a caller (its
-        bearer token) is never seated twice (racing calls of one token get the
-        same seat). A caller without a token gets a new seat token, as with
-        JoinGame; with one, the seat is added to it.
+        player count with a free seat, or in the quick-join game being filled
+        (created by the service when it is not there yet; a quick-join game has
+        no host but the admin). Safe under races on several replicas: no game is
+        overfilled, racing callers fill one game before another is opened, and
+        a caller (its bearer token) is never seated twice (racing calls of one
+        token get the same seat). A caller without a token gets a new seat
+        token, as with JoinGame; with one, the seat is added to it.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -467,11 +469,13 @@ class GameServiceClient(ConnectClient):
     ) -> FindGameResponse:
         """
         Quick join: seats the caller in the oldest open game of a type and
-        player count with a free seat, or creates one and seats it there. Safe
-        under races on several replicas: no game is overfilled and a caller (its
-        bearer token) is never seated twice (racing calls of one token get the
-        same seat). A caller without a token gets a new seat token, as with
-        JoinGame; with one, the seat is added to it.
+        player count with a free seat, or in the quick-join game being filled
+        (created by the service when it is not there yet; a quick-join game has
+        no host but the admin). Safe under races on several replicas: no game is
+        overfilled, racing callers fill one game before another is opened, and
+        a caller (its bearer token) is never seated twice (racing calls of one
+        token get the same seat). A caller without a token gets a new seat
+        token, as with JoinGame; with one, the seat is added to it.
         """
         return await self.execute_unary(
             request=request,
@@ -699,11 +703,13 @@ class GameServiceSync(Protocol):
     def find_game(self, request: FindGameRequest, ctx: RequestContext[FindGameRequest, FindGameResponse], /) -> FindGameResponse:
         """
         Quick join: seats the caller in the oldest open game of a type and
-        player count with a free seat, or creates one and seats it there. Safe
-        under races on several replicas: no game is overfilled and a caller (its
-        bearer token) is never seated twice (racing calls of one token get the
-        same seat). A caller without a token gets a new seat token, as with
-        JoinGame; with one, the seat is added to it.
+        player count with a free seat, or in the quick-join game being filled
+        (created by the service when it is not there yet; a quick-join game has
+        no host but the admin). Safe under races on several replicas: no game is
+        overfilled, racing callers fill one game before another is opened, and
+        a caller (its bearer token) is never seated twice (racing calls of one
+        token get the same seat). A caller without a token gets a new seat
+        token, as with JoinGame; with one, the seat is added to it.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1083,11 +1089,13 @@ class GameServiceClientSync(ConnectClientSync):
     ) -> FindGameResponse:
         """
         Quick join: seats the caller in the oldest open game of a type and
-        player count with a free seat, or creates one and seats it there. Safe
-        under races on several replicas: no game is overfilled and a caller (its
-        bearer token) is never seated twice (racing calls of one token get the
-        same seat). A caller without a token gets a new seat token, as with
-        JoinGame; with one, the seat is added to it.
+        player count with a free seat, or in the quick-join game being filled
+        (created by the service when it is not there yet; a quick-join game has
+        no host but the admin). Safe under races on several replicas: no game is
+        overfilled, racing callers fill one game before another is opened, and
+        a caller (its bearer token) is never seated twice (racing calls of one
+        token get the same seat). A caller without a token gets a new seat
+        token, as with JoinGame; with one, the seat is added to it.
         """
         return self.execute_unary(
             request=request,

@@ -256,7 +256,13 @@ class CreateGameRequest(_message.Message):
     seed: _builtins.str
     """Seed of the game's chance; empty: the service picks a random one."""
     request_id: _builtins.str
-    """Client-chosen id making the creation idempotent (optional)."""
+    """Client-chosen id making the creation idempotent (optional): the same
+    caller sending it again gets the same game. The key is the caller's
+    (its token, else its address and, as an address is shared by everyone
+    behind it, the request itself): another caller's key never names this
+    game. With a token, a different request under a used key is
+    ALREADY_EXISTS (REQUEST_ID_REUSED); without one it is a new game.
+    """
     replace_leavers: _builtins.str
     """What becomes of a seat whose player leaves the started game (LeaveGame,
     or a forfeit on time): empty (the default) the seat is out, as the
@@ -448,7 +454,9 @@ class FindGameRequest(_message.Message):
     players: _builtins.int
     """Number of seats of the game to find (or create)."""
     player_name: _builtins.str
-    """The player's display name."""
+    """The player's display name, as JoinGameRequest.player_name has it (a game
+    with a player whose name looks like it is passed over).
+    """
     def __init__(
         self,
         *,
@@ -516,7 +524,12 @@ class JoinGameRequest(_message.Message):
     seat: _builtins.int
     """Seat to take, from 0; unset: the first free seat."""
     player_name: _builtins.str
-    """The player's display name."""
+    """The player's display name: at most 64 printable characters, in scripts
+    that do not pass one letter off as another's (INVALID_ARGUMENT
+    NAME_MIXED_SCRIPTS), and not one that looks like another player's name
+    in the game (FAILED_PRECONDITION NAME_TAKEN; empty: "player", which may
+    repeat).
+    """
     def __init__(
         self,
         *,

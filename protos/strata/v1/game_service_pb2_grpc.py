@@ -150,11 +150,13 @@ class GameServiceServicer:
 
     def FindGame(self, request, context):
         """Quick join: seats the caller in the oldest open game of a type and
-        player count with a free seat, or creates one and seats it there. Safe
-        under races on several replicas: no game is overfilled and a caller (its
-        bearer token) is never seated twice (racing calls of one token get the
-        same seat). A caller without a token gets a new seat token, as with
-        JoinGame; with one, the seat is added to it.
+        player count with a free seat, or in the quick-join game being filled
+        (created by the service when it is not there yet; a quick-join game has
+        no host but the admin). Safe under races on several replicas: no game is
+        overfilled, racing callers fill one game before another is opened, and
+        a caller (its bearer token) is never seated twice (racing calls of one
+        token get the same seat). A caller without a token gets a new seat
+        token, as with JoinGame; with one, the seat is added to it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -64,11 +64,13 @@ class GameServiceStub:
     """
     FindGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.FindGameRequest, _game_service_pb2.FindGameResponse]
     """Quick join: seats the caller in the oldest open game of a type and
-    player count with a free seat, or creates one and seats it there. Safe
-    under races on several replicas: no game is overfilled and a caller (its
-    bearer token) is never seated twice (racing calls of one token get the
-    same seat). A caller without a token gets a new seat token, as with
-    JoinGame; with one, the seat is added to it.
+    player count with a free seat, or in the quick-join game being filled
+    (created by the service when it is not there yet; a quick-join game has
+    no host but the admin). Safe under races on several replicas: no game is
+    overfilled, racing callers fill one game before another is opened, and
+    a caller (its bearer token) is never seated twice (racing calls of one
+    token get the same seat). A caller without a token gets a new seat
+    token, as with JoinGame; with one, the seat is added to it.
     """
     SubmitCommand: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]
     """Sends one typed game command for a seat the caller's token controls."""
@@ -122,11 +124,13 @@ class GameServiceAsyncStub(GameServiceStub):
     """
     FindGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.FindGameRequest, _game_service_pb2.FindGameResponse]  # type: ignore[assignment]
     """Quick join: seats the caller in the oldest open game of a type and
-    player count with a free seat, or creates one and seats it there. Safe
-    under races on several replicas: no game is overfilled and a caller (its
-    bearer token) is never seated twice (racing calls of one token get the
-    same seat). A caller without a token gets a new seat token, as with
-    JoinGame; with one, the seat is added to it.
+    player count with a free seat, or in the quick-join game being filled
+    (created by the service when it is not there yet; a quick-join game has
+    no host but the admin). Safe under races on several replicas: no game is
+    overfilled, racing callers fill one game before another is opened, and
+    a caller (its bearer token) is never seated twice (racing calls of one
+    token get the same seat). A caller without a token gets a new seat
+    token, as with JoinGame; with one, the seat is added to it.
     """
     SubmitCommand: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]  # type: ignore[assignment]
     """Sends one typed game command for a seat the caller's token controls."""
@@ -213,11 +217,13 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.FindGameResponse, _abc.Awaitable[_game_service_pb2.FindGameResponse]]:
         """Quick join: seats the caller in the oldest open game of a type and
-        player count with a free seat, or creates one and seats it there. Safe
-        under races on several replicas: no game is overfilled and a caller (its
-        bearer token) is never seated twice (racing calls of one token get the
-        same seat). A caller without a token gets a new seat token, as with
-        JoinGame; with one, the seat is added to it.
+        player count with a free seat, or in the quick-join game being filled
+        (created by the service when it is not there yet; a quick-join game has
+        no host but the admin). Safe under races on several replicas: no game is
+        overfilled, racing callers fill one game before another is opened, and
+        a caller (its bearer token) is never seated twice (racing calls of one
+        token get the same seat). A caller without a token gets a new seat
+        token, as with JoinGame; with one, the seat is added to it.
         """
 
     @_abc_1.abstractmethod

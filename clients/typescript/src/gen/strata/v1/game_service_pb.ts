@@ -268,7 +268,12 @@ export type CreateGameRequest = Message<"strata.v1.CreateGameRequest"> & {
   scenario?: GameScenario | undefined;
 
   /**
-   * Client-chosen id making the creation idempotent (optional).
+   * Client-chosen id making the creation idempotent (optional): the same
+   * caller sending it again gets the same game. The key is the caller's
+   * (its token, else its address and, as an address is shared by everyone
+   * behind it, the request itself): another caller's key never names this
+   * game. With a token, a different request under a used key is
+   * ALREADY_EXISTS (REQUEST_ID_REUSED); without one it is a new game.
    *
    * @generated from field: string request_id = 6;
    */
@@ -471,7 +476,8 @@ export type FindGameRequest = Message<"strata.v1.FindGameRequest"> & {
   players: number;
 
   /**
-   * The player's display name.
+   * The player's display name, as JoinGameRequest.player_name has it (a game
+   * with a player whose name looks like it is passed over).
    *
    * @generated from field: string player_name = 3;
    */
@@ -555,7 +561,11 @@ export type JoinGameRequest = Message<"strata.v1.JoinGameRequest"> & {
   seat?: number | undefined;
 
   /**
-   * The player's display name.
+   * The player's display name: at most 64 printable characters, in scripts
+   * that do not pass one letter off as another's (INVALID_ARGUMENT
+   * NAME_MIXED_SCRIPTS), and not one that looks like another player's name
+   * in the game (FAILED_PRECONDITION NAME_TAKEN; empty: "player", which may
+   * repeat).
    *
    * @generated from field: string player_name = 3;
    */
@@ -2237,11 +2247,13 @@ export const GameService: GenService<{
   },
   /**
    * Quick join: seats the caller in the oldest open game of a type and
-   * player count with a free seat, or creates one and seats it there. Safe
-   * under races on several replicas: no game is overfilled and a caller (its
-   * bearer token) is never seated twice (racing calls of one token get the
-   * same seat). A caller without a token gets a new seat token, as with
-   * JoinGame; with one, the seat is added to it.
+   * player count with a free seat, or in the quick-join game being filled
+   * (created by the service when it is not there yet; a quick-join game has
+   * no host but the admin). Safe under races on several replicas: no game is
+   * overfilled, racing callers fill one game before another is opened, and
+   * a caller (its bearer token) is never seated twice (racing calls of one
+   * token get the same seat). A caller without a token gets a new seat
+   * token, as with JoinGame; with one, the seat is added to it.
    *
    * @generated from rpc strata.v1.GameService.FindGame
    */
