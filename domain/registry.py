@@ -39,6 +39,7 @@ def _load() -> None:
     # Older rules versions still shipped, for the games created under them.
     older: tuple[Rules, ...] = (
         cubosaurs.RULES_V1,
+        dinosaurs_extinct.RULES_V1,
         escaping_extinction.RULES_V1,
         escaping_extinction.RULES_V2,
         happy_little_dinosaurs.RULES_V1,
