@@ -42,6 +42,7 @@ def _load() -> None:
         dinosaurs_extinct.RULES_V1,
         escaping_extinction.RULES_V1,
         escaping_extinction.RULES_V2,
+        escaping_extinction.RULES_V3,
         happy_little_dinosaurs.RULES_V1,
     )
     versions = {(r.game_type, r.rules_version): r for r in (*current, *older)}

@@ -1,7 +1,7 @@
 """Games stored by older code load, replay, verify and continue under the
-rules version they were created under (``tests/data/*_v1*``: recorded under
-rules version 1, before the folds stopped deciding); a game of a rules
-version no longer shipped is refused with a clear reason."""
+rules version they were created under (``tests/data/*_v<version>*``:
+recorded under that rules version, before the folds stopped deciding); a
+game of a rules version no longer shipped is refused with a clear reason."""
 
 from __future__ import annotations
 
@@ -16,18 +16,29 @@ from strata.v1 import admin_service_pb2 as admin_pb
 from clients.client import StrataClient, StrataError
 from domain import bots, registry
 from domain.chance import Rng
-from domain.escaping_extinction.model import MeteorHitEarth, RocketLaunched
+from domain.escaping_extinction.content import CONTENT
+from domain.escaping_extinction.model import (
+    EarthquakeStruck,
+    MeteorHitEarth,
+    RocketLaunched,
+    TokenReturned,
+    TurnBegan,
+)
 from domain.happy_little_dinosaurs.model import GameWon, SuddenDeathCardsRevealed
 from domain.session import GameFinished, Status
 from eventstore.memory import InMemoryEventStore
 from service.application import GameApp
 from service.errors import Code, FailedPrecondition, classify
+from service.games import decode_recorded
 from service.portable import parse_export
 from service.verification import Verdict, verify_game
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-STORED = sorted(DATA.glob("*_v1*.strata.json"))
+STORED = sorted(DATA.glob("*_v[0-9]*.strata.json"))
 UNRECORDED_IN_V1 = (GameWon, RocketLaunched, MeteorHitEarth)
+#: The Escaping Extinction events whose schema 2 came with rules version 4.
+UPCAST_IN_EE_V4 = ("WorldSetUp", "TurnBegan", "TileRevealed")
+ENTERED = "DinoEnteredTwentyFirstCentury"
 
 
 def stored(path: Path) -> tuple[GameApp, str, dict[str, Any]]:
@@ -51,8 +62,9 @@ def test_a_stored_game_loads_replays_and_verifies_under_its_rules(
     app, game_id, document = stored(path)
     loaded = app.load(game_id)
     game_type = document["game_type"]
-    assert loaded.state.rules_version == "1"
-    assert loaded.rules is registry.rules_for(game_type, "1")
+    rules_version = recorded_version(path)
+    assert loaded.state.rules_version == rules_version
+    assert loaded.rules is registry.rules_for(game_type, rules_version)
     assert loaded.state.version == len(document["events"])
     # Every version of it folds (what GetGame at_version and ReplayGame do).
     for version in range(1, loaded.state.version + 1, 37):
@@ -61,8 +73,15 @@ def test_a_stored_game_loads_replays_and_verifies_under_its_rules(
     result = verify_game(app.store, game_id)
 
     assert result.verdict is Verdict.VERIFIED, result
-    assert result.recorded_rules_version == "1"
+    assert result.recorded_rules_version == rules_version
     assert result.current_rules_version == registry.rules_for(game_type).rules_version
+
+
+def recorded_version(path: Path) -> str:
+    """The rules version a stored game's file name says (``…_v3_…``)."""
+    version = path.name.split("_v", 1)[1].split("_")[0].split(".")[0]
+    assert version == json.loads(path.read_bytes())["rules_version"]
+    return version
 
 
 @pytest.mark.parametrize("path", STORED, ids=lambda p: p.name.split(".")[0])
@@ -161,6 +180,65 @@ def test_an_unfinished_stored_game_is_continued_under_its_rules(name: str) -> No
     assert not any(isinstance(e, UNRECORDED_IN_V1) for e in new_events)
     assert isinstance(new_events[-1], GameFinished)
     assert verify_game(app.store, game_id).verdict is Verdict.VERIFIED
+
+
+def test_stored_escaping_extinction_events_are_upcast_with_what_they_imply() -> None:
+    app, game_id, document = stored(DATA / "escaping_extinction_v3_meteor.strata.json")
+    session = app.load(game_id).session
+    raw = {e["type"]: e for e in reversed(document["events"])}  # the first of each
+    assert all(raw[t]["schema_version"] == 1 for t in UPCAST_IN_EE_V4)
+    setup, began, revealed = (
+        session.decode_event(t, raw[t]["data"], 1)
+        for t in ("WorldSetUp", "TurnBegan", "TileRevealed")
+    )
+    assert (setup.meteor_cards, setup.rocket_docket_cards) == (16, 12)
+    assert setup.exploration_cards == 30
+    # Two actions a turn, as then; whether a turn was for healing only was
+    # not recorded (the fold of rules version 3 works it out).
+    assert (began.actions, began.heal_only) == (2, None)
+    assert revealed.resource is CONTENT.tile(revealed.tile).resource
+
+
+def test_a_stored_injured_dinos_turn_still_folds_to_a_turn_for_healing() -> None:
+    app, game_id, _ = stored(DATA / "escaping_extinction_v3_meteor.strata.json")
+    session = app.load(game_id).session
+    state = None
+    healing = 0
+    for recorded in app.store.read_stream(game_id):
+        event = decode_recorded(session, recorded)
+        before, state = state, session.evolve(state, event)
+        if isinstance(event, TurnBegan) and before is not None:
+            injured = any(
+                d.dino is event.dino and d.health == 0 for d in before.game.dinos
+            )
+            assert state.game.waiting_to_heal == injured
+            healing += injured
+    assert healing, "the stored game has an Injured Dino's turn"
+
+
+def test_an_unfinished_rules_version_3_game_goes_on_without_the_new_facts() -> None:
+    app, game_id, _ = stored(DATA / "escaping_extinction_v3_unfinished.strata.json")
+    app = admin_app(app)
+
+    new_events = play_on(app, game_id)
+
+    assert app.load(game_id).state.rules_version == "3"
+    assert all(e.heal_only is None for e in new_events if isinstance(e, TurnBegan))
+    assert all(
+        e.returned is None for e in new_events if isinstance(e, EarthquakeStruck)
+    )
+    assert all(e.resource is None for e in new_events if isinstance(e, TokenReturned))
+    assert verify_game(app.store, game_id).verdict is Verdict.VERIFIED
+
+
+def test_a_stored_dino_entering_the_21st_century_is_upcast_with_its_step() -> None:
+    app, game_id, document = stored(DATA / "dinosaurs_extinct_v1.strata.json")
+    [raw] = [e for e in document["events"] if e["type"] == ENTERED]
+    assert raw["schema_version"] == 1 and "to_step" not in raw["data"]
+    entered = app.load(game_id).session.decode_event(ENTERED, raw["data"], 1)
+    assert entered.to_step == 36
+    state = app.load(game_id).state
+    assert state.game.dinos[entered.seat].step == 36
 
 
 def test_a_stored_two_player_cubosaurs_game_keeps_its_three_rounds() -> None:
