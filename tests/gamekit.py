@@ -101,6 +101,15 @@ class PlayedGame:
     commands: list[tuple[int, Any]]
 
 
+def option_sets(rules: GameRules[Any, Any, Any, Any]) -> list[Any]:
+    """The game's default options, and each of its switches turned on (a
+    mode, such as Cubosaurs' advanced one, plays events the default does
+    not)."""
+    default = rules.options_type()
+    switches = [f.name for f in dataclasses.fields(default) if f.type == "bool"]
+    return [default, *(dataclasses.replace(default, **{f: True}) for f in switches)]
+
+
 def play_random(
     rules: GameRules[Any, Any, Any, Any],
     players: int,

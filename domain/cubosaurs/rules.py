@@ -59,6 +59,7 @@ from domain.cubosaurs.content import (
     score_round,
 )
 from domain.cubosaurs.model import (
+    UNSEEN,
     BuyTile,
     CardDrawn,
     CardList,
@@ -658,8 +659,9 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                     phase=Phase.TURN,
                     turn=event.first_seat,
                     direction=event.direction,
-                    deck=event.deck,
-                    out_of_play=event.out_of_play,
+                    # A player's copy has sizes only: as many unseen cards.
+                    deck=event.deck or (UNSEEN,) * event.deck_size,
+                    out_of_play=event.out_of_play or (UNSEEN,) * event.out_of_play_size,
                     packet=(),
                     discarded=(),
                     seats=tuple(

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import dataclasses
 import importlib
 import inspect
 import pkgutil
@@ -30,7 +29,7 @@ import pytest
 from domain import registry
 from domain.rules import GameRules, Viewer
 from domain.session import Session, SessionState
-from tests.gamekit import play_random
+from tests.gamekit import option_sets, play_random
 
 #: Games whose fold still reads its content on this branch: the other
 #: helper's branch of issue 29 makes them fold only their events.
@@ -206,15 +205,6 @@ def blind(
     for name in [*vars(rules), *_class_content(rules, everything)]:
         object.__setattr__(blinded, name, Withheld(f"{kind}.{name}"))
     return blinded
-
-
-def option_sets(rules: GameRules[Any, Any, Any, Any]) -> list[Any]:
-    """The game's default options, and each of its switches turned on (a
-    mode, such as Cubosaurs' advanced one, plays events the default does
-    not)."""
-    default = rules.options_type()
-    switches = [f.name for f in dataclasses.fields(default) if f.type == "bool"]
-    return [default, *(dataclasses.replace(default, **{f: True}) for f in switches)]
 
 
 def streams(
