@@ -264,11 +264,11 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         return self._continue(state, self._deal(state, rng, 1, 0, 1), rng)[0]
 
     def redact_position(self, position: Position, viewer: Viewer) -> Position:
-        """Players see a position as a round's events show it: without the
-        deck's order (its size follows from the rest)."""
+        """Players see a position as a round's events show it: its deck as
+        that many unseen cards (:data:`~domain.cubosaurs.model.UNSEEN`)."""
         if viewer.sees_everything:
             return position
-        return dataclasses.replace(position, deck=())
+        return dataclasses.replace(position, deck=(UNSEEN,) * len(position.deck))
 
     def _deal(
         self,
@@ -988,6 +988,10 @@ def _from_position(state: CubosaursState, position: Position) -> CubosaursState:
     of its seat to act."""
     placed = {c for _, cards in _card_places(position) for c in cards}
     bought = {t for p in position.players for t in p.tiles}
+    out_of_play = tuple(c for c in range(CARD_COUNT) if c not in placed)
+    unseen = position.deck.count(UNSEEN)
+    if unseen:  # a player's copy: the deck's cards are among those not placed
+        out_of_play = (UNSEEN,) * (len(out_of_play) - unseen)
     return replace(
         state,
         round=position.round,
@@ -995,7 +999,7 @@ def _from_position(state: CubosaursState, position: Position) -> CubosaursState:
         turn=position.turn,
         direction=_round_direction(position.round),
         deck=position.deck,
-        out_of_play=tuple(c for c in range(CARD_COUNT) if c not in placed),
+        out_of_play=out_of_play,
         packet=position.packet,
         discarded=position.discarded,
         seats=tuple(

@@ -821,14 +821,17 @@ def position_state(state: State, position: Position) -> State:
 
 def redacted_position(position: Position) -> Position:
     """``position`` as a player sees it: face-down tiles and the decks'
-    orders blanked (as in ``WorldSetUp``)."""
-    places = tuple(p if p.revealed else replace(p, tile="") for p in position.places)
+    cards unseen (:data:`~domain.escaping_extinction.model.UNSEEN`, as in
+    ``WorldSetUp``; the decks keep their sizes)."""
+    places = tuple(
+        p if p.revealed else replace(p, tile=UNSEEN) for p in position.places
+    )
     return replace(
         position,
         places=places,
-        meteor_deck=(),
-        rocket_docket_deck=(),
-        exploration_deck=(),
+        meteor_deck=(UNSEEN,) * len(position.meteor_deck),
+        rocket_docket_deck=(UNSEEN,) * len(position.rocket_docket_deck),
+        exploration_deck=(UNSEEN,) * len(position.exploration_deck),
     )
 
 

@@ -430,11 +430,12 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
 
     def redact_position(self, position: Position, viewer: Viewer) -> Position:
         """Players see no deck's order and only their own seats' hands (the
-        views show every hand's and deck's size)."""
+        others' as many unseen cards, :data:`~.model.UNSEEN`: the views show
+        every hand's size)."""
         if viewer.sees_everything:
             return position
         players = tuple(
-            p if viewer.plays(seat) else replace(p, hand=())
+            p if viewer.plays(seat) else replace(p, hand=(UNSEEN,) * len(p.hand))
             for seat, p in enumerate(position.players)
         )
         return replace(position, players=players, main_deck=(), disaster_deck=())

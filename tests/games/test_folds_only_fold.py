@@ -28,8 +28,8 @@ import pytest
 
 from domain import registry
 from domain.rules import GameRules, Viewer
-from domain.session import Session, SessionState
-from tests.gamekit import option_sets, play_random
+from domain.session import Session
+from tests.gamekit import fold_each, option_sets, play_random
 
 #: Games whose fold still reads its content on this branch: the other
 #: helper's branch of issue 29 makes them fold only their events.
@@ -217,15 +217,6 @@ def streams(
     return [events] + [[session.redact(e, v) for e in events] for v in viewers]
 
 
-def folds(session: Session[Any], events: list[Any]) -> list[SessionState[Any]]:
-    states: list[SessionState[Any]] = []
-    state = None
-    for event in events:
-        state = session.evolve(state, event)
-        states.append(state)
-    return states
-
-
 @pytest.mark.parametrize(
     "game_type",
     [
@@ -244,7 +235,7 @@ def test_the_fold_consults_nothing_but_the_event_and_the_state(
     rules = registry.rules_for(game_type)
     session = Session(rules)
     games = [
-        (stream, folds(session, stream))
+        (stream, fold_each(session, stream))
         for options in option_sets(rules)
         for players in range(rules.min_players, rules.max_players + 1)
         for n in range(SEEDS)

@@ -27,7 +27,7 @@ from domain.session import Session, SessionState, Status
 from service.callers import Caller, hash_token
 from service.games import Loaded
 from service.servicer import game_to_proto
-from tests.gamekit import RANDOM_SEEDS, option_sets
+from tests.gamekit import RANDOM_SEEDS, fold_each, option_sets
 
 #: Random games per player count and options (each is folded again for
 #: every viewer at every version).
@@ -119,11 +119,7 @@ def test_each_viewer_folds_its_own_stream_to_the_game_it_is_shown(
 
 def check_viewers(session: Session[Any], players: int, events: list[Any]) -> None:
     callers = [Caller(token=token(s)) for s in range(players)] + [Caller()]
-    truths = []
-    true = None
-    for event in events:
-        true = session.evolve(true, event)
-        truths.append(true)
+    truths = fold_each(session, events)
     for caller in callers:
         viewer = caller.viewer(truths[-1])
         assert viewer.seats or caller is callers[-1]

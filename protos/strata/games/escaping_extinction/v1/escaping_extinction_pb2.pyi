@@ -485,7 +485,7 @@ class Position(_message.Message):
 
     @_builtins.property
     def meteor_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The Meteor deck, top first (secret)."""
+        """The Meteor deck, top first (secret: a player sees as many empty ids)."""
 
     @_builtins.property
     def meteor_drawn(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -493,7 +493,9 @@ class Position(_message.Message):
 
     @_builtins.property
     def rocket_docket_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The Rocket Docket deck, top first (secret)."""
+        """The Rocket Docket deck, top first (secret: a player sees as many empty
+        ids).
+        """
 
     @_builtins.property
     def rocket_docket_open(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -507,7 +509,9 @@ class Position(_message.Message):
 
     @_builtins.property
     def exploration_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The Exploration deck, top first (secret)."""
+        """The Exploration deck, top first (secret: a player sees as many empty
+        ids).
+        """
 
     @_builtins.property
     def exploration_discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
