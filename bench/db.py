@@ -121,6 +121,11 @@ class Service:
                 process.wait()
 
 
+#: How long a service may take to answer health checks (a loaded machine
+#: takes seconds to import and start two processes).
+START_SECONDS = 120
+
+
 def start_service(
     database: Database,
     workers: int,
@@ -161,7 +166,7 @@ def start_service(
     serve = ["serve"] if processes == 1 else ["serve", "--processes", str(processes)]
     process = subprocess.Popen(_strata(*serve), env=env, cwd=ROOT)
     target = f"127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + START_SECONDS
     with grpc.insecure_channel(target) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
@@ -179,7 +184,9 @@ def start_service(
                 process.kill()
                 if worker is not None:
                     worker.kill()
-                raise RuntimeError("the service did not start within 30 s")
+                raise RuntimeError(
+                    f"the service did not start within {START_SECONDS} s"
+                )
             time.sleep(0.1)
     return Service(process, target, worker, f"http://127.0.0.1:{http_port}")
 

@@ -13,6 +13,7 @@ a table and writes it as JSON (``--json``), then drops the database.
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import math
 import multiprocessing
@@ -20,11 +21,14 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import grpc
 
 from bench import load, store
 from bench.db import Database, Service, create_database, drop_database, start_service
@@ -110,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only",
         default="",
         help="comma-separated phases: e2e,processes,watch,appends,loads,projection,"
-        "standby",
+        "standby,hostile",
     )
     args = parser.parse_args(argv)
     mode = MODES["tiny" if args.tiny else "quick" if args.quick else "full"]
@@ -144,6 +148,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             projection(report, database)
         if wanted("standby"):
             standby(report, mode)
+        if wanted("hostile"):
+            hostile_bodies(report, database, mode)
     finally:
         drop_database(database)
     report.figures["machine"]["load_average_at_end"] = os.getloadavg()
@@ -699,6 +705,101 @@ def standby(report: Report, mode: Mode) -> None:
         "own_write_reads_answered_by": {"standby": answered[0], "primary": answered[1]},
     }
     report.figures["standby"] = figures
+
+
+def hostile_bodies(report: Report, database: Database, mode: Mode) -> None:
+    """gRPC health latency while four connections send CreateGame bodies of
+    60 kB JSON (a thousand values each) as fast as they are answered:
+    the attack that took health from 2.6 ms to 1.5 s before the HTTP edge
+    decoded large JSON off the event loop."""
+    service = start_service(database, 32)
+    seconds = max(mode.duration, 2.0)
+    try:
+        quiet = _health_latencies(service.target, seconds)
+        stop = threading.Event()
+        sent = [0]
+        attackers = [
+            threading.Thread(target=_send_bodies, args=(service, stop, sent))
+            for _ in range(4)
+        ]
+        for attacker in attackers:
+            attacker.start()
+        try:
+            time.sleep(0.5)
+            attacked = _health_latencies(service.target, seconds)
+        finally:
+            stop.set()
+            for attacker in attackers:
+                attacker.join(10)
+    finally:
+        service.stop()
+    quiet_figures, attacked_figures = _percentiles(quiet), _percentiles(attacked)
+    report.figures["hostile_bodies"] = {
+        "quiet": quiet_figures,
+        "attacked": attacked_figures,
+        "bodies_sent": sent[0],
+        "seconds": seconds,
+    }
+    report.target(
+        "gRPC health p99 (ms) under 4 connections of 60 kB JSON bodies",
+        attacked_figures["p99_ms"],
+        50.0,
+        False,
+        f"{sent[0]} bodies in {seconds:g} s; quiet p99 {quiet_figures['p99_ms']} ms",
+    )
+
+
+def _health_latencies(target: str, seconds: float) -> list[float]:
+    """Milliseconds of gRPC health checks, one every 20 ms for ``seconds``."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    latencies = []
+    with grpc.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            started = time.perf_counter()
+            stub.Check(health_pb2.HealthCheckRequest(), timeout=10)
+            latencies.append((time.perf_counter() - started) * 1000)
+            time.sleep(0.02)
+    return latencies
+
+
+def _send_bodies(service: Service, stop: threading.Event, sent: list[int]) -> None:
+    # As much as a caller may send: about 1,000 JSON values (the bound) and
+    # 60 kB (the bound is 64 KiB).
+    bots = [{"seat": 9, "bot": "b" * 60}] * 320
+    padding = "x" * 36_000
+    body = json.dumps(
+        {"gameType": padding, "players": 2, "bots": bots}, separators=(",", ":")
+    ).encode()
+    host, _, port = service.http_target.removeprefix("http://").rpartition(":")
+    while not stop.is_set():
+        connection = http.client.HTTPConnection(host, int(port), timeout=10)
+        try:
+            while not stop.is_set():
+                connection.request(
+                    "POST",
+                    "/strata.v1.GameService/CreateGame",
+                    body=body,
+                    headers={"Content-Type": "application/json"},
+                )
+                connection.getresponse().read()
+                sent[0] += 1
+        except (OSError, http.client.HTTPException):
+            pass
+        finally:
+            connection.close()
+
+
+def _percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values) or [math.nan]
+
+    def at(fraction: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(fraction * len(ordered)))], 2)
+
+    return {"n": len(values), "p50_ms": at(0.5), "p99_ms": at(0.99), "max_ms": at(1.0)}
 
 
 def print_report(report: Report) -> None:

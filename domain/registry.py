@@ -39,11 +39,13 @@ def _load() -> None:
     # Older rules versions still shipped, for the games created under them.
     older: tuple[Rules, ...] = (
         cubosaurs.RULES_V1,
+        cubosaurs.RULES_V2,
         dinosaurs_extinct.RULES_V1,
         escaping_extinction.RULES_V1,
         escaping_extinction.RULES_V2,
         escaping_extinction.RULES_V3,
         happy_little_dinosaurs.RULES_V1,
+        happy_little_dinosaurs.RULES_V2,
     )
     versions = {(r.game_type, r.rules_version): r for r in (*current, *older)}
     _VERSIONS.update(versions)

@@ -563,7 +563,10 @@ class Session(Generic[S]):
     ) -> tuple[list[Any], SessionState[S]]:
         """``events`` and the state after them, with the lifecycle's
         :class:`GameFinished` once the rules say the game is over. Seats that
-        left share no win."""
+        left share no win: the competitive games' rules rank them below the
+        seats still in themselves (their own events say who won instead),
+        so this drops a leaver only from the win of a co-operative game or
+        of an older rules version, which gave a leaver's win to nobody."""
         rules = self.rules
         if rules.is_terminal(after.game):
             outcome = rules.outcome(after.game)

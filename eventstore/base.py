@@ -203,6 +203,17 @@ READ_AFTER: contextvars.ContextVar[int] = contextvars.ContextVar(
 )
 
 
+@dataclass(frozen=True)
+class PoolUsage:
+    """One of the store's connection pools (or dedicated connections): its
+    name, the connections in use and idle, and the most it may open."""
+
+    name: str
+    used: int
+    idle: int
+    max: int
+
+
 class EventStore(abc.ABC):
     """The port. Implementations: ``SQLiteEventStore``, ``PostgresEventStore``
     and, for tests and simulation, ``InMemoryEventStore``."""
@@ -345,6 +356,16 @@ class EventStore(abc.ABC):
 
     def connections_in_use(self) -> int | None:
         """Database connections checked out now (None: not a pooled store)."""
+        return None
+
+    def connection_pools(self) -> list[PoolUsage]:
+        """Every pool or dedicated connection the store holds to its
+        databases, with how many connections are in use and idle (empty:
+        a store that holds none)."""
+        return []
+
+    def commit_queue(self) -> int | None:
+        """Appends waiting for the group commit now (None: no group commit)."""
         return None
 
     def check_health(self) -> None:

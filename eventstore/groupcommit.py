@@ -168,6 +168,15 @@ class GroupCommitter:
         )
         self._thread.start()
 
+    def queued(self) -> int:
+        """Appends waiting for their commit now."""
+        with self._condition:
+            return len(self._queue)
+
+    def connections(self) -> int:
+        """Connections it holds now (the writer's, the announcer's)."""
+        return sum(c is not None for c in (self._connection, self._announcer))
+
     def append(self, append: Append) -> Append:
         """Queue ``append`` and wait until it is answered."""
         self._enqueue(append)

@@ -57,13 +57,20 @@ from eventstore.base import (
     MatchingEvents,
     NewCommand,
     NewEvent,
+    PoolUsage,
     RecordedEvent,
     StoreUnavailable,
     check_append,
 )
 from eventstore.groupcommit import MAX_EVENTS_PER_TRANSACTION, Append, GroupCommitter
 from eventstore.rawread import RawReader
-from eventstore.sql import _NO_SCHEMA, SQLAlchemyEventStore, dumps_json, utc_now
+from eventstore.sql import (
+    _NO_SCHEMA,
+    SQLAlchemyEventStore,
+    dumps_json,
+    pool_usage,
+    utc_now,
+)
 from eventstore.urls import database_url
 
 log = logging.getLogger(__name__)
@@ -453,6 +460,36 @@ class PostgresEventStore(SQLAlchemyEventStore):
         if actual is None or actual == expected_version:
             actual = self.stream_version(game_id)
         raise ConcurrencyError(game_id, expected_version, actual)
+
+    def commit_queue(self) -> int | None:
+        """Appends waiting for the group commit now."""
+        committer = self._committer
+        return None if committer is None else committer.queued()
+
+    def connection_pools(self) -> list[PoolUsage]:
+        """The primary's pool, each standby's (made on first use), and the
+        connections held apart: the standbys' own for the log's reads, the
+        listener of commits and the group committer's."""
+        pools = super().connection_pools()
+        for index, engine in sorted(self._standby_engines.items()):
+            usage = pool_usage(f"standby-{index}", engine)
+            if usage is not None:
+                pools.append(usage)
+        readers = [("reader", self._reader)] + [
+            (f"standby-{index}-reader", standby)
+            for index, standby in enumerate(self._standbys)
+        ]
+        for name, reader in readers:
+            used, idle, most = reader.usage()
+            pools.append(PoolUsage(name, used, idle, most))
+        # The group committer's writer and announcer, and the listener of
+        # commits: in use for as long as they run.
+        committer = self._committer
+        writer = 0 if committer is None else committer.connections()
+        listener = 1 if self._watcher_ready.is_set() else 0
+        pools.append(PoolUsage("writer", writer, 0, 2))
+        pools.append(PoolUsage("listener", listener, 0, 1))
+        return pools
 
     def _group_committer(self) -> GroupCommitter:
         with self._committer_lock:

@@ -44,6 +44,13 @@ class RawReader:
         self._idle: list[psycopg.Connection[Any]] = []
         self._lock = threading.Lock()
         self._closed = False
+        #: Connections handed out and not yet back (or closed).
+        self._in_use = 0
+
+    def usage(self) -> tuple[int, int, int]:
+        """Connections in use, idle, and the most kept idle."""
+        with self._lock:
+            return self._in_use, len(self._idle), self._idle_max
 
     def read_stream(
         self, game_id: str, from_version: int, to_version: int | None
@@ -144,7 +151,7 @@ class RawReader:
                 rows = connection.execute(sql, parameters, prepare=True).fetchall()
             except psycopg.Error as error:
                 if connection.broken:
-                    connection.close()
+                    self._discard(connection)
                     if attempt == 1:
                         continue  # a connection the server dropped: once more
                 else:
@@ -158,15 +165,27 @@ class RawReader:
         with self._lock:
             if self._closed:
                 raise StoreUnavailable("the store is closed")
+            self._in_use += 1
             if self._idle:
                 return self._idle.pop()
-        return self._connect()
+        try:
+            return self._connect()
+        except BaseException:
+            with self._lock:
+                self._in_use -= 1
+            raise
 
     def _give_back(self, connection: psycopg.Connection[Any]) -> None:
         with self._lock:
+            self._in_use -= 1
             if not self._closed and len(self._idle) < self._idle_max:
                 self._idle.append(connection)
                 return
+        connection.close()
+
+    def _discard(self, connection: psycopg.Connection[Any]) -> None:
+        with self._lock:
+            self._in_use -= 1
         connection.close()
 
 

@@ -62,6 +62,7 @@ from eventstore.base import (
     MatchingEvents,
     NewCommand,
     NewEvent,
+    PoolUsage,
     RecordedEvent,
     Snapshot,
     StoreError,
@@ -135,6 +136,21 @@ class _StreamConflict(Exception):
 
 class _CommandConflict(Exception):
     pass
+
+
+def pool_usage(name: str, engine: Engine) -> PoolUsage | None:
+    """What ``engine``'s pool holds now (None: a pool that keeps no count,
+    as SQLite's single shared connection)."""
+    pool = engine.pool
+    checkedout = getattr(pool, "checkedout", None)
+    checkedin = getattr(pool, "checkedin", None)
+    size = getattr(pool, "size", None)
+    if checkedout is None or checkedin is None or size is None:
+        return None
+    overflow = getattr(pool, "_max_overflow", 0)
+    return PoolUsage(
+        name, int(checkedout()), int(checkedin()), int(size()) + max(overflow, 0)
+    )
 
 
 class SQLAlchemyEventStore(EventStore):
@@ -389,6 +405,11 @@ class SQLAlchemyEventStore(EventStore):
         """Connections checked out of the engine's pool now."""
         checkedout = getattr(self._engine.pool, "checkedout", None)
         return None if checkedout is None else int(checkedout())
+
+    def connection_pools(self) -> list[PoolUsage]:
+        """The engine's pool (named ``primary``)."""
+        usage = pool_usage("primary", self._engine)
+        return [] if usage is None else [usage]
 
     def count_refusals(self, game_id: str) -> int:
         """How many refused commands a game's command log holds."""

@@ -13,6 +13,7 @@ import contextlib
 import glob
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 from pathlib import Path
@@ -79,7 +80,28 @@ class PrivateCluster:
         at the next start)."""
         self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
 
+    def freeze(self) -> None:
+        """Stop every process of the server (SIGSTOP) without closing a
+        connection: a database that hangs. Its kernel still accepts and
+        acknowledges, nothing answers."""
+        self._signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """Let a frozen server go on (SIGCONT)."""
+        self._signal(signal.SIGCONT)
+
+    def _signal(self, number: int) -> None:
+        postmaster = int((self.data / "postmaster.pid").read_text().split()[0])
+        children = subprocess.run(
+            ["pgrep", "-P", str(postmaster)], capture_output=True, text=True
+        ).stdout.split()
+        for pid in [postmaster, *map(int, children)]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, number)
+
     def destroy(self) -> None:
+        with contextlib.suppress(ProcessLookupError, FileNotFoundError):
+            self.thaw()
         with contextlib.suppress(subprocess.CalledProcessError):
             self.stop("immediate")
         shutil.rmtree(self.root, ignore_errors=True)

@@ -22,6 +22,7 @@ this loop cannot both move, because the second gets the first's outcome
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 from typing import Any
 
 import structlog
@@ -30,6 +31,7 @@ from domain import bots as domain_bots
 from domain.errors import DomainError
 from domain.session import GameFinished, PlayerJoined, SeatLeft, Status
 from eventstore.base import RecordedEvent, StoreError
+from service import telemetry
 from service.application import GameApp
 from service.callers import Caller
 from service.commands import BOT_COMMAND_PREFIX, IN_PROCESS
@@ -79,9 +81,24 @@ class BotRunner:
         self._creators: dict[str, str] = {}
         self.throttled = 0
         self._outage = OutageLog(log, "bots")
+        #: When the latest event of each game with a bot seat was recorded:
+        #: a move's delay is counted from it.
+        self._last_event_at: dict[str, datetime] = {}
+        meter = telemetry.meter()
+        self._moved = meter.create_counter(
+            "strata.bot.moves",
+            description="Moves the bot seats made, by game type and bot",
+        )
+        self._delay = meter.create_histogram(
+            "strata.bot.move.delay",
+            unit="s",
+            description="From the event that gave a bot seat its turn to its move "
+            "(the bot runner's lag, as players feel it)",
+        )
 
-    def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
-        """Run until ``stop`` is set (errors are logged, then retried).
+    def run_forever(self, stop: threading.Event, idle: float = 0.25) -> None:
+        """Run until ``stop`` is set (noticed within ``idle`` seconds, the
+        longest it waits for an append; errors are logged, then retried).
 
         While it plays games it reads the log as soon as anything is
         appended. While it plays none, nobody waits for a move, so it lets
@@ -137,8 +154,10 @@ class BotRunner:
             self._games.discard(event.game_id)
             self._changed.discard(event.game_id)
             self._creators.pop(event.game_id, None)
+            self._last_event_at.pop(event.game_id, None)
         elif event.game_id in self._games:
             self._changed.add(event.game_id)
+            self._last_event_at[event.game_id] = event.recorded_at
 
     def move(self, game_id: str) -> int:
         """Make the next bot move of ``game_id`` if a bot seat may act;
@@ -184,6 +203,12 @@ class BotRunner:
             )
             return 0
         self.moves += 1
+        attributes = {"game_type": state.game_type, "bot": kinds[seat]}
+        self._moved.add(1, attributes)
+        since = self._last_event_at.get(game_id)
+        if since is not None:
+            delay = (datetime.now(UTC) - since).total_seconds()
+            self._delay.record(max(delay, 0.0), attributes)
         return 1
 
     def _may_move(self, game_id: str) -> bool:

@@ -163,7 +163,7 @@ def _os_problem(error: OSError) -> str:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from service.config import Config, ConfigError
-    from service.server import serve, serve_processes
+    from service.processes import serve, serve_processes
 
     config = Config.from_env()
     if args.port is not None:
@@ -189,7 +189,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_worker(args: argparse.Namespace) -> int:
     from service.config import Config
-    from service.server import work
+    from service.processes import work
 
     config = Config.from_env()
     if args.database_url:

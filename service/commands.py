@@ -156,9 +156,9 @@ class CommandMetrics:
             description="Game commands decided, by game type and outcome "
             "(accepted, duplicate, refused, failed)",
         )
-        self.append_ms = meter.create_histogram(
+        self.append_seconds = meter.create_histogram(
             "strata.store.append.duration",
-            unit="ms",
+            unit="s",
             description="Time a command's append took, to its durable commit",
         )
 
@@ -183,7 +183,7 @@ class CommandMetrics:
         try:
             yield
         finally:
-            self.append_ms.record((time.perf_counter() - started) * 1000)
+            self.append_seconds.record(time.perf_counter() - started)
 
 
 class _Counted:

@@ -6,6 +6,8 @@ import dataclasses
 import os
 from pathlib import Path
 
+from service.addresses import parse_networks
+from service.door import MAX_TOKEN_CHARS, TOKEN_SHAPE
 from service.limits import LimitSettings
 from service.tls import TlsFiles
 
@@ -57,6 +59,8 @@ class Config:
     - ``STRATA_HTTP_PORT``: the HTTP listener's port (default 8080; 0: off);
     - ``STRATA_CORS_ORIGINS``: comma-separated origins allowed to call the
       HTTP API from a browser (unset: the same origin only);
+    - ``STRATA_TRUSTED_PROXIES``, ``STRATA_METRICS_ADDRESS``,
+      ``STRATA_METRICS_TOKEN``: see the fields below;
     - ``STRATA_BACKGROUND``: the background work ``strata serve`` runs beside
       its requests: ``projections`` (the game list behind ListGames and the
       statistics) and ``bots`` (the bot seats' moves), comma-separated, or
@@ -92,6 +96,18 @@ class Config:
     #: that serve the reads of the global log, each once it has replayed the
     #: commits the process knows of (else the primary answers).
     read_database_urls: tuple[str, ...] = ()
+    #: ``STRATA_TRUSTED_PROXIES``: addresses and networks (comma-separated,
+    #: ``10.0.0.0/8``) of reverse proxies whose ``X-Forwarded-For`` names
+    #: the client (unset: none; every caller is its connection's address).
+    trusted_proxies: tuple[str, ...] = ()
+    #: ``STRATA_METRICS_ADDRESS``: ``host:port`` of a listener of its own
+    #: for ``/metrics`` (and ``/healthz``), e.g. ``127.0.0.1:9464`` or a pod
+    #: IP; set, the HTTP listener serves no ``/metrics``. Unset: ``/metrics``
+    #: on the HTTP listener.
+    metrics_address: str = ""
+    #: ``STRATA_METRICS_TOKEN``: set, ``/metrics`` answers only
+    #: ``authorization: Bearer <it>`` (401 otherwise), wherever it is served.
+    metrics_token: str = ""
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Config:
@@ -119,7 +135,12 @@ class Config:
             shutdown_grace=read.number("STRATA_SHUTDOWN_GRACE", 10.0, least=0),
             tls=read.tls(),
             read_database_urls=read.listed("STRATA_READ_DATABASE_URL"),
+            trusted_proxies=read.networks("STRATA_TRUSTED_PROXIES"),
+            metrics_address=read.address("STRATA_METRICS_ADDRESS"),
+            metrics_token=read.token("STRATA_METRICS_TOKEN"),
         )
+        read.tokens("STRATA_ADMIN_TOKEN", (config.admin_token,))
+        read.tokens("STRATA_INTEGRATION_TOKENS", config.integration_tokens)
         database = config.database_url
         if config.read_database_urls and not database.startswith("postgres"):
             read.problems.append(
@@ -203,6 +224,45 @@ class _Reader:
 
     def listed(self, name: str) -> tuple[str, ...]:
         return tuple(t.strip() for t in self.env.get(name, "").split(",") if t.strip())
+
+    def networks(self, name: str) -> tuple[str, ...]:
+        entries = self.listed(name)
+        try:
+            parse_networks(entries)
+        except ValueError as error:
+            self.problems.append(f"{name}: {error}")
+            return ()
+        return entries
+
+    def address(self, name: str) -> str:
+        """``host:port`` (``[::1]:9464`` for IPv6); '' when unset."""
+        raw = self._raw(name)
+        if not raw:
+            return ""
+        host, _, port = raw.rpartition(":")
+        if not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+            self.problems.append(
+                f"{name}={raw!r} is not host:port (e.g. 127.0.0.1:9464)"
+            )
+            return ""
+        return raw
+
+    def token(self, name: str) -> str:
+        raw = self._raw(name)
+        self.tokens(name, (raw,))
+        return raw
+
+    def tokens(self, name: str, tokens: tuple[str, ...]) -> None:
+        """A problem for each token callers could never send (the door
+        refuses every bearer token of another shape)."""
+        for token in tokens:
+            if token and (
+                len(token) > MAX_TOKEN_CHARS or not TOKEN_SHAPE.fullmatch(token)
+            ):
+                self.problems.append(
+                    f"{name}: a token must be 1 to {MAX_TOKEN_CHARS} of the "
+                    "characters A-Z a-z 0-9 - . _ ~ + / (then '=' padding)"
+                )
 
     def limits(self) -> LimitSettings:
         try:

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from connectrpc.code import Code as ConnectCode
 from connectrpc.errors import ConnectError, ErrorDetail
-from google.protobuf import json_format
+from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import DecodeError, Message
 from protobuf.wkt import Any as AnyDetail
@@ -32,15 +32,18 @@ from strata.v1 import (
 )
 
 from service.door import Call, Door
-from service.errors import Code, Refusal, details
-from service.inputs import json_depth_ok, quote
+from service.errors import Code, InvalidArgument, Refusal, details
+from service.http_edge import GATED, PREDECODED, Gate, Method, decode_json
+from service.inputs import quote
 
 M = TypeVar("M", bound=Message)
+
+ADMIN_SERVICE = "strata.v1.AdminService"
 
 #: The generated ASGI application of each service.
 APPLICATIONS: dict[str, Any] = {
     "strata.v1.GameService": game_service_connect.GameServiceASGIApplication,
-    "strata.v1.AdminService": admin_service_connect.AdminServiceASGIApplication,
+    ADMIN_SERVICE: admin_service_connect.AdminServiceASGIApplication,
     "strata.v1.IntegrationService": (
         integration_service_connect.IntegrationServiceASGIApplication
     ),
@@ -55,8 +58,11 @@ _CODES: dict[Code, ConnectCode] = {
 
 class JsonCodec:
     """The Connect JSON codec on google.protobuf's JSON mapping: compact, and
-    any request it cannot read (bad JSON, nesting past 64 levels, a field of
-    the wrong type) is INVALID_ARGUMENT, never an error of the server."""
+    any request it cannot read (bad JSON, nesting or values past the
+    bounds of :func:`~service.http_edge.decode_json`, a field of the wrong
+    type) is INVALID_ARGUMENT, never an error of the server. A request the
+    gate decoded already (:data:`~service.http_edge.PREDECODED`) is not
+    decoded again."""
 
     def name(self) -> str:
         return "json"
@@ -65,20 +71,16 @@ class JsonCodec:
         return json_format.MessageToJson(message, indent=None).encode()
 
     def decode(self, data: bytes | bytearray, message_class: type[M]) -> M:
-        if not json_depth_ok(bytes(data), 64):
-            raise ConnectError(
-                ConnectCode.INVALID_ARGUMENT, "The request nests deeper than 64."
-            )
-        message = message_class()
+        payload = bytes(data)
+        predecoded = PREDECODED.get()
+        if predecoded is not None and predecoded[0] == payload:
+            message = predecoded[1]
+            if isinstance(message, message_class):
+                return message
         try:
-            json_format.Parse(bytes(data), message, ignore_unknown_fields=True)
-        except (json_format.ParseError, ValueError, RecursionError) as error:
-            raise ConnectError(
-                ConnectCode.INVALID_ARGUMENT,
-                f"The request is not valid JSON for {message.DESCRIPTOR.full_name}: "
-                f"{quote(str(error), 120)}",
-            ) from None
-        return message
+            return decode_json(payload, message_class)
+        except InvalidArgument as error:
+            return _refused(error, message_class)
 
 
 class BinaryCodec:
@@ -94,10 +96,24 @@ class BinaryCodec:
         try:
             return message_class.FromString(bytes(data))
         except (DecodeError, ValueError, RecursionError) as error:
-            raise ConnectError(
-                ConnectCode.INVALID_ARGUMENT,
-                f"The request is not a valid message: {quote(str(error))}",
-            ) from None
+            return _refused(
+                InvalidArgument(
+                    "MALFORMED_REQUEST",
+                    f"The request is not a valid message: {quote(str(error))}",
+                ),
+                message_class,
+            )
+
+
+def _refused(error: InvalidArgument, message_class: type[M]) -> M:
+    """A request that cannot be decoded: refused by the door (with its
+    access line and metrics) when the gate admitted the call, else by the
+    runtime."""
+    call = GATED.get()
+    if call is None:
+        raise ConnectError(ConnectCode.INVALID_ARGUMENT, error.message)
+    call.refused = error
+    return message_class()
 
 
 CODECS = (BinaryCodec(), JsonCodec())
@@ -108,16 +124,33 @@ def applications(
     services: Iterable[tuple[ServiceDescriptor, object]],
     read_max_bytes: int,
 ) -> dict[str, Any]:
-    """The ASGI application of each service, by its path prefix
+    """The ASGI application of each service, behind the HTTP edge's
+    :class:`~service.http_edge.Gate`, by its path prefix
     (``/strata.v1.GameService/``)."""
-    return {
-        f"/{service.full_name}/": APPLICATIONS[service.full_name](
+    apps: dict[str, Any] = {}
+    for service, servicer in services:
+        app = APPLICATIONS[service.full_name](
             _Implementation(door, service, servicer),
             read_max_bytes=read_max_bytes,
             codecs=CODECS,
         )
-        for service, servicer in services
-    }
+        apps[f"/{service.full_name}/"] = Gate(app, door, methods_of(door, service))
+    return apps
+
+
+def methods_of(door: Door, service: ServiceDescriptor) -> dict[str, Method]:
+    """What the gate knows of each of ``service``'s methods, by path."""
+    admin_only = service.full_name == ADMIN_SERVICE
+    methods = {}
+    for method in service.methods:
+        path = f"/{service.full_name}/{method.name}"
+        methods[path] = Method(
+            path,
+            message_factory.GetMessageClass(method.input_type),
+            door.limits.request_limit(path),
+            admin_only,
+        )
+    return methods
 
 
 def snake_case(name: str) -> str:
@@ -145,7 +178,7 @@ def _unary(door: Door, path: str, handler: Any) -> Any:
     run = door.unary(path, handler)
 
     async def unary(request: Any, ctx: Any) -> Any:
-        call = call_of(path, ctx)
+        call = call_of(door, path, ctx)
         try:
             return await run(request, call)
         except Refusal as refusal:
@@ -160,7 +193,7 @@ def _streaming(door: Door, path: str, handler: Any) -> Any:
     run = door.stream(path, handler)
 
     async def streaming(request: Any, ctx: Any) -> AsyncIterator[Any]:
-        call = call_of(path, ctx)
+        call = call_of(door, path, ctx)
         _respond_with(call, ctx)
         try:
             async for response in run(request, call):
@@ -171,38 +204,35 @@ def _streaming(door: Door, path: str, handler: Any) -> Any:
     return streaming
 
 
-def call_of(method: str, ctx: Any) -> Call:
-    """The :class:`Call` of a Connect or gRPC-Web request's context."""
-    headers: dict[str, str] = {}
-    for key, value in ctx.request_headers.allitems():
-        headers.setdefault(key.lower(), value)
-    content_type = headers.get("content-type", "")
-    transport = (
-        "grpc-web"
-        if content_type.startswith("application/grpc-web")
-        else ("grpc" if content_type.startswith("application/grpc") else "connect")
-    )
-    client = ctx.client_address or ""
+def call_of(door: Door, method: str, ctx: Any) -> Call:
+    """The :class:`Call` of a Connect or gRPC-Web request's context: the
+    one the gate admitted (same task), with the request's deadline."""
     timeout_ms = ctx.timeout_ms
     deadline = None if timeout_ms is None else time.monotonic() + timeout_ms / 1000
 
     def time_remaining() -> float | None:
         return None if deadline is None else deadline - time.monotonic()
 
+    gated = GATED.get()
+    if gated is not None and gated.method == method:
+        gated.time_remaining = time_remaining
+        return gated
+    headers: dict[str, str] = {}
+    for key, value in ctx.request_headers.allitems():
+        headers.setdefault(key.lower(), value)
+    content_type = headers.get("content-type", "")
+    transport = (
+        "grpc-web" if content_type.startswith("application/grpc-web") else "connect"
+    )
+    client = ctx.client_address or ""
     return Call(
         method=method,
         headers=headers,
-        peer=address_of(client),
+        peer=door.client_address(client.rpartition(":")[0] or client, headers),
         connection=f"http:{client}",
         transport=transport,
         time_remaining=time_remaining,
     )
-
-
-def address_of(client: str) -> str:
-    """``10.0.0.7:53211`` -> ``10.0.0.7``; ``::1:53211`` -> ``::1``."""
-    host = client.rpartition(":")[0] or client
-    return host.strip("[]")
 
 
 def connect_error(refusal: Refusal) -> ConnectError:

@@ -30,6 +30,7 @@ import dataclasses
 import hashlib
 import inspect
 import itertools
+import re
 import threading
 import time
 import uuid
@@ -43,12 +44,27 @@ from opentelemetry import propagate, trace
 
 from eventstore.base import READ_AFTER
 from service import telemetry
-from service.errors import INTERNAL, Code, Refusal, Unauthenticated, classify
+from service.addresses import TrustedProxies, canonical
+from service.errors import (
+    INTERNAL,
+    Code,
+    DeadlineExceeded,
+    Refusal,
+    Unauthenticated,
+    Unavailable,
+    classify,
+)
+from service.inputs import check_request
 from service.limits import Limits, StreamSlot
 
 log = structlog.get_logger("strata.rpc")
 
 Handler: TypeAlias = Callable[[Any, "Call"], Any]
+
+#: The longest bearer token accepted (seat tokens have 46 characters).
+MAX_TOKEN_CHARS = 256
+#: A bearer token (RFC 6750's ``b64token``), at most :data:`MAX_TOKEN_CHARS`.
+TOKEN_SHAPE = re.compile(r"[A-Za-z0-9\-._~+/]+=*")
 Unary: TypeAlias = Callable[[Any, "Call"], Awaitable[Any]]
 Stream: TypeAlias = Callable[[Any, "Call"], AsyncIterator[Any]]
 
@@ -77,19 +93,35 @@ class Call:
     response_headers: dict[str, str] = dataclasses.field(default_factory=dict)
     #: The call's request id (set by the door).
     request_id: str = ""
+    #: Whether the caller's rates were already taken (by a transport that
+    #: admits the caller before it reads the request).
+    rates_taken: bool = False
+    #: Why the call is refused already (the transport found out before the
+    #: door: a body past its bound, say); the door answers it.
+    refused: BaseException | None = None
 
     @property
     def token(self) -> str:
-        """The token of ``authorization: Bearer <token>``, or '' when absent."""
+        """The token of ``authorization: Bearer <token>``, or '' when absent;
+        UNAUTHENTICATED when the header or the token has the wrong shape
+        (:data:`TOKEN_SHAPE`: no token the service issues or accepts looks
+        otherwise, so nothing else is worth a bucket or a lookup)."""
         value = self.headers.get("authorization", "")
         if not value:
             return ""
         scheme, _, token = value.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
+        token = token.strip()
+        if scheme.lower() != "bearer" or not token:
             raise Unauthenticated(
                 "BAD_AUTHORIZATION", "Use `authorization: Bearer <token>`."
             )
-        return token.strip()
+        if len(token) > MAX_TOKEN_CHARS or not TOKEN_SHAPE.fullmatch(token):
+            raise Unauthenticated(
+                "TOKEN_MALFORMED",
+                f"A bearer token is 1 to {MAX_TOKEN_CHARS} of the characters "
+                "A-Z a-z 0-9 - . _ ~ + / (then '=' padding).",
+            )
+        return token
 
     def expired(self) -> bool:
         remaining = self.time_remaining()
@@ -105,15 +137,42 @@ class Door:
         pool: Executor,
         access_log: str = "all",
         position: Callable[[], int] = lambda: 0,
+        proxies: TrustedProxies | None = None,
+        seated: Callable[[str, str], bool] = lambda token, game_id: False,
+        store_timeout: float = 0.0,
     ) -> None:
         """``access_log``: ``all`` (a line per call), ``errors`` (a line per
         call that did not end OK) or ``off``. ``position``: the highest
         position of the log the service knows (the store's), sent back as
-        ``strata-position`` (see :func:`read_after`)."""
+        ``strata-position`` (see :func:`read_after`). ``proxies``: the
+        reverse proxies whose ``X-Forwarded-For`` names the client.
+        ``seated(token, game_id)``: whether ``token`` holds a seat of the
+        game (a stream of a seat's player outranks anonymous streams; a
+        made-up token does not); called in the pool. ``store_timeout``: the
+        longest a unary call may wait (on the database) before it is
+        answered UNAVAILABLE ``STORE_TIMEOUT`` (0: no bound)."""
         self.limits = limits
         self.pool = pool
         self.observer = Observer(access_log)
         self.position = position
+        self.proxies = proxies or TrustedProxies()
+        self.seated = seated
+        self.store_timeout = store_timeout
+        #: Set when the service shuts down: new calls are refused.
+        self.stopping = False
+        #: Checks of large requests run in the pool, one at a time.
+        self._heavy = asyncio.Semaphore(1)
+
+    def stop(self) -> None:
+        """The service is shutting down: refuse new calls (UNAVAILABLE
+        ``SHUTTING_DOWN``) and end every open stream with that status now."""
+        self.stopping = True
+        self.limits.streams.stop_all()
+
+    def client_address(self, peer: str, headers: Mapping[str, str]) -> str:
+        """Who a call comes from: its connection's address (canonical), or
+        behind a trusted proxy the client the proxy names."""
+        return self.proxies.client(canonical(peer), headers)
 
     def unary(self, method: str, handler: Handler) -> Unary:
         """The door's handler of a unary method: ``(request, call) ->
@@ -128,9 +187,21 @@ class Door:
         async def unary(request: Any, call: Call) -> Any:
             with observer.call(request, call, method, current=True) as outcome:
                 try:
-                    with limits.admit(request, call):
+                    if call.refused is not None:
+                        raise call.refused
+                    if self.stopping:
+                        raise SHUTTING_DOWN
+                    await self._check_input(request, call)
+                    with limits.admit(request, call, checked=True):
                         READ_AFTER.set(read_after(call))
-                        response = await run(request, call)
+                        response = await self._bounded(run(request, call), call)
+                except asyncio.CancelledError:
+                    # The caller went away or its deadline passed: its answer,
+                    # not a fault of the service.
+                    outcome.code = (
+                        Code.DEADLINE_EXCEEDED if call.expired() else Code.CANCELLED
+                    )
+                    raise
                 except BaseException as error:
                     raise outcome.refused(error) from None
                 known = position()
@@ -151,7 +222,15 @@ class Door:
         async def stream(request: Any, call: Call) -> AsyncIterator[Any]:
             with observer.call(request, call, method, current=False) as outcome:
                 try:
-                    with limits.admit(request, call, stream=True) as slot:
+                    if call.refused is not None:
+                        raise call.refused
+                    if self.stopping:
+                        raise SHUTTING_DOWN
+                    await self._check_input(request, call)
+                    seated = await self._seated(request, call)
+                    with limits.admit(
+                        request, call, stream=True, seated=seated, checked=True
+                    ) as slot:
                         READ_AFTER.set(read_after(call))
                         responses = iterate(request, call)
                         try:
@@ -166,12 +245,71 @@ class Door:
                         finally:
                             await responses.aclose()  # type: ignore[attr-defined]
                 except (asyncio.CancelledError, GeneratorExit):
-                    outcome.code = Code.CANCELLED
+                    outcome.code = (
+                        Code.DEADLINE_EXCEEDED if call.expired() else Code.CANCELLED
+                    )
                     raise
                 except BaseException as error:
                     raise outcome.refused(error) from None
 
         return stream
+
+    async def _check_input(self, request: Any, call: Call) -> None:
+        """The request's checks before any of it is used, after the
+        caller's rates (a refused caller costs no checking): its shape on
+        the loop, its text (every string of it) in a worker thread, one at
+        a time, when it is large (the loop answers everyone meanwhile)."""
+        limits = self.limits
+        if not call.rates_taken:
+            limits.admit_caller(call)
+        limits.check_shape(request, call)
+        if request.ByteSize() <= CHECK_ON_LOOP_BYTES:
+            check_request(request)
+            return
+        async with self._heavy:
+            loop = asyncio.get_running_loop()
+            await loop.run_in_executor(self.pool, check_request, request)
+
+    async def _bounded(self, work: Awaitable[Any], call: Call) -> Any:
+        """``work``'s answer, or the refusal of a call that waited too long:
+        DEADLINE_EXCEEDED once the caller's deadline passed, UNAVAILABLE
+        ``STORE_TIMEOUT`` after ``store_timeout`` seconds (a database that
+        hangs: the thread waiting on it is left to finish, the caller is
+        answered)."""
+        bound = self.store_timeout if self.store_timeout > 0 else None
+        remaining = call.time_remaining()
+        by_caller = remaining is not None and (bound is None or remaining < bound)
+        timeout = max(remaining or 0.0, 0.0) if by_caller else bound
+        if timeout is None:
+            return await work
+        try:
+            return await asyncio.wait_for(work, timeout)
+        except TimeoutError:
+            if by_caller:
+                raise DeadlineExceeded(
+                    "DEADLINE_EXCEEDED", "The call's deadline passed."
+                ) from None
+            raise Unavailable(
+                "STORE_TIMEOUT",
+                f"The database did not answer within {bound:g} s; retry later "
+                "(a command retried with the same command_id is applied once).",
+            ) from None
+
+    async def _seated(self, request: Any, call: Call) -> bool:
+        """Whether the caller of a stream on a game holds a seat of it
+        (looked up only for a token the limits do not know already)."""
+        token = call.token
+        game_id = getattr(request, "game_id", "")
+        limits = self.limits
+        if not (token and game_id) or limits.is_admin(token):
+            return False
+        if limits.is_integration(token):
+            return False
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.pool, self.seated, token, game_id)
+        except Exception:  # the handler says what is wrong
+            return False
 
     # -- running handlers ---------------------------------------------------
 
@@ -219,6 +357,18 @@ class Door:
 
 _END = object()
 
+#: Requests at most this large are checked on the loop (quicker than a
+#: thread's round trip); larger ones in the pool.
+CHECK_ON_LOOP_BYTES = 4096
+
+#: The answer to a call the service will not finish: it is stopping.
+SHUTTING_DOWN = Refusal(
+    Code.UNAVAILABLE,
+    "SHUTTING_DOWN",
+    "This server is shutting down: call again (another replica answers), and "
+    "resume a stream from the last version or position you received.",
+)
+
 
 #: The response header with the highest log position the answering
 #: replica knew when it answered (its own writes included).
@@ -233,7 +383,8 @@ def read_after(call: Call) -> int:
     """The position the caller's reads must show (its ``strata-read-after``
     header; 0 when absent or not a number)."""
     value = call.headers.get(READ_AFTER_HEADER, "")
-    return int(value) if value.isdigit() and len(value) < 20 else 0
+    # isascii: str.isdigit also accepts '²' and other digits int() refuses.
+    return int(value) if value.isascii() and value.isdigit() and len(value) < 20 else 0
 
 
 async def _next(responses: AsyncIterator[Any], slot: StreamSlot | None) -> Any:
@@ -257,7 +408,7 @@ async def _next(responses: AsyncIterator[Any], slot: StreamSlot | None) -> Any:
         step.cancel()
         with contextlib.suppress(BaseException):
             await step
-        raise slot.shed_refusal()
+        raise SHUTTING_DOWN if slot.stopped else slot.shed_refusal()
     return step.result()
 
 
@@ -296,14 +447,26 @@ class Observer:
         self.tracer = telemetry.tracer()
         meter = telemetry.meter()
         self.duration = meter.create_histogram(
-            "rpc.server.duration",
-            unit="ms",
-            description="Duration of RPCs served, by service, method and status "
+            "rpc.server.call.duration",
+            unit="s",
+            description="Duration of RPCs served, by system, method and status "
             "(OpenTelemetry RPC conventions), every transport",
+        )
+        self.active = meter.create_up_down_counter(
+            "strata.rpc.server.active_calls",
+            description="Calls being served now, unary and streams, by method",
         )
 
     def call(self, request: Any, call: Call, method: str, current: bool) -> _Observed:
         return _Observed(self, request, call, method, current)
+
+    def record(self, call: Call, method: str, outcome: tuple[str, str]) -> None:
+        """Record a call a transport answered without a handler (no such
+        method, the wrong protocol): ``outcome`` is its code's name and its
+        reason."""
+        with self.call(None, call, method, current=False) as observed:
+            observed.code = Code[outcome[0]]
+            observed.reason = outcome[1]
 
 
 class _Observed:
@@ -332,20 +495,20 @@ class _Observed:
 
     def __enter__(self) -> _Observed:
         call = self.call
-        service, _, name = self.method.strip("/").partition("/")
         self.attributes = {
-            "rpc.system": "grpc" if call.transport == "grpc" else "connect_rpc",
-            "rpc.service": service,
-            "rpc.method": name,
+            "rpc.system.name": "connectrpc" if call.transport == "connect" else "grpc",
+            "rpc.method": self.method.strip("/"),
+            "strata.transport": call.transport,
         }
+        self.observer.active.add(1, self.attributes)
         parent = (
             propagate.extract(call.headers) if "traceparent" in call.headers else None
         )
         self.span = self.observer.tracer.start_span(
-            self.method,
+            self.attributes["rpc.method"],
             context=parent,
             kind=trace.SpanKind.SERVER,
-            attributes={**self.attributes, "strata.transport": call.transport},
+            attributes=self.attributes,
         )
         span_context = self.span.get_span_context()
         structlog.contextvars.clear_contextvars()
@@ -361,17 +524,19 @@ class _Observed:
         return self
 
     def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
-        ms = (time.perf_counter() - self.started) * 1000
+        seconds = time.perf_counter() - self.started
+        ms = seconds * 1000
         if self._token is not None:
             context_api.detach(self._token)
-        status = self.code.value
-        self.observer.duration.record(
-            ms, {**self.attributes, "rpc.grpc.status_code": status}
-        )
+        self.observer.active.add(-1, self.attributes)
+        status = {"rpc.response.status_code": self.code.name}
+        if self.code is not Code.OK:
+            status["error.type"] = self.code.name
+        self.observer.duration.record(seconds, {**self.attributes, **status})
         if self.code is not Code.OK:
             self.span.set_status(trace.StatusCode.ERROR, self.reason)
             self.span.set_attribute("strata.reason", self.reason)
-        self.span.set_attribute("rpc.grpc.status_code", status)
+        self.span.set_attributes(status)
         self.span.end()
         mode = self.observer.access_log
         if mode == "all" or (mode == "errors" and self.code is not Code.OK):

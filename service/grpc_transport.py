@@ -18,6 +18,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from grpc_status import rpc_status
 
+from service.addresses import canonical
 from service.door import Call, Door
 from service.errors import Refusal, to_status
 from service.limits import tolerant
@@ -49,13 +50,16 @@ def _method_handler(
 ) -> grpc.RpcMethodHandler:
     path = f"/{service.full_name}/{method.name}"
     implementation = getattr(servicer, method.name)
-    deserialize = tolerant(message_class(method.input_type).FromString)
+    # Bytes past the method's bound are never parsed.
+    deserialize = tolerant(
+        message_class(method.input_type).FromString, door.limits.request_limit(path)
+    )
     serialize = message_class(method.output_type).SerializeToString
     if method.server_streaming:
         stream = door.stream(path, implementation)
 
         async def streaming(request: Any, context: AioContext) -> AsyncIterator[Any]:
-            call = call_of(path, context)
+            call = call_of(door, path, context)
             try:
                 async for response in stream(request, call):
                     yield response
@@ -68,7 +72,7 @@ def _method_handler(
     unary = door.unary(path, implementation)
 
     async def answer(request: Any, context: AioContext) -> Any:
-        call = call_of(path, context)
+        call = call_of(door, path, context)
         try:
             response = await unary(request, call)
         except Refusal as refusal:
@@ -81,7 +85,7 @@ def _method_handler(
     )
 
 
-def call_of(method: str, context: AioContext) -> Call:
+def call_of(door: Door, method: str, context: AioContext) -> Call:
     """The :class:`Call` of a gRPC call's context."""
     headers: dict[str, str] = {}
     for key, value in context.invocation_metadata() or ():
@@ -96,7 +100,7 @@ def call_of(method: str, context: AioContext) -> Call:
     return Call(
         method=method,
         headers=headers,
-        peer=address_of(peer),
+        peer=door.client_address(address_of(peer), headers),
         connection=peer,
         transport="grpc",
         time_remaining=time_remaining,
@@ -105,13 +109,14 @@ def call_of(method: str, context: AioContext) -> Call:
 
 
 def address_of(peer: str) -> str:
-    """The host part of a gRPC peer string (``ipv4:10.0.0.7:53211`` ->
-    ``10.0.0.7``; ``ipv6:[::1]:53211`` -> ``::1``)."""
+    """The host part of a gRPC peer string, canonical (``ipv4:10.0.0.7:53211``
+    -> ``10.0.0.7``; ``ipv6:[::1]:53211`` -> ``::1``;
+    ``ipv6:[::ffff:10.0.0.7]:53211`` -> ``10.0.0.7``)."""
     kind, _, rest = peer.partition(":")
     if kind == "ipv6" and rest.startswith("["):
-        return rest[1:].partition("]")[0]
+        return canonical(rest[1:].partition("]")[0])
     if kind == "ipv4":
-        return rest.rpartition(":")[0] or rest
+        return canonical(rest.rpartition(":")[0] or rest)
     return peer
 
 

@@ -26,8 +26,10 @@ streams and gRPC-Web need only HTTP/1.1, which uvicorn serves well.
 from __future__ import annotations
 
 import asyncio
+import hmac
 import socket
 import ssl
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
@@ -42,6 +44,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from service import telemetry
+from service.http_edge import Edge, EdgeSettings, protocol_class
 
 ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
 
@@ -95,41 +98,198 @@ class Router:
         await self.site(scope, receive, send)
 
 
-def application(
-    rpc: Mapping[str, ASGIApp],
-    serving: Callable[[], bool],
-    cors_origins: Sequence[str] = (),
-    extra_routes: Sequence[Route] = (),
-) -> ASGIApp:
-    """The HTTP listener's whole application."""
+#: Headers of every page and file the web table is served with: its own
+#: scripts and styles only, no framing by another site (clickjacking), no
+#: guessing of types, no address of the page (a join link) sent on.
+PAGE_HEADERS = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self'; "
+        b"img-src 'self' data:; connect-src 'self'; object-src 'none'; "
+        b"base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-frame-options", b"DENY"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+)
 
-    async def index(request: Request) -> Response:
-        return FileResponse(WEB / "index.html")
 
-    async def metrics(request: Request) -> Response:
-        return Response(
-            await asyncio.to_thread(telemetry.prometheus_text),
-            media_type="text/plain; version=0.0.4; charset=utf-8",
+#: Methods named as they are in ``http.request.method`` (others: _OTHER).
+_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH"})
+#: Routes named as they are in ``http.route`` (the others by their template).
+_ROUTES = frozenset({"/", "/healthz", "/livez", "/readyz", "/metrics"})
+
+
+def route_of(path: str) -> str:
+    """The route template a path matched, of few values: a metric's label
+    never holds a game id or whatever path a caller made up."""
+    if path in _ROUTES:
+        return path
+    if path.startswith("/game/"):
+        return "/game/{game_id}"
+    if path.startswith("/static/"):
+        return "/static/{path}"
+    if path.startswith("/strata.v1."):
+        return "/{rpc.service}/{rpc.method}"
+    return "_OTHER"
+
+
+class HttpMetrics:
+    """``http.server.request.duration`` (seconds) and
+    ``http.server.active_requests`` for every request of ``app``
+    (OpenTelemetry HTTP server conventions)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+        meter = telemetry.meter()
+        self.duration = meter.create_histogram(
+            "http.server.request.duration",
+            unit="s",
+            description="Duration of HTTP requests served, by method, route "
+            "and status (OpenTelemetry HTTP conventions)",
+        )
+        self.active = meter.create_up_down_counter(
+            "http.server.active_requests",
+            unit="{request}",
+            description="HTTP requests being served now",
         )
 
-    async def healthz(request: Request) -> Response:
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method = scope.get("method", "")
+        attributes = {
+            "http.request.method": method if method in _METHODS else "_OTHER",
+            "url.scheme": scope.get("scheme", "http"),
+        }
+        status = [0]
+
+        async def watched(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                status[0] = int(message["status"])
+            await send(message)
+
+        self.active.add(1, attributes)
+        started = time.perf_counter()
+        try:
+            await self.app(scope, receive, watched)
+        finally:
+            self.active.add(-1, attributes)
+            self.duration.record(
+                time.perf_counter() - started,
+                {
+                    **attributes,
+                    "http.route": route_of(scope.get("path", "")),
+                    "http.response.status_code": status[0] or 500,
+                },
+            )
+
+
+class PageHeaders:
+    """Adds :data:`PAGE_HEADERS` to every response of ``app``."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                names = {name.lower() for name, _ in message.get("headers", ())}
+                extra = [(n, v) for n, v in PAGE_HEADERS if n not in names]
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+class Metrics:
+    """``GET /metrics``: the OpenTelemetry metrics in Prometheus' text format,
+    rendered in a worker thread at most once every ``max_age`` seconds (any
+    number of scrapers cost one rendering at a time, and a scrape meanwhile
+    gets the last one), behind ``authorization: Bearer <token>`` when a
+    token is set."""
+
+    def __init__(self, token: str = "", max_age: float = 1.0) -> None:
+        self.token = token
+        self.max_age = max_age
+        self._lock = asyncio.Lock()
+        self._rendered: tuple[float, bytes] | None = None
+
+    async def respond(self, request: Request) -> Response:
+        if self.token and not hmac.compare_digest(
+            request.headers.get("authorization", "").encode(),
+            f"Bearer {self.token}".encode(),
+        ):
+            return Response(
+                "The metrics need `authorization: Bearer <STRATA_METRICS_TOKEN>`.\n",
+                status_code=401,
+                headers={"www-authenticate": 'Bearer realm="metrics"'},
+                media_type="text/plain; charset=utf-8",
+            )
+        return Response(
+            await self.text(), media_type="text/plain; version=0.0.4; charset=utf-8"
+        )
+
+    async def text(self) -> bytes:
+        async with self._lock:
+            now = time.monotonic()
+            if self._rendered is not None and now - self._rendered[0] < self.max_age:
+                return self._rendered[1]
+            text = await asyncio.to_thread(telemetry.prometheus_text)
+            self._rendered = (time.monotonic(), text)
+            return text
+
+
+def health_routes(serving: Callable[[], bool]) -> list[Route]:
+    """The probes: ``/readyz`` and ``/healthz`` (SERVING, 200, while the
+    database answers and the service is not stopping; NOT_SERVING, 503,
+    otherwise: take it out of the load balancer, do not restart it), and
+    ``/livez`` (200 as long as the process answers at all: restart it only
+    when this fails; an outage of the database is no reason)."""
+
+    async def ready(request: Request) -> Response:
         ok = serving()
         return JSONResponse(
             {"status": "SERVING" if ok else "NOT_SERVING"},
             status_code=200 if ok else 503,
         )
 
+    async def alive(request: Request) -> Response:
+        return JSONResponse({"status": "ALIVE"})
+
+    return [Route("/healthz", ready), Route("/readyz", ready), Route("/livez", alive)]
+
+
+def application(
+    rpc: Mapping[str, ASGIApp],
+    serving: Callable[[], bool],
+    cors_origins: Sequence[str] = (),
+    extra_routes: Sequence[Route] = (),
+    metrics: Metrics | None = None,
+) -> ASGIApp:
+    """The HTTP listener's whole application (``metrics``: served at
+    ``/metrics`` here; None when it is served elsewhere, or not at all)."""
+
+    async def index(request: Request) -> Response:
+        return FileResponse(WEB / "index.html")
+
+    metrics_routes = [] if metrics is None else [Route("/metrics", metrics.respond)]
     site = Starlette(
         routes=[
             Route("/", index),
             Route("/game/{game_id}", index),
-            Route("/healthz", healthz),
-            Route("/metrics", metrics),
+            *health_routes(serving),
+            *metrics_routes,
             *extra_routes,
             Mount("/static", StaticFiles(directory=WEB), name="static"),
         ]
     )
-    app: ASGIApp = Router(rpc, site)
+    app: ASGIApp = Router(rpc, PageHeaders(site))
     if cors_origins:
         app = CORSMiddleware(
             app,
@@ -139,7 +299,15 @@ def application(
             expose_headers=list(EXPOSED_HEADERS),
             max_age=600,
         )
-    return app
+    return HttpMetrics(app)
+
+
+def metrics_application(metrics: Metrics, serving: Callable[[], bool]) -> ASGIApp:
+    """The application of the metrics listener (``STRATA_METRICS_ADDRESS``):
+    ``/metrics`` and the probes, nothing else."""
+    return HttpMetrics(
+        Starlette(routes=[Route("/metrics", metrics.respond), *health_routes(serving)])
+    )
 
 
 def bind(host: str, port: int, reuse_port: bool = False) -> socket.socket:
@@ -170,10 +338,16 @@ class HttpListener:
     """uvicorn serving ``app`` on a bound socket, on the running loop."""
 
     def __init__(
-        self, app: ASGIApp, sock: socket.socket, tls: ssl.SSLContext | None = None
+        self,
+        app: ASGIApp,
+        sock: socket.socket,
+        tls: ssl.SSLContext | None = None,
+        edge: Edge | None = None,
     ) -> None:
         self.sock = sock
         self.port: int = sock.getsockname()[1]
+        #: The bounds of its connections (:mod:`service.http_edge`).
+        self.edge = edge or Edge(EdgeSettings())
         config = uvicorn.Config(
             app,
             lifespan="off",
@@ -181,6 +355,11 @@ class HttpListener:
             access_log=False,
             server_header=False,
             ws="none",
+            http=protocol_class(self.edge),
+            # Who the client is behind a proxy is the door's to say
+            # (STRATA_TRUSTED_PROXIES), not uvicorn's (it would believe any
+            # X-Forwarded-For that comes from 127.0.0.1).
+            proxy_headers=False,
             timeout_graceful_shutdown=5,
         )
         config.load()

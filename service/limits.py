@@ -43,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import hashlib
 import os
 import threading
 import time
@@ -82,6 +83,11 @@ DEFAULT_MAX_REFUSALS_PER_GAME = 1000
 DEFAULT_MAX_OPEN_SEATS = 8
 DEFAULT_BOT_MOVES_PER_SECOND = 20.0
 DEFAULT_OPEN_GAME_HOURS = 24.0
+DEFAULT_MAX_HEADER_BYTES = 8192
+DEFAULT_HEADER_TIMEOUT = 10.0
+DEFAULT_BODY_TIMEOUT = 30.0
+DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 128
+DEFAULT_STORE_TIMEOUT = 10.0
 
 #: What a bot seat adds to the cost of creating a game (a bot game of three
 #: seats costs 31): the bot runner plays its moves.
@@ -97,6 +103,17 @@ FIND_GAME = "/strata.v1.GameService/FindGame"
 
 #: Idle buckets are forgotten once there are more than this many.
 _PRUNE_ABOVE = 10_000
+#: The most keys one table of buckets holds: past it, the bucket used least
+#: recently is forgotten (every key is a 16-byte digest, so a table is
+#: bounded in bytes as well as in entries, whatever callers send).
+MAX_KEYS = 50_000
+
+
+def digest(key: str) -> bytes:
+    """The fixed-size form every per-caller table keys on (16 bytes,
+    whatever the length of the token, address or id it stands for)."""
+    return hashlib.blake2b(key.encode(), digest_size=16).digest()
+
 
 _ENVIRONMENT = {
     "rate_per_peer": "STRATA_RATE_PER_PEER",
@@ -116,6 +133,12 @@ _ENVIRONMENT = {
     "max_open_seats": "STRATA_MAX_OPEN_SEATS",
     "bot_moves_per_second": "STRATA_BOT_MOVES_PER_SECOND",
     "open_game_hours": "STRATA_OPEN_GAME_HOURS",
+    "max_header_bytes": "STRATA_MAX_HEADER_BYTES",
+    "header_timeout": "STRATA_HEADER_TIMEOUT",
+    "body_timeout": "STRATA_BODY_TIMEOUT",
+    "max_connections": "STRATA_MAX_CONNECTIONS",
+    "max_connections_per_address": "STRATA_MAX_CONNECTIONS_PER_ADDRESS",
+    "store_timeout": "STRATA_STORE_TIMEOUT",
 }
 
 
@@ -160,6 +183,23 @@ class LimitSettings:
     bot_moves_per_second: float = DEFAULT_BOT_MOVES_PER_SECOND
     #: Hours a game may stay unstarted before it expires.
     open_game_hours: float = DEFAULT_OPEN_GAME_HOURS
+    #: Bytes of an HTTP request's line and headers.
+    max_header_bytes: int = DEFAULT_MAX_HEADER_BYTES
+    #: Seconds an HTTP request's headers may take to arrive (and a new
+    #: gRPC connection its handshake).
+    header_timeout: float = DEFAULT_HEADER_TIMEOUT
+    #: Seconds an HTTP request's body may take to arrive after its headers.
+    body_timeout: float = DEFAULT_BODY_TIMEOUT
+    #: Connections each listener (gRPC, HTTP) holds at once; 0: half of
+    #: what the open-file limit leaves after a reserve for the store,
+    #: health and logs (the other half is the other listener's).
+    max_connections: int = 0
+    #: HTTP connections open at once from one address (trusted proxies
+    #: are exempt).
+    max_connections_per_address: int = DEFAULT_MAX_CONNECTIONS_PER_ADDRESS
+    #: Seconds a unary call may wait (on the database) before it is
+    #: answered UNAVAILABLE ``STORE_TIMEOUT``.
+    store_timeout: float = DEFAULT_STORE_TIMEOUT
 
     @classmethod
     def from_env(
@@ -198,18 +238,22 @@ class LimitSettings:
 
 
 class TokenBuckets:
-    """One token bucket per key, refilled at ``rate`` a second up to ``burst``."""
+    """One token bucket per key, refilled at ``rate`` a second up to
+    ``burst``; keyed by :func:`digest`, at most ``max_keys`` of them (the
+    least recently used goes first)."""
 
     def __init__(
         self,
         rate: float,
         burst: float,
         clock: Callable[[], float] = time.monotonic,
+        max_keys: int = MAX_KEYS,
     ) -> None:
         self.rate = rate
         self.burst = max(burst, 1.0)
+        self.max_keys = max_keys
         self._clock = clock
-        self._buckets: dict[str, tuple[float, float]] = {}
+        self._buckets: OrderedDict[bytes, tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
 
     def take(self, key: str, tokens: float = 1.0) -> bool:
@@ -217,29 +261,35 @@ class TokenBuckets:
         if self.rate <= 0:
             return True
         now = self._clock()
+        name = digest(key)
         with self._lock:
-            held, last = self._buckets.get(key, (self.burst, now))
+            held, last = self._buckets.pop(name, (self.burst, now))
             held = min(self.burst, held + (now - last) * self.rate)
             allowed = held >= tokens
             if allowed:
                 held -= tokens
-            self._buckets[key] = (held, now)
-            if len(self._buckets) > _PRUNE_ABOVE:
+            self._buckets[name] = (held, now)
+            if len(self._buckets) > min(_PRUNE_ABOVE, self.max_keys):
                 self._prune(now)
             return allowed
 
     def _prune(self, now: float) -> None:
-        """Forget buckets that have refilled (they hold no information)."""
+        """Forget buckets that have refilled (they hold no information),
+        then the least recently used while there are too many."""
         full_after = self.burst / self.rate
-        for key, (_, last) in list(self._buckets.items()):
-            if now - last >= full_after:
-                del self._buckets[key]
+        # Oldest first: the walk stops at the first bucket still refilling.
+        for name, (_, last) in list(self._buckets.items()):
+            if now - last < full_after:
+                break
+            del self._buckets[name]
+        while len(self._buckets) > self.max_keys:
+            self._buckets.popitem(last=False)
 
     def __len__(self) -> int:
         return len(self._buckets)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._buckets
+        return isinstance(key, str) and digest(key) in self._buckets
 
 
 class Malformed:
@@ -249,13 +299,25 @@ class Malformed:
         self.error = error
 
 
+class Oversized:
+    """Stands in for a request longer than its method's bound (its bytes
+    were never parsed)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+
 def tolerant(
-    deserialize: Callable[[bytes], Any],
+    deserialize: Callable[[bytes], Any], limit: int = 0
 ) -> Callable[[bytes], Any]:
     """A deserializer that returns :class:`Malformed` instead of raising
-    (a transport would answer INTERNAL for an exception here)."""
+    (a transport would answer INTERNAL for an exception here), and
+    :class:`Oversized` for more than ``limit`` bytes (0: no bound) without
+    parsing them."""
 
     def parse(data: bytes) -> Any:
+        if 0 < limit < len(data):
+            return Oversized(len(data))
         try:
             return deserialize(data)
         except (DecodeError, ValueError, TypeError, RecursionError) as error:
@@ -267,10 +329,19 @@ def tolerant(
 # -- streams ------------------------------------------------------------------------
 
 
+#: A stream's rank: who is shed first when a bound is full.
+RANK_ANONYMOUS = 0
+#: A seat's player watching its own game, or an integration.
+RANK_PLAYER = 1
+RANK_ADMIN = 2
+
+
 @dataclasses.dataclass(eq=False)
 class StreamSlot:
-    """An open stream: its rank (0 anonymous, 1 a token, 2 the admin), the
-    bounds it counts in, and how to stop it."""
+    """An open stream: its rank (:data:`RANK_ANONYMOUS` for no token or a
+    token the service does not know, :data:`RANK_PLAYER` for a seat of the
+    game or an integration, :data:`RANK_ADMIN`), the bounds it counts in,
+    and how to stop it."""
 
     rank: int
     keys: tuple[str, ...]
@@ -279,6 +350,8 @@ class StreamSlot:
     #: beside the next response).
     stopper: asyncio.Future[None] | None
     shed: bool = False
+    #: Stopped because the service shuts down (not shed for another).
+    stopped: bool = False
 
     def shed_refusal(self) -> Refusal:
         refusal = classify(
@@ -354,6 +427,16 @@ class StreamSlots:
         with self._lock:
             self._remove(slot)
 
+    def stop_all(self) -> None:
+        """End every open stream (the service shuts down)."""
+        with self._lock:
+            slots = list(self._by_key.get("all", {}).values())
+        for slot in slots:
+            slot.stopped = True
+            stopper = slot.stopper
+            if stopper is not None:
+                stopper.get_loop().call_soon_threadsafe(_resolve, stopper)
+
     def _remove(self, slot: StreamSlot) -> None:
         for key in slot.keys:
             held = self._by_key.get(key)
@@ -373,9 +456,16 @@ class Limits:
         self,
         settings: LimitSettings | None = None,
         is_admin: Callable[[str], bool] = lambda token: False,
+        is_integration: Callable[[str], bool] = lambda token: False,
     ) -> None:
+        """``is_admin`` and ``is_integration`` tell the tokens the service
+        knows without a lookup: the admin's (exempt from the limits) and
+        the integrations' (their streams rank above anonymous ones). Any
+        other token ranks as anonymous unless the door found it holds a seat
+        of the stream's game (``admit(…, seated=True)``)."""
         self.settings = settings = settings or LimitSettings()
         self.is_admin = is_admin
+        self.is_integration = is_integration
         burst = settings.burst_seconds
         self.peers = TokenBuckets(
             settings.rate_per_peer, settings.rate_per_peer * burst
@@ -410,20 +500,53 @@ class Limits:
                 return sum(self._in_flight.values())
             return self._in_flight[connection]
 
+    def request_limit(self, method: str) -> int:
+        """The most bytes a request to ``method`` may have (0: no bound)."""
+        limit = self.settings.max_request_bytes
+        if method in LARGE_REQUESTS:
+            limit = max(limit, MAX_LARGE_REQUEST_BYTES) if limit > 0 else 0
+        return limit
+
+    def admit_caller(self, call: Call) -> None:
+        """Count the call against its connection's, address's and token's
+        rates before anything of its request is read or decoded (a
+        transport that reads the request itself calls this first; the
+        door then skips these buckets). RATE_LIMITED when one is empty."""
+        token = call.token
+        if not (token and self.is_admin(token)):
+            try:
+                self._take_caller_rates(call, token)
+            except ResourceExhausted as refused:
+                self.refusals.add(1, {"reason": refused.reason})
+                raise
+        call.rates_taken = True
+
     @contextlib.contextmanager
     def admit(
-        self, request: Any, call: Call, stream: bool = False
+        self,
+        request: Any,
+        call: Call,
+        stream: bool = False,
+        seated: bool = False,
+        checked: bool = False,
     ) -> Iterator[StreamSlot | None]:
         """Admit ``call`` (raising the refusal when it may not run), and
-        count it as running while the block runs."""
-        self._check(request, call)
+        count it as running while the block runs. ``seated``: the caller of
+        a stream holds a seat of its game (its rank is a player's).
+        ``checked``: the request's shape and text were checked already
+        (:meth:`check_shape`, :func:`~service.inputs.check_request`)."""
+        if not checked:
+            self.check_shape(request, call)
+            check_request(request)
         token = call.token
         admin = bool(token) and self.is_admin(token)
         try:
             if not admin:
-                self._take_rates(request, call, token)
+                if not call.rates_taken:
+                    self._take_caller_rates(call, token)
+                self._take_request_rates(request, call, token)
             if stream:
-                slot = self._open_stream(request, call, token, admin)
+                slot = self._open_stream(request, call, token, admin, seated)
         except ResourceExhausted as refused:
             self.refusals.add(1, {"reason": refused.reason})
             raise
@@ -443,7 +566,11 @@ class Limits:
         finally:
             self._end_unary(call.connection)
 
-    def _check(self, request: Any, call: Call) -> None:
+    def check_shape(self, request: Any, call: Call) -> None:
+        """Refuse a call whose client gave up, or whose request did not
+        parse or is past its method's bound (the request's text is
+        :func:`~service.inputs.check_request`'s, before any bucket, cache
+        or log sees its ids)."""
         if call.expired() or call.done():
             # Queued behind other calls until its client gave up: working on
             # it now would only delay the calls that can still be answered.
@@ -455,19 +582,15 @@ class Limits:
                 "MALFORMED_REQUEST",
                 f"The request is not a valid message: {quote(str(request.error))}",
             )
-        size = request.ByteSize()
-        limit = self.settings.max_request_bytes
-        if call.method in LARGE_REQUESTS:
-            limit = max(limit, MAX_LARGE_REQUEST_BYTES)
+        limit = self.request_limit(call.method)
+        size = request.size if isinstance(request, Oversized) else request.ByteSize()
         if size > limit > 0:
             raise ResourceExhausted(
                 "REQUEST_TOO_LARGE",
                 f"The request has {size} bytes; the limit is {limit}.",
             )
-        # Before any bucket, cache or log sees its ids.
-        check_request(request)
 
-    def _take_rates(self, request: Any, call: Call, token: str) -> None:
+    def _take_caller_rates(self, call: Call, token: str) -> None:
         settings = self.settings
         if not self.peers.take(call.connection):
             raise _rate_limited("on this connection", settings.rate_per_peer)
@@ -475,6 +598,9 @@ class Limits:
             raise _rate_limited("from your address", settings.rate_per_address)
         if token and not self.tokens.take(token):
             raise _rate_limited("with this token", settings.rate_per_token)
+
+    def _take_request_rates(self, request: Any, call: Call, token: str) -> None:
+        settings = self.settings
         game_id = getattr(request, "game_id", "")
         if game_id and not self.games.take(game_id):
             raise _rate_limited("for this game", settings.rate_per_game)
@@ -517,7 +643,7 @@ class Limits:
                 del self._in_flight[connection]
 
     def _open_stream(
-        self, request: Any, call: Call, token: str, admin: bool
+        self, request: Any, call: Call, token: str, admin: bool, seated: bool
     ) -> StreamSlot:
         try:
             stopper: asyncio.Future[None] | None = (
@@ -526,19 +652,25 @@ class Limits:
         except RuntimeError:
             stopper = None
         keys = ["all", "address:" + call.peer]
+        token_key = "token:" + digest(token).hex() if token else ""
         if token:
-            keys.append("token:" + token)
+            keys.append(token_key)
         game_id = getattr(request, "game_id", "")
         if game_id:
             keys.append("game:" + game_id)
-        slot = StreamSlot(
-            2 if admin else 1 if token else 0, tuple(keys), call.method, stopper
+        rank = (
+            RANK_ADMIN
+            if admin
+            else RANK_PLAYER
+            if seated or (token and self.is_integration(token))
+            else RANK_ANONYMOUS
         )
+        slot = StreamSlot(rank, tuple(keys), call.method, stopper)
         settings = self.settings
         bounds = {
             "all": settings.max_streams,
             "address:" + call.peer: settings.max_streams_per_address,
-            "token:" + token: settings.max_streams_per_token,
+            token_key: settings.max_streams_per_token,
             "game:" + game_id: settings.max_streams_per_game,
         }
         if admin:

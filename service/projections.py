@@ -209,8 +209,9 @@ class GameListProjection:
             if progress is not None:
                 progress(applied)
 
-    def run_forever(self, stop: threading.Event, idle: float = 1.0) -> None:
-        """Follow the log until ``stop``; survives database outages."""
+    def run_forever(self, stop: threading.Event, idle: float = 0.25) -> None:
+        """Follow the log until ``stop`` (noticed within ``idle`` seconds,
+        the longest it waits for an append); survives database outages."""
         outage = OutageLog(log, "projection")
         while not stop.is_set():
             try:

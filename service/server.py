@@ -10,24 +10,17 @@ with its own store and group committer, on one port (``SO_REUSEPORT``).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import errno
-import logging
-import os
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Collection, Sequence
 from concurrent import futures
 from dataclasses import dataclass
-from types import FrameType
 from typing import Any
 
 import grpc
-import structlog
 from grpc_health.v1 import health, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from opentelemetry.metrics import Observation
@@ -37,19 +30,23 @@ from strata.v1 import integration_service_pb2 as integration_pb
 
 from domain import registry
 from eventstore.base import EventStore
-from service import connect_transport, grpc_transport, http, telemetry
+from service import connect_transport, grpc_transport, http, saturation, telemetry
+from service.addresses import TrustedProxies, parse_networks
 from service.admin import AdminServicer, IntegrationServicer
 from service.administration import Integration
 from service.application import GameApp
 from service.bots import BotRunner
+from service.callers import hash_token
 from service.clocks import Timekeeper
-from service.config import BACKGROUND_WORK, Config
+from service.config import BACKGROUND_WORK
 from service.door import Door
 from service.health import HealthWatch
 from service.housekeeping import Housekeeper
-from service.http import HttpListener
+from service.http import HttpListener, Metrics
+from service.http_edge import Edge, EdgeSettings
 from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
+from service.saturation import CountingPool, start_lag_watch
 from service.servicer import GameServicer
 from service.tls import TlsFiles
 
@@ -59,6 +56,12 @@ INTEGRATION_SERVICE_NAME = integration_pb.DESCRIPTOR.services_by_name[
     "IntegrationService"
 ].full_name
 MAX_MESSAGE_BYTES = 1 << 20
+#: What a shutdown may take beyond its grace (ending streams, the loop, the
+#: background threads): the process exits within grace + 1 s.
+STOP_MARGIN = 0.5
+#: A gRPC connection with no call for this long is closed (clients reconnect
+#: by themselves when they call again).
+IDLE_CONNECTION_MS = 5 * 60 * 1000
 
 
 def configure_logging(level: str = "info") -> None:
@@ -85,6 +88,10 @@ class Running:
     limits: Limits | None = None
     #: The HTTP listener (Connect, gRPC-Web, the web table), if any.
     http: HttpListener | None = None
+    #: The metrics listener (``STRATA_METRICS_ADDRESS``), if any.
+    metrics_http: HttpListener | None = None
+    #: The door every call comes through (it refuses new ones on stopping).
+    door: Door | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
     gauges: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
@@ -94,31 +101,49 @@ class Running:
         """The HTTP listener's port (0 when there is none)."""
         return 0 if self.http is None else self.http.port
 
+    @property
+    def metrics_port(self) -> int:
+        """The metrics listener's port (0 when there is none)."""
+        return 0 if self.metrics_http is None else self.metrics_http.port
+
     def stop(self, grace: float = 5.0) -> None:
-        """Refuse new calls, let running ones finish within ``grace``."""
+        """One drain for every listener, within ``grace`` seconds and a
+        fraction of one more: health says NOT_SERVING and the door refuses
+        new calls on both listeners at once (UNAVAILABLE ``SHUTTING_DOWN``),
+        open streams end at once with that status (their clients reconnect
+        elsewhere and resume), and running unary calls get ``grace`` to
+        finish."""
+        deadline = time.monotonic() + grace + STOP_MARGIN
         self.stopping.set()
+        if self.door is not None:
+            self.door.stop()
 
         async def stop() -> None:
-            # NOT_SERVING first: load balancers stop sending new calls while
-            # the ones running finish (within ``grace``).
             await self.health.stop()
-            if self.http is not None:
-                self.http.server.config.timeout_graceful_shutdown = int(grace) or 1
-                await self.http.stop()
-            await self.server.stop(grace)
+            draining = [self.server.stop(grace)]
+            for listener in (self.http, self.metrics_http):
+                if listener is not None:
+                    listener.server.config.timeout_graceful_shutdown = max(
+                        int(grace), 1
+                    )
+                    draining.append(listener.stop())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.gather(*draining), grace + 0.2)
             # What is still running past the grace (a stream's reader, say)
             # ends here, not when the loop is torn down under it.
             left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
             for task in left:
                 task.cancel()
             if left:
-                await asyncio.wait(left, timeout=5)
+                await asyncio.wait(left, timeout=max(deadline - time.monotonic(), 0.05))
 
-        asyncio.run_coroutine_threadsafe(stop(), self.loop).result(grace + 30)
+        future = asyncio.run_coroutine_threadsafe(stop(), self.loop)
+        with contextlib.suppress(TimeoutError):
+            future.result(max(deadline - time.monotonic(), 0.1) + 5)
         _end_loop(self.loop, self.loop_thread)
         self.pool.shutdown(wait=False, cancel_futures=True)
         for thread in self.background:
-            thread.join(timeout=5)
+            thread.join(timeout=max(deadline - time.monotonic(), 0.05))
         for name, source in self.gauges:
             telemetry.GAUGES.forget(name, source)
 
@@ -137,12 +162,19 @@ def create_server(
     access_log: str = "all",
     tls: TlsFiles | None = None,
     reuse_port: bool = False,
+    trusted_proxies: Sequence[str] = (),
+    metrics_address: str = "",
+    metrics_token: str = "",
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one), running the
     ``background`` work too (see :data:`service.config.BACKGROUND_WORK`).
     ``reuse_port``: both listeners share their ports with other processes
     that bind them so (``SO_REUSEPORT``; otherwise a port in use is an
-    error)."""
+    error). ``trusted_proxies``: addresses and networks whose
+    ``X-Forwarded-For`` names the client. ``metrics_address``: ``host:port``
+    of a listener of its own for ``/metrics`` and ``/healthz`` (port 0: a
+    free one); empty, ``/metrics`` is on the HTTP listener. ``metrics_token``:
+    the bearer token ``/metrics`` asks for (empty: none)."""
     registry.game_types()  # every game's rules imported now, not by a first call
     limits = limits or LimitSettings()
     app = GameApp(
@@ -159,7 +191,7 @@ def create_server(
             else GameListReader(store)
         )
         app.queries.game_list = projection
-    pool = futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="rpc")
+    pool = CountingPool(max_workers=workers, thread_name_prefix="rpc")
     loop = asyncio.new_event_loop()
     loop.set_default_executor(pool)
     loop_thread = threading.Thread(
@@ -168,8 +200,35 @@ def create_server(
     loop_thread.start()
 
     telemetry.setup()
-    door_limits = Limits(limits, is_admin=lambda token: app.caller(token).admin)
-    door = Door(door_limits, pool, access_log, position=store.known_position)
+    integrations = frozenset(integration_tokens)
+    door_limits = Limits(
+        limits,
+        is_admin=lambda token: app.caller(token).admin,
+        is_integration=integrations.__contains__,
+    )
+    proxies = TrustedProxies(parse_networks(trusted_proxies))
+    door = Door(
+        door_limits,
+        pool,
+        access_log,
+        position=store.known_position,
+        proxies=proxies,
+        store_timeout=limits.store_timeout,
+        seated=lambda token, game_id: bool(
+            app.load(game_id, refresh=False).state.seats_of(hash_token(token))
+        ),
+    )
+    edge = Edge(
+        EdgeSettings(
+            max_header_bytes=limits.max_header_bytes,
+            header_timeout=limits.header_timeout,
+            body_timeout=limits.body_timeout,
+            max_connections=limits.max_connections,
+            max_connections_per_address=limits.max_connections_per_address,
+        ),
+        exempt=proxies.trusts,
+    )
+    metrics = Metrics(metrics_token)
     services = (
         (pb.DESCRIPTOR.services_by_name["GameService"], GameServicer(app)),
         (admin_pb.DESCRIPTOR.services_by_name["AdminService"], AdminServicer(app)),
@@ -183,12 +242,15 @@ def create_server(
 
     stopping = threading.Event()
     watch: list[HealthWatch] = []
+    serving = lambda: bool(watch) and watch[0].serving  # noqa: E731
     http_app = http.application(
         connect_transport.applications(door, services, MAX_MESSAGE_BYTES),
-        serving=lambda: bool(watch) and watch[0].serving,
+        serving=serving,
         cors_origins=cors_origins,
+        metrics=None if metrics_address else metrics,
     )
     listener: list[HttpListener] = []
+    metrics_listener: list[HttpListener] = []
 
     async def start() -> tuple[grpc.aio.Server, int, HealthWatch]:
         server = grpc.aio.server(
@@ -196,6 +258,25 @@ def create_server(
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", 16 * MAX_MESSAGE_BYTES),
                 ("grpc.so_reuseport", int(reuse_port)),
+                # The descriptors it may hold (the HTTP listener has as
+                # many; the rest is the store's and the health checks').
+                ("grpc.max_allowed_incoming_connections", edge.connections.total),
+                # A connection that never completes its handshake, or
+                # stays idle, does not hold a descriptor for ever.
+                (
+                    "grpc.server_handshake_timeout_ms",
+                    int(max(limits.header_timeout, 1) * 1000),
+                ),
+                ("grpc.max_connection_idle_ms", IDLE_CONNECTION_MS),
+                # Metadata (headers) bounded as the HTTP listener bounds them.
+                *(
+                    [
+                        ("grpc.max_metadata_size", limits.max_header_bytes),
+                        ("grpc.absolute_max_metadata_size", limits.max_header_bytes),
+                    ]
+                    if limits.max_header_bytes > 0
+                    else []
+                ),
             ],
             # No server-wide bound here: it would count streams and health
             # checks with the unary calls. The door bounds each apart.
@@ -230,11 +311,20 @@ def create_server(
                     http_app,
                     http.bind(host, http_port, reuse_port),
                     tls.ssl_context() if tls is not None else None,
+                    edge,
+                )
+            )
+        if metrics_address:
+            metrics_host, _, metrics_port = metrics_address.rpartition(":")
+            metrics_listener.append(
+                HttpListener(
+                    http.metrics_application(metrics, serving),
+                    http.bind(metrics_host, int(metrics_port), reuse_port),
                 )
             )
         await server.start()
-        if listener:
-            await listener[0].start()
+        for each in (*listener, *metrics_listener):
+            await each.start()
         watch.append(
             HealthWatch(
                 store,
@@ -243,6 +333,7 @@ def create_server(
             )
         )
         await watch[0].start()
+        start_lag_watch()
         return server, bound, watch[0]
 
     try:
@@ -265,6 +356,8 @@ def create_server(
         door_limits,
         listener[0] if listener else None,
         stopping=stopping,
+        metrics_http=metrics_listener[0] if metrics_listener else None,
+        door=door,
     )
     running.gauges.extend(_gauges(running))
     running.background.extend(
@@ -280,39 +373,14 @@ def create_server(
 
 
 def _gauges(running: Running) -> list[tuple[str, Any]]:
-    """The figures of ``running`` a scrape reads: open streams by method,
-    the game list projection's lag, database connections in use."""
+    """The figures of ``running`` a scrape reads (:mod:`service.saturation`)."""
     store = running.app.store
-    limits = running.limits
     projection = running.projection
-
-    def streams() -> list[Observation]:
-        counts = limits.streams.by_method() if limits is not None else {}
-        return [Observation(n, {"rpc.method": m}) for m, n in counts.items()]
-
-    def projection_lag() -> list[Observation]:
-        if not isinstance(projection, GameListProjection):
-            return []
-        return [Observation(store.events_after(projection.position))]
-
-    def connections() -> list[Observation]:
-        used = store.connections_in_use()
-        return [] if used is None else [Observation(used)]
-
-    gauges: list[tuple[str, Any]] = [
-        ("strata.streams.open", streams),
-        ("strata.projection.lag", projection_lag),
-        ("strata.store.connections.in_use", connections),
-    ]
-    descriptions = {
-        "strata.streams.open": "Streams open now (WatchGame, ReplayGame, FollowLog)",
-        "strata.projection.lag": "Events of the log the game list projection "
-        "has not applied yet",
-        "strata.store.connections.in_use": "Database connections checked out now",
-    }
-    for name, source in gauges:
-        telemetry.GAUGES.watch(name, descriptions[name], source)
-    return gauges
+    lags = {}
+    if isinstance(projection, GameListProjection):
+        lags["projection"] = lambda: store.events_after(projection.position)
+    pool = running.pool if isinstance(running.pool, CountingPool) else None
+    return saturation.gauges(store, pool, running.limits, lags)
 
 
 def _start_background(
@@ -384,198 +452,3 @@ def _end_loop(loop: asyncio.AbstractEventLoop, thread: threading.Thread) -> None
     thread.join(timeout=10)
     if not thread.is_alive():
         loop.close()
-
-
-def serve(config: Config, reuse_port: bool = False) -> None:
-    """Run the service until SIGTERM or SIGINT (``reuse_port``: as one of
-    several processes on the same ports, see :func:`serve_processes`)."""
-    configure_logging(config.log_level)
-    log = structlog.get_logger("strata")
-    store = open_prepared_store(config.database_url, config.read_database_urls)
-    running = create_server(
-        store,
-        admin_token=config.admin_token,
-        port=config.port,
-        host=config.host,
-        workers=config.workers,
-        integration_tokens=config.integration_tokens,
-        limits=config.limits,
-        background=config.background,
-        http_port=config.http_port or None,
-        cors_origins=config.cors_origins,
-        access_log=config.access_log,
-        tls=config.tls,
-        reuse_port=reuse_port,
-    )
-    log.info(
-        "strata.serving",
-        pid=os.getpid(),
-        port=running.port,
-        http_port=running.http_port or None,
-        database=_safe_url(config.database_url),
-        standbys=[_safe_url(url) for url in config.read_database_urls] or None,
-        admin_token_set=bool(config.admin_token),
-        background=",".join(config.background) or "none",
-    )
-    _until_signal(log)
-    running.stop(config.shutdown_grace)
-    store.close()
-    log.info("strata.stopped")
-
-
-def serve_processes(config: Config, processes: int) -> int:
-    """Run ``processes`` serving processes on the same ports until SIGTERM
-    or SIGINT; the exit status.
-
-    Each is a whole ``strata serve`` (its own event loop, store, connections
-    and group committer) binding the gRPC and HTTP ports with
-    ``SO_REUSEPORT``, so the kernel spreads new connections over them. The
-    first runs the background work of ``STRATA_BACKGROUND``, the others none
-    (they answer ``ListGames`` from the first's checkpoint). This process
-    only starts them, passes a signal on, and stops them all when one ends
-    by itself (exit status 1): whatever restarts it restarts them all.
-    """
-    configure_logging(config.log_level)
-    log = structlog.get_logger("strata")
-    port = config.port or _free_port(config.host)
-    http_port = config.http_port
-    environ = {
-        **os.environ,
-        "STRATA_DATABASE_URL": config.database_url,
-        "STRATA_PORT": str(port),
-        "STRATA_HTTP_PORT": str(http_port),
-    }
-    command = [sys.executable, "-m", "service.cli", "serve", "--reuse-port"]
-    children: list[subprocess.Popen[bytes]] = []
-    stopping = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        stopping.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    for index in range(processes):
-        background = {} if index == 0 else {"STRATA_BACKGROUND": "none"}
-        children.append(subprocess.Popen(command, env={**environ, **background}))
-    log.info(
-        "strata.processes",
-        processes=processes,
-        pids=[child.pid for child in children],
-        port=port,
-        http_port=http_port or None,
-    )
-    status = 0
-    while not stopping.is_set():
-        ended = [child for child in children if child.poll() is not None]
-        if ended:
-            log.error(
-                "strata.process_ended",
-                pid=ended[0].pid,
-                status=ended[0].returncode,
-            )
-            status = 1
-            break
-        stopping.wait(0.2)
-    for child in children:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-    deadline = time.monotonic() + config.shutdown_grace + 30
-    for child in children:
-        try:
-            child.wait(max(deadline - time.monotonic(), 0.1))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-            status = 1
-    log.info("strata.stopped")
-    return status
-
-
-def _free_port(host: str) -> int:
-    """A port free now on ``host``, for processes that must share one."""
-    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as probe:
-        probe.bind((host.strip("[]"), 0))
-        return int(probe.getsockname()[1])
-
-
-def work(config: Config) -> None:
-    """Run the background work (the game list projection, the bot seats)
-    without serving requests, until SIGTERM or SIGINT: for deployments whose
-    replicas serve with ``STRATA_BACKGROUND=none``."""
-    configure_logging(config.log_level)
-    log = structlog.get_logger("strata")
-    store = open_prepared_store(config.database_url, config.read_database_urls)
-    app = GameApp(
-        store,
-        admin_token=config.admin_token,
-        max_refusals=config.limits.max_refusals_per_game,
-        max_open_seats=config.limits.max_open_seats,
-    )
-    projection = GameListProjection(store) if store.read_models() is not None else None
-    app.queries.game_list = projection
-    stopping = threading.Event()
-    threads = _start_background(app, projection, True, stopping, config.limits)
-    log.info("strata.working", database=_safe_url(config.database_url))
-    _until_signal(log)
-    stopping.set()
-    for thread in threads:
-        thread.join(timeout=10)
-    store.close()
-    log.info("strata.stopped")
-
-
-def _until_signal(log: Any) -> None:
-    """Block until SIGTERM or SIGINT."""
-    done = threading.Event()
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        log.info("strata.stopping", signal=signum)
-        done.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    done.wait()
-
-
-class StoreNotReady(SystemExit):
-    """The database schema does not match this version of Strata."""
-
-
-def open_prepared_store(url: str, read_urls: Sequence[str] = ()) -> EventStore:
-    """Open the store (with ``read_urls``, its hot standbys), migrating
-    SQLite automatically; PostgreSQL must have been migrated with `strata
-    migrate` (a clear message otherwise)."""
-    # Alembic's plugin chatter (logged on import) would bury the one line
-    # that matters.
-    logging.getLogger("alembic").setLevel(logging.WARNING)
-    from eventstore import migrate
-    from eventstore.base import StoreUnavailable
-    from eventstore.factory import open_store
-
-    try:
-        if url.startswith("sqlite"):
-            migrate.upgrade(url)
-        else:
-            status = migrate.check(url)
-            if not status.ok:
-                raise StoreNotReady(
-                    f"strata: the database at {_safe_url(url)} is not ready: "
-                    f"{status.message}"
-                )
-    except (StoreUnavailable, migrate.MigrationError) as error:
-        detail = " ".join(str(error).split())  # one line, whatever the driver says
-        raise StoreNotReady(
-            f"strata: cannot use the database at {_safe_url(url)}: {detail}"
-        ) from None
-    return open_store(url, read_urls)
-
-
-def _safe_url(url: str) -> str:
-    """The URL without its password."""
-    scheme, sep, rest = url.partition("://")
-    if "@" in rest:
-        credentials, _, host = rest.rpartition("@")
-        user = credentials.split(":", 1)[0]
-        return f"{scheme}{sep}{user}@{host}"
-    return url

@@ -3,16 +3,18 @@
 **Metrics** are OpenTelemetry instruments (``opentelemetry-sdk``), read by
 the Prometheus exporter into this process's own registry, which
 ``GET /metrics`` on the HTTP listener renders. The RPC figures follow the
-OpenTelemetry RPC semantic conventions (``rpc.server.duration`` in ms, by
-``rpc.system``, ``rpc.service``, ``rpc.method`` and
-``rpc.grpc.status_code``), measured once in the door for every transport:
+OpenTelemetry RPC semantic conventions (``rpc.server.call.duration`` in
+seconds, by ``rpc.system.name``, ``rpc.method`` and
+``rpc.response.status_code``), measured once in the door for every transport:
 gRPC's own OpenTelemetry plugin and the gRPC and Connect instrumentations
 each see one transport, with different attributes; the door sees all three
 the same way, with the stable reason of a refusal. The other figures are
 Strata's own: commands by game type and outcome, the store's append
 latency and group-commit batch sizes, the projection's and the bot runner's
-lag behind the log, open streams, refusals at the door, and database
-connections in use.
+lag behind the log, open streams, refusals at the door, and the saturation
+and business figures of :mod:`service.saturation`. Every series carries
+the ``process`` label (:func:`set_process`), every log line ``process``
+and ``pid``.
 
 **Traces**: a span per RPC (a W3C ``traceparent`` from the caller is
 honoured) with child spans for loading, deciding and appending; exported
@@ -53,42 +55,104 @@ from opentelemetry.sdk.trace.sampling import (
     Sampler,
     SamplingResult,
 )
-from prometheus_client import CollectorRegistry, generate_latest
+from prometheus_client import CollectorRegistry, ProcessCollector, generate_latest
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 
 SERVICE = "strata"
 
-#: Buckets of the latency histograms, in ms.
-_LATENCY_MS = (0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000)
+#: Buckets of the duration histograms, in seconds (OpenTelemetry's advice
+#: for HTTP and RPC durations, with three below 5 ms: most calls are).
+DURATION_BUCKETS = (
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5,
+    0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+)  # fmt: skip
 _BATCH = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+_LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
 
+#: Which process of a deployment this is (``serve``, ``serve-1``,
+#: ``worker``): on every series (label ``process``) and every log line.
+_process: dict[str, str] = {"name": os.environ.get("STRATA_PROCESS", "serve")}
+
+
+def set_process(name: str) -> None:
+    """Name this process (before :func:`setup`, as it starts)."""
+    _process["name"] = name
+
+
+def process_name() -> str:
+    return _process["name"]
+
+
+class _Labelled(Collector):
+    """Every family of ``inner``, each sample with the process's label: a
+    scrape says which process of several it reached."""
+
+    def __init__(self, inner: CollectorRegistry) -> None:
+        self.inner = inner
+
+    def collect(self) -> Iterable[Metric]:
+        name = process_name()
+        for family in self.inner.collect():
+            # Only Strata's own instruments (and the process collector's):
+            # a library's meter (a Rust runtime's, in a client) is not ours
+            # to publish.
+            family.samples = [
+                sample._replace(labels={**sample.labels, "process": name})
+                for sample in family.samples
+                if sample.labels.get("otel_scope_name", "strata").startswith("strata")
+            ]
+            if family.samples or family.name == "target_info":
+                yield family
+
 
 def setup() -> None:
-    """Install the process's meter and tracer providers (once)."""
+    """Install the process's meter and tracer providers (once). The standard
+    OpenTelemetry settings are honoured: ``OTEL_SERVICE_NAME`` and
+    ``OTEL_RESOURCE_ATTRIBUTES`` (the resource), ``OTEL_TRACES_SAMPLER``
+    and ``OTEL_TRACES_SAMPLER_ARG`` (which spans are recorded), the
+    ``OTEL_EXPORTER_OTLP_*`` variables (where spans go)."""
     with _lock:
         if _state:
             return
-        resource = Resource.create({"service.name": SERVICE})
+        attributes = {"service.instance.id": f"{process_name()}-{os.getpid()}"}
+        if not os.environ.get("OTEL_SERVICE_NAME"):
+            attributes["service.name"] = SERVICE
+        resource = Resource.create(attributes)
+        collected = CollectorRegistry()
+        reader = PrometheusMetricReader(registry=collected)
+        ProcessCollector(registry=collected)  # CPU, memory, descriptors
         registry = CollectorRegistry()
-        reader = PrometheusMetricReader(registry=registry)
+        registry.register(_Labelled(collected))
         views = [
             View(
                 instrument_name=name,
                 aggregation=ExplicitBucketHistogramAggregation(buckets),
             )
             for name, buckets in (
-                ("rpc.server.duration", _LATENCY_MS),
-                ("strata.store.append.duration", _LATENCY_MS),
+                ("rpc.server.call.duration", DURATION_BUCKETS),
+                ("http.server.request.duration", DURATION_BUCKETS),
+                ("strata.store.append.duration", DURATION_BUCKETS),
                 ("strata.store.batch.size", _BATCH),
+                ("strata.event_loop.lag", _LAG_BUCKETS),
+                ("strata.bot.move.delay", DURATION_BUCKETS),
             )
         ]
         metrics.set_meter_provider(
             MeterProvider(resource=resource, metric_readers=[reader], views=views)
         )
-        sampler = _Switch()
-        tracer_provider = TracerProvider(resource=resource, sampler=sampler)
+        switch = _Switch()
+        # A sampler the operator chose (OTEL_TRACES_SAMPLER) is the SDK's
+        # own, read from the environment; none: record once exported.
+        chosen = bool(os.environ.get("OTEL_TRACES_SAMPLER"))
+        tracer_provider = (
+            TracerProvider(resource=resource)
+            if chosen
+            else TracerProvider(resource=resource, sampler=switch)
+        )
         if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get(
             "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
         ):
@@ -97,11 +161,18 @@ def setup() -> None:
             )
 
             tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-            sampler.on = True
+            switch.on = True
         trace.set_tracer_provider(tracer_provider)
         _state.update(
-            registry=registry, tracer_provider=tracer_provider, sampler=sampler
+            registry=registry, tracer_provider=tracer_provider, sampler=switch
         )
+
+
+def shutdown() -> None:
+    """Export what is pending (spans in a batch) before the process ends."""
+    provider = _state.get("tracer_provider")
+    if provider is not None:
+        provider.shutdown()
 
 
 def add_span_processor(processor: SpanProcessor) -> None:
@@ -202,6 +273,16 @@ def _add_trace(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
+def _add_process(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+    """Which process wrote the line: its name in the deployment, its pid."""
+    event.setdefault("process", _process["name"])
+    event.setdefault("pid", _PID)
+    return event
+
+
+_PID = os.getpid()
+
+
 def configure_logging(level: str = "info") -> None:
     """Every log line JSON on stderr: structlog's, and the standard
     library's (grpc, uvicorn, alembic, the store's listener), with the
@@ -212,6 +293,7 @@ def configure_logging(level: str = "info") -> None:
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         _add_trace,
+        _add_process,
     ]
     structlog.configure(
         processors=[

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from domain.cubosaurs.content import DNA_TOKENS, Card, SeatScore, Tile
 
@@ -133,10 +134,34 @@ Command = TakePacket | PassPacket | BuyTile | EndTurn | ClaimDnaTokens
 # -- events -----------------------------------------------------------------
 
 
+#: The DNA tiles as rules versions 1 and 2 printed them (``tiles.json``
+#: then): by id, the cost, the points scored at once (instant tiles) and
+#: whether the tile removes its target card from the round. Schema-1 events,
+#: which named a tile and left the rest to the fold, are upcast with these,
+#: whatever ``tiles.json`` says later.
+SCHEMA_1_TILES: dict[int, tuple[int, int, bool]] = {
+    0: (2, 2, False),  # Fossil Cache
+    1: (4, 5, False),  # Amber Trove
+    2: (3, 0, True),  # Extinction Event
+    3: (4, 0, False),  # Poacher
+    4: (3, 0, False),  # Raptor Den
+    5: (2, 0, False),  # Sky Watch
+    6: (2, 0, False),  # Nest Guardian
+    7: (3, 0, False),  # Horned Herd
+    8: (4, 0, False),  # Biodiversity
+    9: (3, 0, False),  # Lean Pack
+}
+
+
 @dataclass(frozen=True)
 class RoundDealt:
     """A round was dealt. ``deck`` (top first) and ``out_of_play`` are secret:
-    a player or spectator sees them empty, with their sizes."""
+    a player or spectator sees them empty, with their sizes.
+
+    Schema 2 added ``box`` (the fold counted the tiles from the content); a
+    schema 1 event is upcast when read."""
+
+    schema_version: ClassVar[int] = 2
 
     round: int
     first_seat: int
@@ -147,6 +172,15 @@ class RoundDealt:
     out_of_play: tuple[int, ...]
     out_of_play_size: int
     offer: tuple[int, ...]  # DNA tiles on offer (advanced mode)
+    box: tuple[int, ...]  # DNA tiles neither on offer nor bought (advanced)
+
+
+def round_dealt_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 had no ``box``: every tile not on offer, in the advanced
+    mode (the one with an offer)."""
+    offer = set(data["offer"])
+    box = [t for t in SCHEMA_1_TILES if t not in offer] if offer else []
+    return {**data, "box": box}
 
 
 @dataclass(frozen=True)
@@ -176,12 +210,31 @@ class PacketPassed:
 
 @dataclass(frozen=True)
 class TileBought:
-    """``seat`` bought DNA tile ``tile``, returning its cost to the supply;
-    ``card`` is the target of its instant effect, if it has one."""
+    """``seat`` bought DNA tile ``tile``, returning ``cost`` DNA tokens to
+    the supply and scoring ``points`` at once this round (instant tiles).
+    ``card`` is the target of its instant effect, if it has one: removed
+    from ``seat``'s collection and the round (``removed``, Extinction Event)
+    or taken from the collection holding it into ``seat``'s (Poacher).
+
+    Schema 2 added ``cost``, ``points`` and ``removed`` (the fold read them
+    from the tile's printed content); a schema 1 event is upcast when read,
+    with the tiles of rules versions 1 and 2 (:data:`SCHEMA_1_TILES`)."""
+
+    schema_version: ClassVar[int] = 2
 
     seat: int
     tile: int
+    cost: int
+    points: int
     card: int | None = None
+    removed: bool = False
+
+
+def tile_bought_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 named the tile only: its cost, points and whether it
+    removed its card are those rules versions 1 and 2 printed."""
+    cost, points, removes = SCHEMA_1_TILES[int(data["tile"])]
+    return {**data, "cost": cost, "points": points, "removed": removes}
 
 
 @dataclass(frozen=True)
@@ -228,11 +281,48 @@ class RoundScored:
 
 
 @dataclass(frozen=True)
+class PlayerWithdrew:
+    """``seat``'s player left the game (rules version 3 on): its collection
+    stays on the table and scores, its turns are taken by a stand-in, and it
+    ranks below every seat still in."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class GameScored:
-    """The game ended: unspent DNA tokens scored 1 per pair, and the totals."""
+    """The game ended: unspent DNA tokens scored 1 per pair, and the totals;
+    ``winners``, the highest total among the seats still in (a seat that
+    left ranks below them, rules version 3 on), ``result``
+    "highest_total" or, for several, "shared_highest_total".
+
+    Schema 2 added ``winners`` and ``result`` (worked out from the totals
+    when the game ended); a schema 1 event is upcast when read, with the
+    highest totals of all seats, as rules versions 1 and 2 ranked them."""
+
+    schema_version: ClassVar[int] = 2
 
     token_points: tuple[int, ...]
     totals: tuple[int, ...]
+    winners: tuple[int, ...]
+    result: str
+
+
+#: The results of :class:`GameScored`.
+HIGHEST_TOTAL, SHARED_HIGHEST_TOTAL = "highest_total", "shared_highest_total"
+
+
+def highest(totals: dict[int, int]) -> tuple[tuple[int, ...], str]:
+    """The seats with the highest of ``totals`` (by seat), and the result."""
+    best = max(totals.values(), default=0)
+    winners = tuple(s for s, t in sorted(totals.items()) if t == best)
+    return winners, HIGHEST_TOTAL if len(winners) == 1 else SHARED_HIGHEST_TOTAL
+
+
+def game_scored_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 had no winners: the highest totals, every seat ranked."""
+    winners, result = highest(dict(enumerate(int(t) for t in data["totals"])))
+    return {**data, "winners": list(winners), "result": result}
 
 
 Event = (
@@ -246,6 +336,7 @@ Event = (
     | DnaTokensForgone
     | TurnEnded
     | RoundScored
+    | PlayerWithdrew
     | GameScored
 )
 
@@ -309,7 +400,10 @@ class CubosaursState:
     box: tuple[int, ...] = ()  # DNA tiles neither on offer nor bought
     bought: bool = False  # the seat to act bought a tile this turn
     debts: tuple[Debt, ...] = ()
+    withdrawn: tuple[int, ...] = ()  # seats whose players left (rank last)
     token_points: tuple[int, ...] = ()  # set when the game ends
+    winners: tuple[int, ...] = ()  # set when the game ends
+    result: str = ""  # set when the game ends
 
 
 # -- view -------------------------------------------------------------------

@@ -20,7 +20,8 @@ The game, as its rulebook tells it:
   round starts with the lowest total so far (earliest seat on a tie) and
   passes the other way. 2 rounds at every player count unless the options
   say otherwise (rules version 1 played 3 with 2 players); the highest
-  total wins, ties share the win.
+  total wins, ties share the win; a seat that left ranks below every seat
+  still in (rules version 3; versions 2 and 1 are at the end of the module).
 - **Advanced mode** (an option): every card with the DNA symbol a player
   receives (starting cards too) earns a DNA token from the supply of 40; what
   the supply cannot pay comes from one other player of the receiver's
@@ -55,7 +56,6 @@ from domain.cubosaurs.content import (
     TILES,
     Effect,
     Kind,
-    Tile,
     score_round,
 )
 from domain.cubosaurs.model import (
@@ -80,6 +80,7 @@ from domain.cubosaurs.model import (
     Phase,
     PlayerPosition,
     PlayerView,
+    PlayerWithdrew,
     Position,
     RoundDealt,
     RoundScored,
@@ -90,10 +91,14 @@ from domain.cubosaurs.model import (
     TileBought,
     TurnEnded,
     View,
+    game_scored_v1_to_v2,
+    highest,
+    round_dealt_v1_to_v2,
+    tile_bought_v1_to_v2,
 )
 from domain.errors import InvalidCommand, RuleViolation, position_invalid
 from domain.frozen import replace, without
-from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
+from domain.rules import Bot, GameConfig, GameRules, Outcome, Upcaster, Viewer
 
 CARDS_PER_PLAYER = 10  # cards per player in a round's pool
 STARTING_CARDS = 4  # face-up cards that start each collection
@@ -138,7 +143,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
 
     game_type: ClassVar[str] = "cubosaurs"
     title: ClassVar[str] = "Cubosaurs"
-    rules_version: ClassVar[str] = "2"
+    rules_version: ClassVar[str] = "3"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 5
     options_type: ClassVar[type] = Options
@@ -165,9 +170,15 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         DnaTokensForgone,
         TurnEnded,
         RoundScored,
+        PlayerWithdrew,
         GameScored,
     )
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {
+        ("RoundDealt", 1): round_dealt_v1_to_v2,
+        ("TileBought", 1): tile_bought_v1_to_v2,
+        ("GameScored", 1): game_scored_v1_to_v2,
+    }
 
     # -- set-up -------------------------------------------------------------
 
@@ -314,6 +325,9 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                 out_of_play=out_of_play,
                 out_of_play_size=len(out_of_play),
                 offer=offer,
+                box=tuple(t for t in range(TILE_COUNT) if t not in offer)
+                if state.advanced
+                else (),
             )
         ]
         if state.advanced:
@@ -333,6 +347,13 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         if state.debts:
             return frozenset({state.debts[0].seat})
         return frozenset({state.turn})
+
+    def leave(
+        self, state: CubosaursState, seat: int, seats_in: tuple[int, ...]
+    ) -> list[Event]:
+        """The seat's collection stays on the table and scores, for nobody
+        (:class:`PlayerWithdrew`): it ranks below every seat still in."""
+        return [PlayerWithdrew(seat)]
 
     def stand_in(self, state: CubosaursState, seat: int) -> Command:
         """A seat that left takes every packet it is offered and buys no
@@ -504,7 +525,16 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
             raise RuleViolation(
                 "NOT_ENOUGH_DNA_TOKENS", f"{tile.name} costs {tile.cost} DNA tokens."
             )
-        events: list[Event] = [TileBought(seat, tile_id, card)]
+        events: list[Event] = [
+            TileBought(
+                seat,
+                tile_id,
+                cost=tile.cost,
+                points=tile.points if tile.effect is Effect.GAIN_POINTS else 0,
+                card=card,
+                removed=tile.effect is Effect.DISCARD_OWN_CARD,
+            )
+        ]
         match tile.effect:
             case Effect.DISCARD_OWN_CARD:
                 if card is None or card not in state.seats[seat].collection:
@@ -600,7 +630,10 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                     state.seats, scores, token_points, strict=True
                 )
             )
-            return [scored, GameScored(token_points, totals)]
+            # A seat that left ranks below every seat still in.
+            staying = {s: t for s, t in enumerate(totals) if s not in state.withdrawn}
+            winners, result = highest(staying)
+            return [scored, GameScored(token_points, totals, winners, result)]
         after = self.evolve(state, scored)
         first = min(range(state.players), key=lambda s: (_total(after.seats[s]), s))
         return [
@@ -650,8 +683,8 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                 return self._change(
                     state, seat, tokens=state.seats[seat].tokens + amount
                 )
-            case TileBought(seat=seat, tile=tile_id, card=card):
-                return self._bought(state, seat, TILES[tile_id], card)
+            case TileBought():
+                return self._bought(state, event)
             case RoundDealt():
                 return replace(
                     state,
@@ -669,9 +702,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                         for s, cl in zip(state.seats, event.collections, strict=True)
                     ),
                     offer=event.offer,
-                    box=tuple(t for t in range(TILE_COUNT) if t not in event.offer)
-                    if state.advanced
-                    else (),
+                    box=event.box,
                     bought=False,
                     debts=(),
                 )
@@ -687,8 +718,16 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                         for s, score in zip(state.seats, scores, strict=True)
                     ),
                 )
-            case GameScored(token_points=token_points):
-                return replace(state, phase=Phase.OVER, token_points=token_points)
+            case GameScored(token_points=points, winners=winners, result=result):
+                return replace(
+                    state,
+                    phase=Phase.OVER,
+                    token_points=points,
+                    winners=winners,
+                    result=result,
+                )
+            case PlayerWithdrew(seat=seat):
+                return replace(state, withdrawn=(*state.withdrawn, seat))
             case _:
                 return state
 
@@ -717,42 +756,34 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         )
         return replace(state, seats=seats)
 
-    def _bought(
-        self, state: CubosaursState, seat: int, tile: Tile, card: int | None
-    ) -> CubosaursState:
+    def _bought(self, state: CubosaursState, event: TileBought) -> CubosaursState:
+        seat, card = event.seat, event.card
         buyer = state.seats[seat]
         state = self._change(
             state,
             seat,
-            tokens=buyer.tokens - tile.cost,
-            tiles=(*buyer.tiles, tile.id),
+            tokens=buyer.tokens - event.cost,
+            tiles=(*buyer.tiles, event.tile),
+            instant=buyer.instant + event.points,
         )
         state = replace(
             state,
-            supply=state.supply + tile.cost,
-            offer=without(state.offer, tile.id),
+            supply=state.supply + event.cost,
+            offer=without(state.offer, event.tile),
             bought=True,
         )
-        match tile.effect:
-            case Effect.GAIN_POINTS:
-                return self._change(
-                    state, seat, instant=state.seats[seat].instant + tile.points
-                )
-            case Effect.DISCARD_OWN_CARD if card is not None:
-                state = self._change(
-                    state, seat, collection=without(self._cards(state, seat), card)
-                )
-                return replace(state, discarded=(*state.discarded, card))
-            case Effect.TAKE_CARD if card is not None:
-                owner = _owner(state, card)
-                if owner is not None:
-                    collection = without(self._cards(state, owner), card)
-                    state = self._change(state, owner, collection=collection)
-                return self._change(
-                    state, seat, collection=(*self._cards(state, seat), card)
-                )
-            case _:
-                return state
+        if card is None:
+            return state
+        if event.removed:
+            state = self._change(
+                state, seat, collection=without(self._cards(state, seat), card)
+            )
+            return replace(state, discarded=(*state.discarded, card))
+        owner = _owner(state, card)
+        if owner is not None:
+            collection = without(self._cards(state, owner), card)
+            state = self._change(state, owner, collection=collection)
+        return self._change(state, seat, collection=(*self._cards(state, seat), card))
 
     # -- the end ------------------------------------------------------------
 
@@ -760,12 +791,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         return state.phase is Phase.OVER
 
     def outcome(self, state: CubosaursState) -> Outcome:
-        totals = self.totals(state)
-        best = max(totals)
-        winners = tuple(s for s, t in enumerate(totals) if t == best)
-        return Outcome(
-            winners, "highest_total" if len(winners) == 1 else "shared_highest_total"
-        )
+        return Outcome(state.winners, state.result)
 
     @staticmethod
     def totals(state: CubosaursState) -> tuple[int, ...]:
@@ -1026,10 +1052,24 @@ def _from_position(state: CubosaursState, position: Position) -> CubosaursState:
     )
 
 
-class CubosaursRulesV1(CubosaursRules):
-    """Rules version 1, for the games created under it: 2 players played 3
-    rounds unless the options said otherwise (a variant one review reports;
-    the rulebook plays two at every player count)."""
+class CubosaursRulesV2(CubosaursRules):
+    """Rules version 2, for the games created under it: a seat that left
+    stayed in the ranking (no :class:`PlayerWithdrew`): when its collection
+    scored the highest total, the win went to nobody (the lifecycle leaving
+    it out of the winners). Its events' schema-1 forms are upcast."""
+
+    rules_version: ClassVar[str] = "2"
+
+    def leave(
+        self, state: CubosaursState, seat: int, seats_in: tuple[int, ...]
+    ) -> list[Event]:
+        return []
+
+
+class CubosaursRulesV1(CubosaursRulesV2):
+    """Rules version 1, for the games created under it: version 2, but 2
+    players played 3 rounds unless the options said otherwise (a variant
+    one review reports; the rulebook plays two at every player count)."""
 
     rules_version: ClassVar[str] = "1"
 
@@ -1038,4 +1078,5 @@ class CubosaursRulesV1(CubosaursRules):
 
 
 RULES = CubosaursRules()
+RULES_V2 = CubosaursRulesV2()
 RULES_V1 = CubosaursRulesV1()

@@ -162,6 +162,7 @@ class State:
     sudden_death_revealed: dict[int, str] = field(default_factory=dict)
     taker: int | None = None  # who would take (or took) the Disaster
     reshuffles_used: int = 0
+    withdrawn: tuple[int, ...] = ()  # seats whose players left (rank last)
     winners: tuple[int, ...] = ()
     result: str = ""
 
@@ -502,7 +503,8 @@ class ScoresTallied:
 
 @dataclass(frozen=True)
 class MouthTrapSprung:
-    """Mouth Trap: the highest and lowest scores were swapped."""
+    """Mouth Trap: the highest and lowest scores are swapped (rules version
+    3 on, by the :class:`ScoresSwapped` that follows)."""
 
     seat: int
     card: str
@@ -530,10 +532,22 @@ class ScoreSapperPlayed:
 
 @dataclass(frozen=True)
 class ScoreInversionPlayed:
-    """``seat`` swapped the highest and lowest scores."""
+    """``seat`` played Score Inversion: the highest and lowest scores are
+    swapped (rules version 3 on, by the :class:`ScoresSwapped` that
+    follows)."""
 
     seat: int
     card: str
+
+
+@dataclass(frozen=True)
+class ScoresSwapped:
+    """An inversion (Mouth Trap, Score Inversion) swapped the highest and
+    lowest scores: ``scores`` are the new scores of the seats that moved,
+    every seat tied at either end (empty: everyone tied, nothing moved).
+    Rules versions 1 and 2 did not record it (their fold swapped them)."""
+
+    scores: dict[int, int]
 
 
 @dataclass(frozen=True)
@@ -664,10 +678,21 @@ class TableCleared:
 
 
 @dataclass(frozen=True)
+class PlayerWithdrew:
+    """``seat``'s player left the game (rules version 3 on): its dinosaur
+    races on for nobody, played by a passive stand-in, and ranks below every
+    seat still in."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
 class GameWon:
     """The game is over: ``winners`` reached 50 on their Escape Route (the
-    highest total among those who did; ``result`` "escaped") or are the last
-    dinosaur not eliminated ("last_standing")."""
+    highest total among those who did; ``result`` "escaped"), are the last
+    dinosaur not eliminated ("last_standing"), or, when only the dinosaurs
+    of seats that left reached 50, are the seats still in furthest along
+    ("leaver_escaped"). A seat that left is never among them."""
 
     winners: tuple[int, ...]
     result: str
@@ -695,6 +720,7 @@ Event = (
     | ScoreBoosterPlayed
     | ScoreSapperPlayed
     | ScoreInversionPlayed
+    | ScoresSwapped
     | InstantPassed
     | PointsCollected
     | DisasterSentToBottom
@@ -709,6 +735,7 @@ Event = (
     | DisasterDiscardChosen
     | EscapeMoved
     | TableCleared
+    | PlayerWithdrew
     | GameWon
 )
 
@@ -734,6 +761,7 @@ EVENT_TYPES: tuple[type, ...] = (
     ScoreBoosterPlayed,
     ScoreSapperPlayed,
     ScoreInversionPlayed,
+    ScoresSwapped,
     InstantPassed,
     PointsCollected,
     DisasterSentToBottom,
@@ -748,6 +776,7 @@ EVENT_TYPES: tuple[type, ...] = (
     DisasterDiscardChosen,
     EscapeMoved,
     TableCleared,
+    PlayerWithdrew,
     GameWon,
 )
 

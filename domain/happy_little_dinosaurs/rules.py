@@ -27,8 +27,11 @@ A round (``Phase``):
 
 The game ends when a dinosaur reaches 50 (the highest total among those
 who did wins, ties share) or only one dinosaur is left: decided with the
-step that reaches it and recorded as ``GameWon``. ``evolve`` only folds.
-Rules version 1 (``RULES_V1``, at the end of the module) did not record it.
+step that reaches it and recorded as ``GameWon``. A seat that left ranks
+below every seat still in. ``evolve`` only folds: the inversions' swaps are
+recorded too (``ScoresSwapped``). An emptied Main deck is rebuilt from the
+discard pile the moment it empties. Rules versions 2 and 1 (``RULES_V2``,
+``RULES_V1``, at the end of the module) are kept for their games.
 
 Windows only open on public grounds (a hand holds cards, a target exists),
 so who is asked to act never tells anyone what a hand holds.
@@ -101,6 +104,7 @@ from domain.happy_little_dinosaurs.model import (
     Player,
     PlayerEliminated,
     PlayerView,
+    PlayerWithdrew,
     PlayPointCard,
     PlayScoreBooster,
     PlayScoreInversion,
@@ -114,6 +118,7 @@ from domain.happy_little_dinosaurs.model import (
     ScoreBoosterPlayed,
     ScoreInversionPlayed,
     ScoreSapperPlayed,
+    ScoresSwapped,
     ScoresTallied,
     State,
     SuddenDeathCardsRevealed,
@@ -151,12 +156,20 @@ DEFAULT_DINOSAURS = (
 _MAX_STEPS = 10_000
 
 
-def _invert(scores: dict[int, int]) -> dict[int, int]:
-    """Swap the highest and lowest scores; every tied player moves."""
+#: The results of :class:`GameWon`.
+ESCAPED, LAST_STANDING, LEAVER_ESCAPED = "escaped", "last_standing", "leaver_escaped"
+
+
+def swapped(scores: dict[int, int]) -> ScoresSwapped:
+    """An inversion of ``scores``: the highest and lowest swap, every tied
+    player moves, the middle stays (everyone tied: nobody moves)."""
     if not scores:
-        return scores
+        return ScoresSwapped(scores={})
     high, low = max(scores.values()), min(scores.values())
-    return {s: low if v == high else high if v == low else v for s, v in scores.items()}
+    if high == low:
+        return ScoresSwapped(scores={})
+    ends = {high: low, low: high}
+    return ScoresSwapped(scores={s: ends[v] for s, v in scores.items() if v in ends})
 
 
 #: The effects each command of the effect window uses (PassEffect: any).
@@ -181,7 +194,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
 
     game_type: ClassVar[str] = "happy_little_dinosaurs"
     title: ClassVar[str] = "Happy Little Dinosaurs"
-    rules_version: ClassVar[str] = "2"
+    rules_version: ClassVar[str] = "3"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
@@ -577,6 +590,17 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 return frozenset({state.taker})
         return frozenset()
 
+    def leave(self, state: State, seat: int, seats_in: tuple[int, ...]) -> list[Event]:
+        """The seat's dinosaur races on for nobody (:class:`PlayerWithdrew`),
+        ranked below every seat still in; when that leaves one living
+        dinosaur among the seats still in, it is the last standing (with
+        one seat in, the lifecycle ends the game: ``opponents_left``)."""
+        events: list[Event] = [PlayerWithdrew(seat=seat)]
+        won = self.won(self.evolve(state, events[0]))
+        if won is not None and len(seats_in) > 1:
+            events.append(won)
+        return events
+
     def stand_in(self, state: State, seat: int) -> Command:
         """A seat that left spends nothing it could keep: it passes every
         Instant window and optional effect, keeps its hand, takes a Disaster
@@ -946,7 +970,10 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 ]
             case PlayScoreInversion(card=card):
                 self._expect_instant(hand, card, InstantEffect.INVERT)
-                return [ScoreInversionPlayed(seat=seat, card=card)]
+                return [
+                    ScoreInversionPlayed(seat=seat, card=card),
+                    swapped(state.scores),
+                ]
         raise InvalidCommand("UNKNOWN_COMMAND", f"{command!r} is not an Instant.")
 
     # -- refusals -----------------------------------------------------------------
@@ -1019,6 +1046,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         won = self.won(state)
         if won is not None:
             return [won]
+        playing = state.phase not in (Phase.SETUP, Phase.OVER)
+        if playing and self._rebuild_due(state.main_deck, state.discard):
+            return [self._rebuild(state, state.discard, state.reshuffles_used, rng)]
         match state.phase:
             case Phase.COMMIT:
                 return self._commit_step(state, rng)
@@ -1043,18 +1073,26 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     def won(self, state: State) -> GameWon | None:
         """The end of the game, when it is reached: a living dinosaur at 50
         (the highest total among them wins, equal totals share) or a single
-        dinosaur left. Only a collection, an escape move or an elimination
-        reaches it, and it ends the game at once."""
+        dinosaur left. Only a collection, an escape move, an elimination or
+        a seat leaving reaches it, and it ends the game at once.
+
+        A seat that left (:class:`PlayerWithdrew`) ranks below every seat
+        still in: its dinosaur reaching 50 ends the race, but the seats
+        still in furthest along win (``leaver_escaped``), and the last
+        dinosaur standing is the last of the seats still in."""
         if state.phase in (Phase.SETUP, Phase.OVER):
             return None
         living = self.living(state)
+        staying = tuple(s for s in living if s not in state.withdrawn)
         arrived = [s for s in living if state.players[s].escape >= WINNING_ESCAPE]
         if arrived:
-            best = max(state.players[s].escape for s in arrived)
-            winners = tuple(s for s in arrived if state.players[s].escape == best)
-            return GameWon(winners=winners, result="escaped")
-        if len(living) == 1:
-            return GameWon(winners=living, result="last_standing")
+            escaped = [s for s in arrived if s in staying]
+            ranked = escaped or staying
+            best = max((state.players[s].escape for s in ranked), default=0)
+            winners = tuple(s for s in ranked if state.players[s].escape == best)
+            return GameWon(winners, ESCAPED if escaped else LEAVER_ESCAPED)
+        if len(staying) <= 1:
+            return GameWon(winners=staying, result=LAST_STANDING)
         return None
 
     def _commit_step(self, state: State, rng: Rng) -> list[Event]:
@@ -1129,24 +1167,36 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 if taken:
                     events.append(make(tuple(taken)))
                     taken = []
-                deck = self._reshuffled(state, discard, used, rng)
-                events.append(MainDeckReshuffled(cards=deck, count=len(deck)))
-                discard, used = (), used + 1
+                rebuilt = self._rebuild(state, discard, used, rng)
+                events.append(rebuilt)
+                deck, discard, used = rebuilt.cards, (), used + 1
             k = min(left, len(deck))
             taken += deck[:k]
             deck, left = deck[k:], left - k
         if taken:
             events.append(make(tuple(taken)))
+        if self._rebuild_due(deck, discard):
+            events.append(self._rebuild(state, discard, used, rng))
         return events
 
-    def _reshuffled(
+    def _rebuild_due(self, deck: tuple[str, ...], discard: tuple[str, ...]) -> bool:
+        """Whether the discard pile is shuffled into a new Main deck now, as
+        the rulebook says, "if at any time the Main deck has no remaining
+        cards": the moment it empties (rules version 3 on; before, only when
+        the next draw found it empty)."""
+        return not deck and bool(discard)
+
+    def _rebuild(
         self, state: State, discard: tuple[str, ...], used: int, rng: Rng
-    ) -> tuple[str, ...]:
+    ) -> MainDeckReshuffled:
+        """``discard`` shuffled into a new Main deck (the scenario's
+        ``used``-th reshuffle fixes its top)."""
         fixed: tuple[str, ...] = ()
         if state.scenario is not None and used < len(state.scenario.reshuffles):
             pile = set(discard)
             fixed = tuple(c for c in state.scenario.reshuffles[used].cards if c in pile)
-        return (*fixed, *rng.shuffled(without_any(discard, fixed)))
+        cards = (*fixed, *rng.shuffled(without_any(discard, fixed)))
+        return MainDeckReshuffled(cards=cards, count=len(cards))
 
     def _next_effect(self, state: State) -> list[Event]:
         """Open the window of the next Point card effect, or tally the scores."""
@@ -1162,11 +1212,14 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
             if self._may_use(state, seat, self.card(card_id)):
                 return [EffectWindowOpened(seat=seat, card=card_id)]
             return [EffectPassed(seat=seat, card=card_id)]
-        events: list[Event] = [ScoresTallied(scores=self._tally(state))]
+        scores = self._tally(state)
+        events: list[Event] = [ScoresTallied(scores=scores)]
         if not self.silenced(state):
             for seat, card_id in sorted(state.played.items()):
                 if self.card(card_id).effect is Effect.SWAP_HIGHEST_AND_LOWEST:
-                    events.append(MouthTrapSprung(seat=seat, card=card_id))
+                    swap = swapped(scores)
+                    events += [MouthTrapSprung(seat=seat, card=card_id), swap]
+                    scores = {**scores, **swap.scores}
         return events
 
     def _tally(self, state: State) -> dict[int, int]:
@@ -1231,8 +1284,15 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 for event in drawn:
                     state = self.evolve(state, event)
                 events += drawn
-        cleared = (*(c for _, c in sorted(state.played.items())), *state.table)
-        events.append(TableCleared(cards=cleared))
+        cleared = TableCleared(
+            cards=(*(c for _, c in sorted(state.played.items())), *state.table)
+        )
+        events.append(cleared)
+        state = self.evolve(state, cleared)
+        if self._rebuild_due(state.main_deck, state.discard):
+            events.append(
+                self._rebuild(state, state.discard, state.reshuffles_used, rng)
+            )
         if not state.disaster_deck:  # pragma: no cover - 28 Disasters suffice
             raise RuntimeError("the Disaster deck ran out")
         events.append(
@@ -1345,7 +1405,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                     state, scores=dict(scores), phase=Phase.SCORING, passed=()
                 )
             case MouthTrapSprung():
-                return replace(state, scores=_invert(state.scores))
+                return state  # the ScoresSwapped that follows swaps the scores
+            case ScoresSwapped(scores=scores):
+                return replace(state, scores={**state.scores, **scores})
             case ScoreBoosterPlayed(seat=seat, card=card, target=target, amount=amount):
                 state = self._to_table(state, seat, card)
                 scores = {**state.scores, target: state.scores[target] + amount}
@@ -1356,7 +1418,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 return replace(state, scores=scores, passed=())
             case ScoreInversionPlayed(seat=seat, card=card):
                 state = self._to_table(state, seat, card)
-                return replace(state, scores=_invert(state.scores), passed=())
+                return replace(state, passed=())
             case InstantPassed(seat=seat):
                 return replace(state, passed=(*state.passed, seat))
             case PointsCollected(points=points):
@@ -1416,6 +1478,8 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                     played={},
                     table=(),
                 )
+            case PlayerWithdrew(seat=seat):
+                return replace(state, withdrawn=(*state.withdrawn, seat))
             case GameWon(winners=winners, result=result):
                 return replace(state, phase=Phase.OVER, winners=winners, result=result)
         return state
@@ -1575,25 +1639,51 @@ class _Places:
             )
 
 
-class HappyLittleDinosaursRulesV1(
+class HappyLittleDinosaursRulesV2(
     ImplicitDecisions[State, Command, Event, View], HappyLittleDinosaursRules
 ):
-    """Rules version 1, for the games created under it: the same rules, but
-    the end of the game was not recorded (no :class:`GameWon`); the fold
-    worked it out after each collection, escape move and elimination."""
+    """Rules version 2, for the games created under it: the inversions'
+    swaps were not recorded (no :class:`ScoresSwapped`: the fold swapped the
+    scores after each :class:`MouthTrapSprung` and
+    :class:`ScoreInversionPlayed`); an emptied Main deck was rebuilt only
+    when the next draw found it empty; and a seat that left stayed in the
+    ranking (no :class:`PlayerWithdrew`: a win of its dinosaur went to
+    nobody, the lifecycle leaving it out of the winners)."""
 
-    rules_version: ClassVar[str] = "1"
-    unrecorded: ClassVar[tuple[type, ...]] = (GameWon,)
+    rules_version: ClassVar[str] = "2"
+    unrecorded: ClassVar[tuple[type, ...]] = (ScoresSwapped,)
 
     def implied(self, state: State, event: Event) -> list[Event]:
-        if isinstance(event, PointsCollected | EscapeMoved | PlayerEliminated):
-            won = self.won(state)
-            if won is not None:
-                return [won]
+        if isinstance(event, MouthTrapSprung | ScoreInversionPlayed):
+            return [swapped(state.scores)]
+        return []
+
+    def _rebuild_due(self, deck: tuple[str, ...], discard: tuple[str, ...]) -> bool:
+        return False
+
+    def leave(self, state: State, seat: int, seats_in: tuple[int, ...]) -> list[Event]:
         return []
 
 
+class HappyLittleDinosaursRulesV1(HappyLittleDinosaursRulesV2):
+    """Rules version 1, for the games created under it: version 2, and the
+    end of the game was not recorded either (no :class:`GameWon`); the fold
+    worked it out after each collection, escape move and elimination."""
+
+    rules_version: ClassVar[str] = "1"
+    unrecorded: ClassVar[tuple[type, ...]] = (ScoresSwapped, GameWon)
+
+    def implied(self, state: State, event: Event) -> list[Event]:
+        implied = super().implied(state, event)
+        if isinstance(event, PointsCollected | EscapeMoved | PlayerEliminated):
+            won = self.won(state)
+            if won is not None:
+                implied.append(won)
+        return implied
+
+
 RULES = HappyLittleDinosaursRules()
+RULES_V2 = HappyLittleDinosaursRulesV2()
 RULES_V1 = HappyLittleDinosaursRulesV1()
 
 

@@ -31,13 +31,6 @@ from domain.rules import GameRules, Viewer
 from domain.session import Session
 from tests.gamekit import fold_each, option_sets, play_random
 
-#: Games whose fold still reads its content on this branch: the other
-#: helper's branch of issue 29 makes them fold only their events.
-STILL_READING: dict[str, str] = {
-    "cubosaurs": "its fold reads tile costs and points: fixed on branch "
-    "rules-hld-cubo (issue 29, item 3)",
-}
-
 SEEDS = 2  # random games per player count and options
 
 
@@ -217,18 +210,7 @@ def streams(
     return [events] + [[session.redact(e, v) for e in events] for v in viewers]
 
 
-@pytest.mark.parametrize(
-    "game_type",
-    [
-        pytest.param(
-            g,
-            marks=[pytest.mark.xfail(strict=True, reason=STILL_READING[g])]
-            if g in STILL_READING
-            else [],
-        )
-        for g in registry.game_types()
-    ],
-)
+@pytest.mark.parametrize("game_type", registry.game_types())
 def test_the_fold_consults_nothing_but_the_event_and_the_state(
     game_type: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,7 +1,8 @@
 """Seats leaving started games, in every game: random play where random seats
 leave (out, or handed to a bot) still reaches the end, replays from its
 events and decides again to the very same events; the lifecycle's rules of
-leaving (no win for a leaver, the last person, the last seat in)."""
+leaving (no win for a leaver, the last person, the last seat in), and the
+competitive games' own rules giving a leaver none either."""
 
 from __future__ import annotations
 
@@ -94,6 +95,14 @@ def test_random_games_with_seats_leaving_end_and_replay_identically(
         assert state.outcome is not None
         # No seat that left shares the win.
         assert not set(state.outcome.winners) & set(state.left)
+        if rules.is_terminal(state.game) and not rules.cooperative:
+            # The competitive games' own rules rank a seat that left below
+            # the seats still in: their end names a winner still in, and
+            # the lifecycle has nobody to drop (rules version 3 of Happy
+            # Little Dinosaurs and Cubosaurs; Dinosaurs Extinct? takes the
+            # Dino of a seat that left off the track).
+            own = rules.outcome(state.game)
+            assert own.winners and own == state.outcome, (seed, own, state.left)
         # The events fold to the same state; deciding again gives them all.
         assert Session(rules).fold(events) == state
         assert replay(game_type, players, seed, steps) == events

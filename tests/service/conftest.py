@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import http.client
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,6 +32,28 @@ NO_RATE_LIMITS = LimitSettings(
     max_open_seats=0,
     bot_moves_per_second=0,
 )
+
+
+def http_call(
+    port: int,
+    method: str,
+    path: str,
+    body: Any = b"",
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    """One request to the HTTP listener on ``port``: status, headers (names
+    in lower case) and body."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        connection.request(method, path, body=body, headers=headers or {})
+        response = connection.getresponse()
+        return (
+            response.status,
+            {k.lower(): v for k, v in response.getheaders()},
+            response.read(),
+        )
+    finally:
+        connection.close()
 
 
 def serve(url: str) -> Iterator[Running]:
@@ -116,3 +140,20 @@ def client(server: Running, transport: str) -> Iterator[StrataClient]:
 @pytest.fixture
 def admin(client: StrataClient) -> StrataClient:
     return client.with_token(ADMIN_TOKEN)
+
+
+def play_first_actions(
+    client: StrataClient, game_id: str, tokens: list[str], moves: int
+) -> None:
+    """Up to ``moves`` moves: each time the first legal action of any seat
+    (as the admin lists them), sent with that seat's token; fewer once
+    nobody may act."""
+    admin = client.with_token(ADMIN_TOKEN)
+    for _ in range(moves):
+        listed = admin.list_legal_actions(game_id)
+        if not listed.actions:
+            return
+        action = listed.actions[0]
+        client.with_token(tokens[action.seat]).submit_command(
+            game_id, action.seat, action.command
+        )

@@ -469,10 +469,13 @@ def test_a_stream_over_a_bound_sheds_a_lower_rank_or_is_refused(
         # ... and another game has room.
         other = watch(two)
         assert _first_answer(other) == "event"
-        # The service's bound (4): an anonymous stream is refused, a caller
-        # with a token sheds the oldest anonymous stream.
+        # The service's bound (4): an anonymous stream is refused, and so is
+        # one with a made-up token (free tokens buy no rank); a seat's player
+        # sheds the oldest anonymous stream.
         assert _first_answer(watch(two)) == "TOO_MANY_STREAMS"
-        player = watch(two, token="st_a-players-token")
+        assert _first_answer(watch(two, token="st_made-up")) == "TOO_MANY_STREAMS"
+        seat_token = client.join_game(two, "Ada").seat_token
+        player = watch(two, token=seat_token)
         assert _first_answer(player) == "event"
         assert _first_answer(anonymous[0]) == "STREAM_SHED"
         # The admin sheds an anonymous stream too, never a player's.

@@ -3,7 +3,6 @@ meets it, CORS, bad input over HTTP, and the web table's files."""
 
 from __future__ import annotations
 
-import http.client
 import json
 import shutil
 import socket
@@ -15,7 +14,7 @@ import pytest
 
 from eventstore.factory import open_store
 from service.server import Running, create_server
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS
+from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, http_call
 
 ORIGIN = "https://table.example"
 
@@ -27,17 +26,7 @@ def request(
     body: bytes = b"",
     headers: dict[str, str] | None = None,
 ) -> tuple[int, dict[str, str], bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", running.http_port, timeout=10)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        return (
-            response.status,
-            {k.lower(): v for k, v in response.getheaders()},
-            response.read(),
-        )
-    finally:
-        connection.close()
+    return http_call(running.http_port, method, path, body, headers)
 
 
 def call_json(

@@ -1,13 +1,20 @@
 """LeaveGame in started games: who may, what it does, and that a verified
-replay decides it again."""
+replay decides it again; a seat that left never wins, by either way out
+(LeaveGame, a forfeit on time), in each game where its pieces play on."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
+from strata.v1 import admin_service_pb2 as admin_pb
+from strata.v1 import game_service_pb2 as pb
 
 from clients import cli
+from domain import codec, cubosaurs, happy_little_dinosaurs
 from domain.escaping_extinction.content import Dino
 from domain.escaping_extinction.model import EndTurn
 from domain.session import ABANDONED, OPPONENTS_LEFT, Status
@@ -15,8 +22,13 @@ from eventstore.memory import InMemoryEventStore
 from service.application import GameApp
 from service.bots import BotRunner
 from service.callers import Caller
+from service.clocks import FORFEIT, TimeControl, Timekeeper
 from service.errors import InvalidArgument, PermissionDenied
 from service.verification import verify_game
+from tests.games.cubosaurs.test_leaving import last_round
+from tests.games.happy_little_dinosaurs.test_leaving import leaver_on_49
+from tests.service.conftest import play_first_actions
+from tests.service.test_positions import seat_everyone
 
 
 def started(
@@ -149,3 +161,119 @@ def test_strata_create_replace_leavers_and_strata_leave_a_started_game(
     assert cli.main([*leave, "--target", target]) == 0
     seat = client.get_game(game_id).seats[1]
     assert seat.bot == "heuristic" and not seat.left
+
+
+# -- a seat that left never wins -------------------------------------------------
+
+#: Per game, a position where seat 2's pieces would win if it stayed: Happy
+#: Little Dinosaurs' seat 2 escapes at the end of the round (one Disaster
+#: from 50, its passive stand-in moving it there), Cubosaurs' seat 2 leads
+#: by far in the last round (and is to act: its stand-in takes the packet).
+LEADING_LEAVER: dict[str, Any] = {
+    "happy_little_dinosaurs": happy_little_dinosaurs.model.Scenario(
+        position=happy_little_dinosaurs.model.Position(
+            players=leaver_on_49(),
+            rounds_played=6,
+            disaster_deck=("natural_2",),
+            shuffle_rest=True,
+        )
+    ),
+    "cubosaurs": cubosaurs.model.Scenario(
+        position=dataclasses.replace(last_round(12, 15, 60), turn=2)
+    ),
+}
+
+
+def out_of_time(app: GameApp, game_id: str, tokens: list[str], seat: int) -> None:
+    """The seats before ``seat`` move in time; ``seat``'s time runs out and
+    the service forfeits it."""
+    control = TimeControl(decision_seconds=30, on_timeout=FORFEIT)
+    for n in range(10):
+        loaded = app.load(game_id)
+        active = sorted(loaded.session.active_seats(loaded.state))
+        if active == [seat]:
+            break
+        first = loaded.session.legal_actions(loaded.state, active[0])[0]
+        app.submit(app.caller(tokens[active[0]]), game_id, active[0], f"t{n}", first)
+    later = datetime.now(UTC) + timedelta(hours=1)
+    assert Timekeeper(app, clock=lambda: later).act(game_id, control, later) == 1
+
+
+@pytest.mark.parametrize("way_out", ["leave_game", "forfeit"])
+@pytest.mark.parametrize("game_type", sorted(LEADING_LEAVER))
+def test_a_seat_that_left_never_wins_the_best_seat_still_in_does(
+    game_type: str, way_out: str
+) -> None:
+    app = GameApp(InMemoryEventStore())
+    control = TimeControl(decision_seconds=30, on_timeout=FORFEIT)
+    game_id, tokens, _ = started(
+        app,
+        game_type,
+        3,
+        scenario=LEADING_LEAVER[game_type],
+        time_control=control,
+    )
+    if way_out == "leave_game":
+        app.leave_game(app.caller(tokens[2]), game_id, 2)
+    else:
+        out_of_time(app, game_id, tokens, 2)
+    assert app.load(game_id).state.left == (2,)
+
+    for n in range(500):  # the seats still in play their first legal move
+        loaded = app.load(game_id)
+        active = sorted(loaded.session.active_seats(loaded.state))
+        if not active:
+            break
+        command = loaded.session.legal_actions(loaded.state, active[0])[0]
+        app.submit(app.caller(tokens[active[0]]), game_id, active[0], f"m{n}", command)
+
+    state = app.load(game_id).state
+    assert state.status is Status.FINISHED and state.outcome is not None
+    ahead = best_still_in(game_type, state.game)
+    assert state.outcome.winners == ahead and 2 not in ahead
+    assert leader(game_type, state.game) == 2  # staying, seat 2 would have won
+    assert verify_game(app.store, game_id).ok
+
+
+def best_still_in(game_type: str, game: Any) -> tuple[int, ...]:
+    """Seats 0 and 1 with the furthest escape or the highest total."""
+    standing = [score(game_type, game, s) for s in (0, 1)]
+    return tuple(s for s in (0, 1) if standing[s] == max(standing))
+
+
+def leader(game_type: str, game: Any) -> int:
+    return max(range(3), key=lambda s: score(game_type, game, s))
+
+
+def score(game_type: str, game: Any, seat: int) -> int:
+    if game_type == "cubosaurs":
+        return int(cubosaurs.RULES.totals(game)[seat])
+    return int(game.players[seat].escape)
+
+
+def test_through_the_api_a_leader_who_left_loses_to_the_best_seat_still_in(
+    client: Any, admin: Any
+) -> None:
+    position = dataclasses.replace(last_round(12, 15, 60), turn=2)
+    game_id = admin.create_game(
+        "cubosaurs", 3, position=json.loads(json.dumps(codec.encode(position)))
+    ).game_id
+    tokens = seat_everyone(client, game_id, 3)
+
+    client.with_token(tokens[2]).leave_game(game_id, 2)
+    play_first_actions(client, game_id, tokens, 100)
+
+    game = client.get_game(game_id)
+    totals = [p.total for p in game.view.cubosaurs.players]
+    assert game.status == pb.GAME_STATUS_FINISHED and game.seats[2].left
+    assert totals[2] > max(totals[:2])
+    best = max(totals[:2])
+    assert list(game.outcome.winners) == [s for s in (0, 1) if totals[s] == best]
+    # The game's own event records it (and the lifecycle's follows it).
+    scored = [
+        e.game_event.cubosaurs.game_scored
+        for e in admin.watch_game(game_id, follow=False)
+        if e.type == "GameScored"
+    ]
+    assert list(scored[0].winners) == list(game.outcome.winners)
+    assert admin.verify_game(game_id).verdict == admin_pb.VERDICT_VERIFIED

@@ -34,9 +34,16 @@ from clients.client import StrataClient, StrataError, Tls
 from eventstore import migrate
 from eventstore.factory import open_store
 from service import telemetry
+from service.http import Metrics
 from service.server import Running, create_server
 from service.tls import TlsFiles
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, TRANSPORTS, client_for
+from tests.service.conftest import (
+    ADMIN_TOKEN,
+    NO_RATE_LIMITS,
+    TRANSPORTS,
+    client_for,
+    http_call,
+)
 from tests.service.test_cli import ROOT, free_port
 
 GAME = "dinosaurs_extinct"
@@ -177,17 +184,7 @@ def test_a_graceful_shutdown_says_not_serving_first_then_drains(
 
 
 def get(running: Running, path: str) -> tuple[int, dict[str, str], bytes]:
-    connection = http.client.HTTPConnection("127.0.0.1", running.http_port, timeout=10)
-    try:
-        connection.request("GET", path)
-        response = connection.getresponse()
-        return (
-            response.status,
-            {k.lower(): v for k, v in response.getheaders()},
-            response.read(),
-        )
-    finally:
-        connection.close()
+    return http_call(running.http_port, "GET", path)
 
 
 def figure(text: str, name: str, **labels: str) -> float:
@@ -206,24 +203,30 @@ def test_metrics_show_the_calls_commands_and_store_after_a_game(
     server: Running, client: StrataClient, admin: StrataClient
 ) -> None:
     before = get(server, "/metrics")[2].decode()
+    scraped = time.monotonic()
     play_bots_game(client, admin)
     client.list_game_types()
+    # A scrape within a second of the last gets the same rendering.
+    time.sleep(max(0.0, Metrics().max_age - (time.monotonic() - scraped)))
     status, headers, body = get(server, "/metrics")
     assert status == 200 and headers["content-type"].startswith("text/plain")
     after = body.decode()
-    calls = "rpc_server_duration_milliseconds_count"
+    calls = "rpc_server_call_duration_seconds_count"
     for labels in (
-        {"rpc_method": "CreateGame", "rpc_system": "grpc"},
-        {"rpc_method": "ListGameTypes", "rpc_grpc_status_code": "0"},
+        {"rpc_method": "strata.v1.GameService/CreateGame", "rpc_system_name": "grpc"},
+        {
+            "rpc_method": "strata.v1.GameService/ListGameTypes",
+            "rpc_response_status_code": "OK",
+        },
     ):
         assert figure(after, calls, **labels) > figure(before, calls, **labels)
     commands = "strata_commands_total"
     kept = {"game_type": GAME, "outcome": "accepted"}
     assert figure(after, commands, **kept) > figure(before, commands, **kept) + 5
-    appends = "strata_store_append_duration_milliseconds_count"
+    appends = "strata_store_append_duration_seconds_count"
     assert figure(after, appends) > figure(before, appends)
     assert "strata_projection_lag" in after
-    assert "strata_store_connections_in_use" in after
+    assert "strata_store_connections" in after
     assert "strata_bots_lag" in after
 
 
@@ -287,13 +290,15 @@ def test_a_call_is_a_span_with_load_decide_and_append_under_the_callers_trace(
         ],
     )
     finished = spans.get_finished_spans()
-    rpc = [s for s in finished if s.name == "/strata.v1.GameService/SubmitCommand"]
+    rpc = [s for s in finished if s.name == "strata.v1.GameService/SubmitCommand"]
     assert len(rpc) == 1
     root = rpc[0]
     assert format(root.context.trace_id, "032x") == trace_id
     assert root.kind is trace.SpanKind.SERVER
     assert root.attributes is not None
-    assert root.attributes["rpc.method"] == "SubmitCommand"
+    assert root.attributes["rpc.method"] == "strata.v1.GameService/SubmitCommand"
+    assert root.attributes["rpc.system.name"] == "grpc"
+    assert root.attributes["rpc.response.status_code"] == "OK"
     children = {
         s.name
         for s in finished

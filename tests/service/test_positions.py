@@ -24,7 +24,12 @@ from domain import codec, registry
 from domain.errors import InvalidCommand
 from domain.rules import Viewer
 from service.server import Running
-from tests.service.conftest import ADMIN_TOKEN, TRANSPORTS, client_for
+from tests.service.conftest import (
+    ADMIN_TOKEN,
+    TRANSPORTS,
+    client_for,
+    play_first_actions,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 GAMES = [g for g in registry.game_types() if registry.rules_for(g).position_type]
@@ -121,14 +126,7 @@ def test_the_readme_example_starts_a_game_from_its_position(
 
     # A few moves, then the game verifies and replays from its position.
     me = client.with_token(tokens[0])
-    for _ in range(3):
-        listed = admin.list_legal_actions(game_id)
-        if not listed.actions:
-            break
-        action = listed.actions[0]
-        client.with_token(tokens[action.seat]).submit_command(
-            game_id, action.seat, action.command
-        )
+    play_first_actions(client, game_id, tokens, 3)
     verdict = admin.verify_game(game_id)
     assert verdict.verdict == admin_pb.VERDICT_VERIFIED, verdict.message
     steps = list(me.replay_game(game_id))

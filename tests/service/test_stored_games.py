@@ -1,7 +1,8 @@
 """Games stored by older code load, replay, verify and continue under the
-rules version they were created under (``tests/data/*_v<version>*``:
-recorded under that rules version, before the folds stopped deciding); a
-game of a rules version no longer shipped is refused with a clear reason."""
+rules version they were created under (``tests/data/*_v1*``: recorded under
+rules version 1, before the folds stopped deciding; ``*_v2*``: under rules
+version 2); a game of a rules version no longer shipped is refused with a
+clear reason."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from strata.v1 import admin_service_pb2 as admin_pb
 from clients.client import StrataClient, StrataError
 from domain import bots, registry
 from domain.chance import Rng
+from domain.cubosaurs import model as cubosaurs_model
 from domain.escaping_extinction.content import CONTENT
 from domain.escaping_extinction.model import (
     EarthquakeStruck,
@@ -24,7 +26,13 @@ from domain.escaping_extinction.model import (
     TokenReturned,
     TurnBegan,
 )
-from domain.happy_little_dinosaurs.model import GameWon, SuddenDeathCardsRevealed
+from domain.fairness import SeedRevealed
+from domain.happy_little_dinosaurs.model import (
+    GameWon,
+    PlayerWithdrew,
+    ScoresSwapped,
+    SuddenDeathCardsRevealed,
+)
 from domain.session import GameFinished, Status
 from eventstore.memory import InMemoryEventStore
 from service.application import GameApp
@@ -35,7 +43,12 @@ from service.verification import Verdict, verify_game
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 STORED = sorted(DATA.glob("*_v[0-9]*.strata.json"))
-UNRECORDED_IN_V1 = (GameWon, RocketLaunched, MeteorHitEarth)
+#: The events of today's rules that a stored game's rules version does not
+#: record (decisions its fold makes), by that version.
+UNRECORDED: dict[str, tuple[type, ...]] = {
+    "1": (GameWon, RocketLaunched, MeteorHitEarth, ScoresSwapped),
+    "2": (ScoresSwapped, PlayerWithdrew, cubosaurs_model.PlayerWithdrew),
+}
 #: The Escaping Extinction events whose schema 2 came with rules version 4.
 UPCAST_IN_EE_V4 = ("WorldSetUp", "TurnBegan", "TileRevealed")
 ENTERED = "DinoEnteredTwentyFirstCentury"
@@ -61,10 +74,9 @@ def test_a_stored_game_loads_replays_and_verifies_under_its_rules(
 ) -> None:
     app, game_id, document = stored(path)
     loaded = app.load(game_id)
-    game_type = document["game_type"]
-    rules_version = recorded_version(path)
-    assert loaded.state.rules_version == rules_version
-    assert loaded.rules is registry.rules_for(game_type, rules_version)
+    game_type, recorded = document["game_type"], document["rules_version"]
+    assert loaded.state.rules_version == recorded
+    assert loaded.rules is registry.rules_for(game_type, recorded)
     assert loaded.state.version == len(document["events"])
     # Every version of it folds (what GetGame at_version and ReplayGame do).
     for version in range(1, loaded.state.version + 1, 37):
@@ -73,15 +85,8 @@ def test_a_stored_game_loads_replays_and_verifies_under_its_rules(
     result = verify_game(app.store, game_id)
 
     assert result.verdict is Verdict.VERIFIED, result
-    assert result.recorded_rules_version == rules_version
+    assert result.recorded_rules_version == recorded
     assert result.current_rules_version == registry.rules_for(game_type).rules_version
-
-
-def recorded_version(path: Path) -> str:
-    """The rules version a stored game's file name says (``…_v3_…``)."""
-    version = path.name.split("_v", 1)[1].split("_")[0].split(".")[0]
-    assert version == json.loads(path.read_bytes())["rules_version"]
-    return version
 
 
 @pytest.mark.parametrize("path", STORED, ids=lambda p: p.name.split(".")[0])
@@ -101,10 +106,30 @@ def test_a_stored_game_ends_as_it_ended_when_it_was_played(path: Path) -> None:
         data["result"],
     )
     rules = loaded_rules(app, game_id)
-    # The game's own state says so too: the fold of rules version 1 still
-    # works out the end that its events leave unrecorded.
+    # The game's own state says so too (the fold of rules version 1 still
+    # works out the end that its events leave unrecorded), but for the
+    # seats that left, whose wins these versions gave nobody.
     assert rules.is_terminal(state.game)
-    assert rules.outcome(state.game) == state.outcome
+    outcome = rules.outcome(state.game)
+    winners = tuple(w for w in outcome.winners if w not in state.left)
+    assert (winners, outcome.result) == (state.outcome.winners, state.outcome.result)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "happy_little_dinosaurs_v2_leaver_escaped",
+        "cubosaurs_v2_advanced_leaver_highest",
+    ],
+)
+def test_a_stored_game_a_leaver_would_have_won_still_went_to_nobody(name: str) -> None:
+    # Rules version 3 gives such a win to the best seat still in; a game
+    # stored under version 2 keeps the end it had.
+    app, game_id, _ = stored(DATA / f"{name}.strata.json")
+    state = app.load(game_id).state
+    assert len(state.left) == 1 and state.outcome is not None
+    assert state.outcome.winners == ()
+    assert loaded_rules(app, game_id).outcome(state.game).winners == state.left
 
 
 def loaded_rules(app: GameApp, game_id: str) -> Any:
@@ -167,18 +192,25 @@ def play_on(app: GameApp, game_id: str) -> list[Any]:
         "happy_little_dinosaurs_v1_unfinished",
         "escaping_extinction_v1_unfinished",
         "cubosaurs_v1_unfinished",
+        "happy_little_dinosaurs_v2_unfinished_forfeit",
+        "cubosaurs_v2_unfinished_forfeit",
     ],
 )
 def test_an_unfinished_stored_game_is_continued_under_its_rules(name: str) -> None:
-    app, game_id, _ = stored(DATA / f"{name}.strata.json")
+    app, game_id, document = stored(DATA / f"{name}.strata.json")
     app = admin_app(app)
 
     new_events = play_on(app, game_id)
 
-    assert app.load(game_id).state.rules_version == "1"
-    # Rules version 1 records no end of the game but GameFinished.
-    assert not any(isinstance(e, UNRECORDED_IN_V1) for e in new_events)
-    assert isinstance(new_events[-1], GameFinished)
+    loaded = app.load(game_id)
+    assert loaded.state.rules_version == document["rules_version"]
+    # An older rules version records none of the decisions it left to the
+    # fold (rules version 1: no end of the game but GameFinished).
+    unrecorded = UNRECORDED[document["rules_version"]]
+    assert not any(isinstance(e, unrecorded) for e in new_events)
+    # The game ends (and a game that committed to its seed reveals it).
+    ending = [e for e in new_events if not isinstance(e, SeedRevealed)]
+    assert isinstance(ending[-1], GameFinished)
     assert verify_game(app.store, game_id).verdict is Verdict.VERIFIED
 
 
@@ -289,7 +321,11 @@ def test_a_game_of_a_rules_version_no_longer_shipped_is_refused() -> None:
     )
     result = verify_game(app.store, game_id)
     assert result.verdict is Verdict.OTHER_RULES
-    assert (result.recorded_rules_version, result.current_rules_version) == ("0", "2")
+    current = registry.rules_for("cubosaurs").rules_version
+    assert (result.recorded_rules_version, result.current_rules_version) == (
+        "0",
+        current,
+    )
 
 
 def test_through_the_api_an_old_game_verifies_and_an_unshipped_one_is_refused(

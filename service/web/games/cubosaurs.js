@@ -198,6 +198,8 @@ export default {
         return `${who(e.seat)} ended the turn; ${who(e.nextSeat)} is next.`;
       case "roundScored":
         return `Round ${e.round || 0} scored: ${(e.scores || []).map((s) => `${who(s.seat)} ${s.total || 0}`).join(", ")}.`;
+      case "playerWithdrew":
+        return `${who(e.seat)} left the game: its collection scores for nobody.`;
       case "gameScored":
         return `Final totals: ${(e.totals || []).map((t, i) => `${who(i)} ${t}`).join(", ")}.`;
       default:

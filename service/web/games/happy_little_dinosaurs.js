@@ -235,6 +235,8 @@ export default {
         return `${who(e.seat)} played ${cardName(ctx, e.card)} on ${who(e.target)}: -${e.amount || 0}.`;
       case "scoreInversionPlayed":
         return `${who(e.seat)} played ${cardName(ctx, e.card)}: highest and lowest swap.`;
+      case "scoresSwapped":
+        return `Scores swapped: ${seatsOf(e.scores).map(([s, v]) => `${who(s)} ${v}`).join(", ") || "all tied, nobody moved"}.`;
       case "instantPassed":
         return `${who(e.seat)} played no Instant.`;
       case "pointsCollected":
@@ -263,6 +265,8 @@ export default {
         return `Escape: ${seatsOf(e.moves).map(([s, v]) => `${who(s)} +${v}`).join(", ") || "nobody moved"}.`;
       case "tableCleared":
         return "The table was cleared.";
+      case "playerWithdrew":
+        return `${who(e.seat)} left the game: its dinosaur races on for nobody.`;
       case "gameWon":
         return `${words((e.winners || []).map(who))} won (${enumWords(e.result)}).`;
       default:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from domain.cubosaurs import RULES
-from domain.cubosaurs.content import CARDS, Kind
+from domain.cubosaurs.content import CARDS, TILE_COUNT, Kind
 from domain.cubosaurs.model import CardList, CubosaursState, Options, RoundDealt
 from tests.gamekit import given
 
@@ -45,6 +45,7 @@ def dealt(
         out_of_play=out,
         out_of_play_size=len(out),
         offer=tuple(offer),
+        box=tuple(t for t in range(TILE_COUNT) if t not in offer) if offer else (),
     )
 
 

@@ -240,7 +240,7 @@ def rich(tokens: int = 4) -> CubosaursState:
 def test_buying_a_tile_returns_its_cost_to_the_supply() -> None:
     given = rich()
     events = when(RULES, given, 0, BuyTile(FOSSIL_CACHE))
-    assert events == [TileBought(0, FOSSIL_CACHE)]
+    assert events == [TileBought(0, FOSSIL_CACHE, cost=2, points=2)]
     after = fold(given, events)
     assert after.seats[0].tokens == 2
     assert after.supply == DNA_TOKENS - 2
@@ -250,7 +250,7 @@ def test_buying_a_tile_returns_its_cost_to_the_supply() -> None:
 
 
 def test_only_one_tile_may_be_bought_per_turn() -> None:
-    after = fold(rich(), [TileBought(0, FOSSIL_CACHE)])
+    after = fold(rich(), [TileBought(0, FOSSIL_CACHE, cost=2, points=2)])
     with pytest.raises(RuleViolation) as refused:
         when(RULES, after, 0, BuyTile(EXTINCTION, T_REX))
     assert refused.value.reason == "ALREADY_BOUGHT_THIS_TURN"
@@ -267,7 +267,7 @@ def test_a_tile_may_be_bought_after_the_take_or_pass() -> None:
     assert actions[0] == EndTurn() and BuyTile(FOSSIL_CACHE) in actions
     assert TakePacket() not in actions
     assert when(RULES, after, 0, BuyTile(FOSSIL_CACHE)) == [
-        TileBought(0, FOSSIL_CACHE),
+        TileBought(0, FOSSIL_CACHE, cost=2, points=2),
         TurnEnded(0, 1),
         CardDrawn(1, PENTA),
     ]
@@ -324,7 +324,7 @@ def test_poacher_needs_another_players_card(card: int | None) -> None:
 
 
 def test_fossil_cache_scores_its_points_in_the_round() -> None:
-    after = fold(rich(), [TileBought(0, FOSSIL_CACHE)])
+    after = fold(rich(), [TileBought(0, FOSSIL_CACHE, cost=2, points=2)])
     assert after.seats[0].instant == 2
     view = RULES.view(after, Viewer.spectator())
     assert view.players[0].round_score.instant == 2
@@ -333,7 +333,7 @@ def test_fossil_cache_scores_its_points_in_the_round() -> None:
 def test_extinction_event_removes_a_card_of_your_collection_from_the_round() -> None:
     given = rich()
     events = when(RULES, given, 0, BuyTile(EXTINCTION, PTERO))
-    assert events == [TileBought(0, EXTINCTION, PTERO)]
+    assert events == [TileBought(0, EXTINCTION, 3, 0, card=PTERO, removed=True)]
     after = fold(given, events)
     assert after.seats[0].collection == (T_REX, STEGO)
     assert after.discarded == (PTERO,)
@@ -342,7 +342,10 @@ def test_extinction_event_removes_a_card_of_your_collection_from_the_round() -> 
 def test_poacher_takes_another_players_card_and_its_dna_token() -> None:
     given = rich()
     events = when(RULES, given, 0, BuyTile(POACHER, PENTA_DNA))
-    assert events == [TileBought(0, POACHER, PENTA_DNA), DnaTokensGained(0, 1)]
+    assert events == [
+        TileBought(0, POACHER, cost=4, points=0, card=PENTA_DNA),
+        DnaTokensGained(0, 1),
+    ]
     after = fold(given, events)
     assert after.seats[0].collection == (T_REX, STEGO, PTERO, PENTA_DNA)
     assert PENTA_DNA not in after.seats[1].collection
@@ -360,7 +363,7 @@ def last_turn(*events: object, rounds: int = 2) -> CubosaursState:
         ),
         DnaTokensGained(0, 7),
         CardDrawn(0, BRACHIO),
-        TileBought(0, SKY_WATCH),
+        TileBought(0, SKY_WATCH, cost=2, points=0),
         *events,
         options=Options(advanced=True, rounds=rounds),
     )
@@ -387,7 +390,7 @@ def test_tiles_return_and_a_new_offer_is_dealt_between_rounds_tokens_kept() -> N
 def test_unspent_tokens_score_one_per_pair_at_the_end_of_the_game() -> None:
     given = last_turn(rounds=1)
     events = when(RULES, given, 0, TakePacket())
-    assert events[-1] == GameScored((2, 0), (2 + 2, 4))
+    assert events[-1] == GameScored((2, 0), (2 + 2, 4), (0, 1), "shared_highest_total")
     after = fold(given, events)
     assert RULES.totals(after) == (4, 4)
 
@@ -451,7 +454,7 @@ def test_amber_trove_scores_five_points_this_round() -> None:
         options=Options(advanced=True, rounds=1),
     )
     events = when(RULES, bought, 0, BuyTile(AMBER_TROVE))
-    assert events == [TileBought(0, AMBER_TROVE)]
+    assert events == [TileBought(0, AMBER_TROVE, cost=4, points=5)]
     after = fold(bought, events)
     events = when(RULES, after, 0, TakePacket())
     scored = next(e for e in events if isinstance(e, RoundScored))

@@ -223,7 +223,7 @@ def test_given_enough_dna_tokens_a_seat_buys_a_tile_from_the_offer() -> None:
     game = state.game
     assert BuyTile(AMBER_TROVE) in RULES.legal_actions(game, 0)
     events, after = act(game, 0, BuyTile(AMBER_TROVE))
-    assert events == [TileBought(0, AMBER_TROVE)]
+    assert events == [TileBought(0, AMBER_TROVE, cost=4, points=5)]
     assert after.seats[0].tokens == 0 and after.supply == DNA_TOKENS
     assert after.seats[0].tiles == (AMBER_TROVE,) and after.seats[0].instant == 5
     assert after.offer == (FOSSIL_CACHE, SKY_WATCH)
@@ -305,11 +305,13 @@ def test_given_the_last_round_the_game_ends_with_every_rounds_scores(
         earlier + now + points
         for earlier, now, points in zip((12, 15), round_two, token_points, strict=True)
     )
-    assert GameScored(token_points, totals) in events
-    assert after.status is Status.FINISHED
     best = max(totals)
+    winners = tuple(s for s in (0, 1) if totals[s] == best)
+    result = "highest_total" if len(winners) == 1 else "shared_highest_total"
+    assert GameScored(token_points, totals, winners, result) in events
+    assert after.status is Status.FINISHED
     assert after.outcome is not None
-    assert after.outcome.winners == tuple(s for s in (0, 1) if totals[s] == best)
+    assert after.outcome.winners == winners
 
 
 # -- refusals -------------------------------------------------------------------

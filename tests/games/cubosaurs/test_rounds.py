@@ -169,7 +169,7 @@ def test_the_game_ends_after_the_last_round_with_every_total() -> None:
     scored = events[2]
     assert isinstance(scored, RoundScored)
     assert [s.total for s in scored.scores] == [4 - 2 + 1, -2]
-    assert events[3:] == [GameScored((0, 0), (4 + 3, -2))]
+    assert events[3:] == [GameScored((0, 0), (4 + 3, -2), (0,), "highest_total")]
     after = fold(given, events)
     assert RULES.is_terminal(after)
     assert after.phase is Phase.OVER

@@ -1,6 +1,7 @@
 """Given/when/then: the corrections of rules version 2 (two rounds at every
-player count; no DNA supply shown in the basic mode), and rules version 1
-kept for the games created under it."""
+player count; no DNA supply shown in the basic mode), and rules versions 1
+and 2 kept for the games created under them (rules version 3's leavers and
+recorded tiles: ``test_leaving.py``, ``test_decisions_are_events.py``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pytest
 
 from domain import registry
 from domain.chance import Rng
-from domain.cubosaurs import RULES, RULES_V1
+from domain.cubosaurs import RULES, RULES_V1, RULES_V2
 from domain.cubosaurs.model import CubosaursState, Options, RoundScored
 from domain.rules import GameConfig, Viewer
 from domain.session import Session, Status
@@ -58,7 +59,9 @@ def test_the_basic_mode_shows_no_dna_supply_and_the_advanced_mode_forty() -> Non
     assert RULES.view(advanced.game, Viewer.spectator()).dna_supply == dealt
 
 
-def test_the_versions_are_registered_and_the_current_one_is_two() -> None:
-    assert (RULES.rules_version, RULES_V1.rules_version) == ("2", "1")
-    assert registry.rules_versions("cubosaurs") == ["1", "2"]
+def test_the_versions_are_registered_and_the_current_one_is_three() -> None:
+    assert [r.rules_version for r in (RULES, RULES_V2, RULES_V1)] == ["3", "2", "1"]
+    assert registry.rules_versions("cubosaurs") == ["1", "2", "3"]
     assert registry.rules_for("cubosaurs", "1") is RULES_V1
+    assert registry.rules_for("cubosaurs", "2") is RULES_V2
+    assert registry.rules_for("cubosaurs") is RULES

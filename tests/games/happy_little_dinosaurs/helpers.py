@@ -105,6 +105,23 @@ def deal(*hands: Sequence[str]) -> list[list[str]]:
     return out
 
 
+def inversion_to_play() -> State:
+    """The rulebook's Score Inversion example: seats 0 and 1 tied lowest on
+    3, seat 2 highest on 9, in the scoring window; seat 0 holds a Score
+    Inversion."""
+    state = table(
+        deal(
+            ["grave_maker_1", "score_inversion_1"],
+            ["grave_maker_2"],
+            ["meteor_cannon_1"],
+        )
+    )
+    state, _ = commit(
+        state, {0: "grave_maker_1", 1: "grave_maker_2", 2: "meteor_cannon_1"}
+    )
+    return state
+
+
 def redacted(event: Any, viewer: Viewer) -> Any:
     """``event`` as ``viewer`` receives it."""
     return RULES.redact(event, viewer)

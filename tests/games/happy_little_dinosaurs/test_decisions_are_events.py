@@ -1,30 +1,45 @@
 """The fold only folds: the end of the game and who is still tied in Sudden
-Death are decided in ``decide`` and recorded as events (rules version 2);
-rules version 1, for the games created under it, records neither and its
-fold still works them out; stored schema-1 reveals are upcast."""
+Death are decided in ``decide`` and recorded as events (rules version 2),
+and so are the inversions' swaps (rules version 3); rules versions 1 and 2,
+for the games created under them, record what they did not and their folds
+still work it out; stored schema-1 reveals are upcast."""
 
 from __future__ import annotations
 
 import dataclasses
 from typing import Any
 
+import pytest
+
+from domain import registry
 from domain.chance import Rng
-from domain.happy_little_dinosaurs import RULES, RULES_V1
+from domain.happy_little_dinosaurs import RULES, RULES_V1, RULES_V2
 from domain.happy_little_dinosaurs.model import (
     EscapeMoved,
     GameWon,
+    MouthTrapSprung,
     PassInstant,
     Phase,
     PlayerEliminated,
+    PlayScoreInversion,
     PointsCollected,
+    ScoreInversionPlayed,
+    ScoresSwapped,
     State,
     SuddenDeathCardsRevealed,
     TakeDisaster,
     sudden_death_cards_revealed_v1_to_v2,
 )
+from domain.happy_little_dinosaurs.rules import swapped
 from domain.session import Session
 from tests.gamekit import when
-from tests.games.happy_little_dinosaurs.helpers import commit, deal, pass_all, table
+from tests.games.happy_little_dinosaurs.helpers import (
+    commit,
+    deal,
+    inversion_to_play,
+    pass_all,
+    table,
+)
 
 
 def at(state: State, seat: int, **changes: object) -> State:
@@ -151,6 +166,50 @@ def test_rules_version_one_works_out_an_escape_move_past_fifty_in_its_fold() -> 
     assert (state.winners, state.result) == ((1,), "escaped")
 
 
-def test_the_versions_are_registered_and_the_current_one_is_two() -> None:
-    assert (RULES.rules_version, RULES_V1.rules_version) == ("2", "1")
-    assert RULES_V1.event_types == RULES.event_types
+def test_an_inversion_is_decided_and_recorded_with_every_seat_that_moves() -> None:
+    state = inversion_to_play()
+    assert state.scores == {0: 3, 1: 3, 2: 9}
+
+    events = when(RULES, state, 0, PlayScoreInversion("score_inversion_1"))
+
+    # Both seats tied lowest move up, the highest moves down.
+    assert events == [
+        ScoreInversionPlayed(0, "score_inversion_1"),
+        ScoresSwapped({0: 9, 1: 9, 2: 3}),
+    ]
+
+
+def test_the_fold_applies_a_recorded_swap_as_told_and_swaps_nothing_itself() -> None:
+    state = inversion_to_play()
+
+    played = RULES.evolve(state, ScoreInversionPlayed(0, "score_inversion_1"))
+    sprung = RULES.evolve(state, MouthTrapSprung(2, "mouth_trap_1"))
+    told = RULES.evolve(played, ScoresSwapped({1: 9, 2: 3}))
+
+    assert played.scores == sprung.scores == {0: 3, 1: 3, 2: 9}
+    assert told.scores == {0: 3, 1: 9, 2: 3}
+
+
+def test_everyone_tied_is_recorded_as_a_swap_that_moves_nobody() -> None:
+    assert swapped({0: 4, 1: 4}) == ScoresSwapped({})
+    assert swapped({0: 4, 1: 6, 2: 5}) == ScoresSwapped({0: 6, 1: 4})
+
+
+@pytest.mark.parametrize("rules", [RULES_V2, RULES_V1], ids=["v2", "v1"])
+def test_older_versions_record_no_swap_and_their_fold_swaps(rules: Any) -> None:
+    state = inversion_to_play()
+
+    events = rules.decide(state, 0, PlayScoreInversion("score_inversion_1"), Rng("", 0))
+    folded = rules.evolve(state, events[0])
+
+    assert events == [ScoreInversionPlayed(0, "score_inversion_1")]
+    assert folded.scores == {0: 9, 1: 9, 2: 3}
+    # A recorded swap folded after it (as deciding does) changes nothing more.
+    assert rules.evolve(folded, ScoresSwapped({0: 9, 1: 9, 2: 3})) == folded
+
+
+def test_the_versions_are_registered_and_the_current_one_is_three() -> None:
+    assert [r.rules_version for r in (RULES, RULES_V2, RULES_V1)] == ["3", "2", "1"]
+    assert RULES_V1.event_types == RULES_V2.event_types == RULES.event_types
+    for rules in (RULES, RULES_V2, RULES_V1):
+        assert registry.rules_for(RULES.game_type, rules.rules_version) is rules

@@ -28,6 +28,7 @@ from domain.happy_little_dinosaurs.model import (
     PlayScoreBooster,
     PointCardValueAdded,
     ScoreBoosterPlayed,
+    ScoresSwapped,
     ScoresTallied,
     SwapPlayedCards,
     SwapWithNeighbour,
@@ -340,6 +341,23 @@ def test_treenoculars_reshuffle_the_discard_pile_when_the_deck_runs_out() -> Non
     assert len(state.peeked) == 2 and state.peeked[0] == "iced_ptea_2"
 
 
+def test_treenoculars_taking_the_last_two_cards_rebuild_the_main_deck_at_once() -> None:
+    state = table(deal(["treenoculars_1"], []), deck=["iced_ptea_2", "bonehead_3"])
+    state, _ = commit(state, {0: "treenoculars_1", 1: state.players[1].hand[0]})
+    top, rest = state.main_deck[:2], state.main_deck[2:]
+    state = dataclasses.replace(state, main_deck=top, discard=(*state.discard, *rest))
+    pile = state.discard
+
+    state, events = act(state, 0, LookAtTopCards())
+
+    assert events[0] == TopCardsLookedAt(0, ("iced_ptea_2", "bonehead_3"), 2)
+    assert type(events[1]) is MainDeckReshuffled
+    assert sorted(state.main_deck) == sorted(pile) and state.discard == ()
+    # The card not kept starts the new discard pile.
+    state, _ = act(state, 0, KeepCard("iced_ptea_2"))
+    assert state.discard == ("bonehead_3",)
+
+
 # -- Hungry Plant -------------------------------------------------------------
 
 
@@ -373,9 +391,10 @@ def test_mouth_trap_swaps_the_highest_and_lowest_scores_before_instants() -> Non
     state, events = commit(
         state, {0: "mouth_trap_1", 1: "meteor_cannon_1", 2: "cool_stick_1"}
     )
-    assert events[-2:] == [
+    assert events[-3:] == [
         ScoresTallied({0: 5, 1: 9, 2: 1}),
         MouthTrapSprung(0, "mouth_trap_1"),
+        ScoresSwapped({1: 1, 2: 9}),
     ]
     assert state.scores == {0: 5, 1: 1, 2: 9}
     assert state.phase is Phase.SCORING
@@ -389,6 +408,11 @@ def test_two_mouth_traps_apply_in_turn() -> None:
         state, {0: "mouth_trap_1", 1: "mouth_trap_2", 2: "cool_stick_1"}
     )
     assert len(of_type(events, MouthTrapSprung)) == 2
+    # 5, 5, 1: both fives fall to 1, the 1 rises to 5; then back again.
+    assert of_type(events, ScoresSwapped) == [
+        ScoresSwapped({0: 1, 1: 1, 2: 5}),
+        ScoresSwapped({0: 5, 1: 5, 2: 1}),
+    ]
     assert state.scores == {0: 5, 1: 5, 2: 1}
 
 

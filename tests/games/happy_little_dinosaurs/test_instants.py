@@ -27,11 +27,12 @@ from domain.happy_little_dinosaurs.model import (
     PointsCollected,
     ScoreInversionPlayed,
     ScoreSapperPlayed,
+    ScoresSwapped,
     TakeDisaster,
 )
 from tests.gamekit import when
 
-from .helpers import act, commit, deal, pass_all, table
+from .helpers import act, commit, deal, inversion_to_play, pass_all, table
 
 # -- the scoring window ---------------------------------------------------------
 
@@ -143,19 +144,13 @@ def test_a_best_score_at_or_below_zero_moves_nobody_backwards() -> None:
 def test_score_inversion_follows_the_rulebook_example() -> None:
     # Two players tied for lowest at 3, the highest at 9: both tied players
     # now score 9 and the one who had 9 scores 3.
-    state = table(
-        deal(
-            ["grave_maker_1", "score_inversion_1"],
-            ["grave_maker_2"],
-            ["meteor_cannon_1"],
-        )
-    )
-    state, _ = commit(
-        state, {0: "grave_maker_1", 1: "grave_maker_2", 2: "meteor_cannon_1"}
-    )
+    state = inversion_to_play()
     assert state.scores == {0: 3, 1: 3, 2: 9}
     state, events = act(state, 0, PlayScoreInversion("score_inversion_1"))
-    assert events[0] == ScoreInversionPlayed(0, "score_inversion_1")
+    assert events[:2] == [
+        ScoreInversionPlayed(0, "score_inversion_1"),
+        ScoresSwapped({0: 9, 1: 9, 2: 3}),
+    ]
     assert state.scores == {0: 9, 1: 9, 2: 3}
     state, events = pass_all(state)
     assert PointsCollected({0: 9, 1: 9}) in events
@@ -171,7 +166,8 @@ def test_score_inversion_leaves_middle_scores_alone() -> None:
         )
     )
     state, _ = commit(state, {0: "cool_stick_1", 1: "bonehead_1", 2: "meteor_cannon_1"})
-    state, _ = act(state, 0, PlayScoreInversion("score_inversion_1"))
+    state, events = act(state, 0, PlayScoreInversion("score_inversion_1"))
+    assert events[1] == ScoresSwapped({0: 9, 2: 1})
     assert state.scores == {0: 9, 1: 4, 2: 1}
 
 

@@ -142,7 +142,9 @@ def test_an_eliminated_seat_in_the_position_never_acts() -> None:
 def test_given_both_draw_piles_empty_when_hands_are_refilled_they_stay_short() -> None:
     # Every Main card is in a hand: the refill at the end of the round has
     # nothing to draw and nothing to reshuffle (README: "With both the Main
-    # deck and the discard pile empty, hands stay short").
+    # deck and the discard pile empty, hands stay short"); the cards cleared
+    # from the table then form a new Main deck at once ("if at any time the
+    # Main deck has no remaining cards").
     rest = [c for c in MAIN if c not in ("cool_stick_1", "bow_and_dino_1")]
     hands = (("cool_stick_1", *rest[:34]), ("bow_and_dino_1", *rest[34:]))
     position = Position(
@@ -156,12 +158,17 @@ def test_given_both_draw_piles_empty_when_hands_are_refilled_they_stay_short() -
     assert game.phase is Phase.DISASTER and game.taker == 0
     game, _ = act(game, 0, TakeDisaster())
     game, events = act(game, 0, KeepHand())
-    assert not of_type(events, CardsDrawn) and not of_type(events, MainDeckReshuffled)
-    assert of_type(events, TableCleared) and of_type(events, DisasterFlipped)
+    assert not of_type(events, CardsDrawn)
+    assert [type(e) for e in events[-3:]] == [
+        TableCleared,
+        MainDeckReshuffled,
+        DisasterFlipped,
+    ]
     assert [len(p.hand) for p in game.players] == [34, 33]
-    # The played cards reach the discard pile only when the table is cleared.
-    assert game.discard == ("cool_stick_1", "bow_and_dino_1")
-    assert game.round == 2 and game.main_deck == ()
+    # The played cards reach the discard pile only when the table is cleared,
+    # and from there the new Main deck.
+    assert sorted(game.main_deck) == ["bow_and_dino_1", "cool_stick_1"]
+    assert game.round == 2 and game.discard == ()
     check_invariants(game)
 
 

@@ -62,7 +62,9 @@ DISASTERS = frozenset(catalogue().disasters)
 
 def check_invariants(state: State) -> None:
     """Each of the 97 cards is in exactly one place, of the right kind;
-    eliminated dinosaurs hold nothing; a finished game has winners."""
+    eliminated dinosaurs hold nothing; a finished game has winners; while
+    it is played, the Main deck is empty only when the discard pile is too
+    (rules version 3 rebuilds it the moment it empties)."""
     main = [
         *state.main_deck,
         *state.discard,
@@ -83,6 +85,8 @@ def check_invariants(state: State) -> None:
     assert len(disasters) == len(DISASTERS) and set(disasters) == DISASTERS
     if state.phase is Phase.OVER:
         assert state.winners
+    else:
+        assert state.main_deck or not state.discard, places(state)
     assert any(not p.eliminated for p in state.players)
 
 

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from domain.errors import RuleViolation
-from domain.happy_little_dinosaurs import RULES
+from domain.happy_little_dinosaurs import RULES, RULES_V2
 from domain.happy_little_dinosaurs.content import Dinosaur
 from domain.happy_little_dinosaurs.model import (
     BottomReason,
@@ -29,6 +29,7 @@ from domain.happy_little_dinosaurs.model import (
     PointCardsRevealed,
     PointsCollected,
     ScoresTallied,
+    State,
     TableCleared,
     TakeDisaster,
 )
@@ -275,6 +276,61 @@ def test_an_empty_main_deck_is_refilled_from_the_shuffled_discard_pile() -> None
     assert "meteor_cannon_1" not in reshuffled[0].cards
     assert reshuffled[0].cards[0] == "iced_ptea_2"  # the scenario's reshuffle
     assert of_type(events, CardsDrawn)[0].cards == ("iced_ptea_2",)
+
+
+def two_cards_left_before_the_refill() -> State:
+    """The end of a round: seat 1 took the Disaster and may discard; both
+    hands hold four, and the Main deck the two cards the refill will take
+    (every other Main card not in a hand or on the table is discarded)."""
+    state = table(deal(["meteor_cannon_1"], ["cool_stick_1"]), disasters=["natural_1"])
+    state, _ = commit(state, {0: "meteor_cannon_1", 1: "cool_stick_1"})
+    state, _ = pass_all(state)
+    state, _ = act(state, 1, TakeDisaster())
+    top, rest = state.main_deck[:2], state.main_deck[2:]
+    return dataclasses.replace(state, main_deck=top, discard=(*state.discard, *rest))
+
+
+def test_a_refill_taking_the_last_card_rebuilds_the_main_deck_at_once() -> None:
+    # "If at any time the Main deck has no remaining cards, shuffle the
+    # discard pile to form a new Main deck": at once, not at the next draw.
+    state = two_cards_left_before_the_refill()
+    pile, top = state.discard, state.main_deck
+
+    state, events = act(state, 1, KeepHand())
+
+    assert [type(e) for e in events[-5:]] == [
+        CardsDrawn,
+        CardsDrawn,
+        MainDeckReshuffled,
+        TableCleared,
+        DisasterFlipped,
+    ]
+    assert of_type(events, CardsDrawn) == [
+        CardsDrawn(0, top[:1], 1),
+        CardsDrawn(1, top[1:], 1),
+    ]
+    rebuilt = of_type(events, MainDeckReshuffled)[0]
+    # The pile as it stood when the deck emptied: this round's cards are
+    # cleared after it, onto the new discard pile.
+    assert sorted(rebuilt.cards) == sorted(pile) and rebuilt.count == len(pile)
+    assert state.main_deck == rebuilt.cards
+    assert state.discard == ("meteor_cannon_1", "cool_stick_1")
+    assert state.reshuffles_used == 1
+
+
+def test_rules_version_two_left_an_emptied_main_deck_empty_until_the_next_draw() -> (
+    None
+):
+    state = two_cards_left_before_the_refill()
+    pile = state.discard
+
+    events = when(RULES_V2, state, 1, KeepHand())
+    for event in events:
+        state = RULES_V2.evolve(state, event)
+
+    assert not of_type(events, MainDeckReshuffled)
+    assert state.main_deck == ()
+    assert state.discard == (*pile, "meteor_cannon_1", "cool_stick_1")
 
 
 def test_with_main_deck_and_discard_pile_empty_hands_stay_short() -> None:

@@ -607,6 +607,7 @@ class RoundDealt(_message.Message):
     OUT_OF_PLAY_FIELD_NUMBER: _builtins.int
     OUT_OF_PLAY_SIZE_FIELD_NUMBER: _builtins.int
     OFFER_FIELD_NUMBER: _builtins.int
+    BOX_FIELD_NUMBER: _builtins.int
     round: _builtins.int
     """The round, from 1."""
     first_seat: _builtins.int
@@ -633,6 +634,12 @@ class RoundDealt(_message.Message):
     def offer(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The DNA tiles on offer (advanced mode)."""
 
+    @_builtins.property
+    def box(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The DNA tiles in the box, neither on offer nor bought (advanced mode;
+        their order means nothing).
+        """
+
     def __init__(
         self,
         *,
@@ -645,10 +652,11 @@ class RoundDealt(_message.Message):
         out_of_play: _abc.Iterable[_builtins.int] | None = ...,
         out_of_play_size: _builtins.int = ...,
         offer: _abc.Iterable[_builtins.int] | None = ...,
+        box: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["collections", b"collections", "deck", b"deck", "deck_size", b"deck_size", "direction", b"direction", "first_seat", b"first_seat", "offer", b"offer", "out_of_play", b"out_of_play", "out_of_play_size", b"out_of_play_size", "round", b"round"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["box", b"box", "collections", b"collections", "deck", b"deck", "deck_size", b"deck_size", "direction", b"direction", "first_seat", b"first_seat", "offer", b"offer", "out_of_play", b"out_of_play", "out_of_play_size", b"out_of_play_size", "round", b"round"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -747,22 +755,39 @@ class TileBought(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     TILE_FIELD_NUMBER: _builtins.int
     CARD_FIELD_NUMBER: _builtins.int
+    COST_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    REMOVED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The buyer."""
     tile: _builtins.int
     """The tile bought."""
     card: _builtins.int
-    """The target card of its instant effect, if it has one."""
+    """The target card of its instant effect, if it has one: removed from the
+    buyer's collection and the round (removed), or taken from the collection
+    holding it into the buyer's.
+    """
+    cost: _builtins.int
+    """The DNA tokens the buyer returned to the supply."""
+    points: _builtins.int
+    """The points the buyer scored at once this round (instant tiles)."""
+    removed: _builtins.bool
+    """Whether the card was removed from the round (Extinction Event) rather
+    than taken (Poacher).
+    """
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         tile: _builtins.int = ...,
         card: _builtins.int | None = ...,
+        cost: _builtins.int = ...,
+        points: _builtins.int = ...,
+        removed: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_card", b"_card", "card", b"card"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card", b"_card", "card", b"card", "seat", b"seat", "tile", b"tile"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_card", b"_card", "card", b"card", "cost", b"cost", "points", b"points", "removed", b"removed", "seat", b"seat", "tile", b"tile"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__card: _TypeAlias = _typing.Literal["card"]  # noqa: Y015
     _WhichOneofArgType__card: _TypeAlias = _typing.Literal["_card", b"_card"]  # noqa: Y015
@@ -962,6 +987,10 @@ class GameScored(_message.Message):
 
     TOKEN_POINTS_FIELD_NUMBER: _builtins.int
     TOTALS_FIELD_NUMBER: _builtins.int
+    WINNERS_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    result: _builtins.str
+    """"highest_total", or "shared_highest_total" for several winners."""
     @_builtins.property
     def token_points(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Points from unspent DNA token pairs, seat 0 first."""
@@ -970,19 +999,52 @@ class GameScored(_message.Message):
     def totals(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Final totals (every round plus token points), seat 0 first."""
 
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats with the highest total among those still in (from rules
+        version 3 a seat that left ranks below them; before, every seat ranked).
+        """
+
     def __init__(
         self,
         *,
         token_points: _abc.Iterable[_builtins.int] | None = ...,
         totals: _abc.Iterable[_builtins.int] | None = ...,
+        winners: _abc.Iterable[_builtins.int] | None = ...,
+        result: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["token_points", b"token_points", "totals", b"totals"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "token_points", b"token_points", "totals", b"totals", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameScored: _TypeAlias = GameScored  # noqa: Y015
+
+@_typing.final
+class PlayerWithdrew(_message.Message):
+    """A seat's player left the game (rules version 3 on): its collection stays
+    and scores, its turns are taken by a stand-in, and it ranks below every
+    seat still in.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that left."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerWithdrew: _TypeAlias = PlayerWithdrew  # noqa: Y015
 
 @_typing.final
 class Event(_message.Message):
@@ -1001,6 +1063,7 @@ class Event(_message.Message):
     TURN_ENDED_FIELD_NUMBER: _builtins.int
     ROUND_SCORED_FIELD_NUMBER: _builtins.int
     GAME_SCORED_FIELD_NUMBER: _builtins.int
+    PLAYER_WITHDREW_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def round_dealt(self) -> Global___RoundDealt:
         """A round was dealt."""
@@ -1045,6 +1108,10 @@ class Event(_message.Message):
     def game_scored(self) -> Global___GameScored:
         """The game was scored."""
 
+    @_builtins.property
+    def player_withdrew(self) -> Global___PlayerWithdrew:
+        """A seat's player left; its collection scores for nobody."""
+
     def __init__(
         self,
         *,
@@ -1059,12 +1126,13 @@ class Event(_message.Message):
         turn_ended: Global___TurnEnded | None = ...,
         round_scored: Global___RoundScored | None = ...,
         game_scored: Global___GameScored | None = ...,
+        player_withdrew: Global___PlayerWithdrew | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "dna_tokens_forgone", b"dna_tokens_forgone", "dna_tokens_gained", b"dna_tokens_gained", "dna_tokens_owed", b"dna_tokens_owed", "event", b"event", "game_scored", b"game_scored", "packet_passed", b"packet_passed", "packet_taken", b"packet_taken", "round_dealt", b"round_dealt", "round_scored", b"round_scored", "tile_bought", b"tile_bought", "turn_ended", b"turn_ended"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "dna_tokens_forgone", b"dna_tokens_forgone", "dna_tokens_gained", b"dna_tokens_gained", "dna_tokens_owed", b"dna_tokens_owed", "event", b"event", "game_scored", b"game_scored", "packet_passed", b"packet_passed", "packet_taken", b"packet_taken", "player_withdrew", b"player_withdrew", "round_dealt", b"round_dealt", "round_scored", b"round_scored", "tile_bought", b"tile_bought", "turn_ended", b"turn_ended"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "dna_tokens_forgone", b"dna_tokens_forgone", "dna_tokens_gained", b"dna_tokens_gained", "dna_tokens_owed", b"dna_tokens_owed", "event", b"event", "game_scored", b"game_scored", "packet_passed", b"packet_passed", "packet_taken", b"packet_taken", "round_dealt", b"round_dealt", "round_scored", b"round_scored", "tile_bought", b"tile_bought", "turn_ended", b"turn_ended"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "dna_tokens_forgone", b"dna_tokens_forgone", "dna_tokens_gained", b"dna_tokens_gained", "dna_tokens_owed", b"dna_tokens_owed", "event", b"event", "game_scored", b"game_scored", "packet_passed", b"packet_passed", "packet_taken", b"packet_taken", "player_withdrew", b"player_withdrew", "round_dealt", b"round_dealt", "round_scored", b"round_scored", "tile_bought", b"tile_bought", "turn_ended", b"turn_ended"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["round_dealt", "card_drawn", "packet_taken", "packet_passed", "tile_bought", "dna_tokens_gained", "dna_tokens_owed", "dna_tokens_forgone", "turn_ended", "round_scored", "game_scored"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["round_dealt", "card_drawn", "packet_taken", "packet_passed", "tile_bought", "dna_tokens_gained", "dna_tokens_owed", "dna_tokens_forgone", "turn_ended", "round_scored", "game_scored", "player_withdrew"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

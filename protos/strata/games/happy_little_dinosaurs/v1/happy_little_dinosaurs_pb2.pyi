@@ -1488,7 +1488,10 @@ Global___ScoresTallied: _TypeAlias = ScoresTallied  # noqa: Y015
 
 @_typing.final
 class MouthTrapSprung(_message.Message):
-    """Mouth Trap: the highest and lowest scores were swapped (ties all move)."""
+    """Mouth Trap: the highest and lowest scores are swapped (ties all move).
+    From rules version 3 the ScoresSwapped that follows says how; before, the
+    fold swapped them.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1582,7 +1585,10 @@ Global___ScoreSapperPlayed: _TypeAlias = ScoreSapperPlayed  # noqa: Y015
 
 @_typing.final
 class ScoreInversionPlayed(_message.Message):
-    """A Score Inversion swapped the highest and lowest scores."""
+    """A Score Inversion was played: the highest and lowest scores are swapped.
+    From rules version 3 the ScoresSwapped that follows says how; before, the
+    fold swapped them.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1605,6 +1611,55 @@ class ScoreInversionPlayed(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ScoreInversionPlayed: _TypeAlias = ScoreInversionPlayed  # noqa: Y015
+
+@_typing.final
+class ScoresSwapped(_message.Message):
+    """An inversion (Mouth Trap, Score Inversion) swapped the highest and lowest
+    scores (rules version 3 on): every seat tied at either end moved, the
+    middle stayed.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class ScoresEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.int
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.int = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    SCORES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def scores(self) -> _containers.ScalarMap[_builtins.int, _builtins.int]:
+        """The new score of each seat that moved, by seat (empty: everyone was
+        tied, nothing moved).
+        """
+
+    def __init__(
+        self,
+        *,
+        scores: _abc.Mapping[_builtins.int, _builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["scores", b"scores"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ScoresSwapped: _TypeAlias = ScoresSwapped  # noqa: Y015
 
 @_typing.final
 class InstantPassed(_message.Message):
@@ -2025,6 +2080,31 @@ class TableCleared(_message.Message):
 Global___TableCleared: _TypeAlias = TableCleared  # noqa: Y015
 
 @_typing.final
+class PlayerWithdrew(_message.Message):
+    """A seat's player left the game (rules version 3 on): its dinosaur races on
+    for nobody, played by a passive stand-in, and ranks below every seat still
+    in.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that left."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerWithdrew: _TypeAlias = PlayerWithdrew  # noqa: Y015
+
+@_typing.final
 class GameWon(_message.Message):
     """The game is over (rules version 2 on; before, only GameFinished said so)."""
 
@@ -2033,11 +2113,13 @@ class GameWon(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     result: _builtins.str
-    """"escaped" or "last_standing"."""
+    """"escaped", "last_standing" or "leaver_escaped"."""
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The winning seats: those who reached 50 with the highest total, or the
-        last dinosaur not eliminated.
+        """The winning seats: those who reached 50 with the highest total, the last
+        dinosaur not eliminated, or, when only the dinosaurs of seats that left
+        reached 50, the seats still in furthest along. Never a seat that left
+        (rules version 3 on).
         """
 
     def __init__(
@@ -2096,6 +2178,8 @@ class Event(_message.Message):
     ESCAPE_MOVED_FIELD_NUMBER: _builtins.int
     TABLE_CLEARED_FIELD_NUMBER: _builtins.int
     GAME_WON_FIELD_NUMBER: _builtins.int
+    SCORES_SWAPPED_FIELD_NUMBER: _builtins.int
+    PLAYER_WITHDREW_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def game_set_up(self) -> Global___GameSetUp:
         """Set-up."""
@@ -2240,6 +2324,14 @@ class Event(_message.Message):
     def game_won(self) -> Global___GameWon:
         """The game is won."""
 
+    @_builtins.property
+    def scores_swapped(self) -> Global___ScoresSwapped:
+        """An inversion swapped the scores."""
+
+    @_builtins.property
+    def player_withdrew(self) -> Global___PlayerWithdrew:
+        """A seat's player left; its dinosaur races on for nobody."""
+
     def __init__(
         self,
         *,
@@ -2279,12 +2371,14 @@ class Event(_message.Message):
         escape_moved: Global___EscapeMoved | None = ...,
         table_cleared: Global___TableCleared | None = ...,
         game_won: Global___GameWon | None = ...,
+        scores_swapped: Global___ScoresSwapped | None = ...,
+        player_withdrew: Global___PlayerWithdrew | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_taken", b"card_taken", "cards_discarded", b"cards_discarded", "cards_drawn", b"cards_drawn", "disaster_discard_chosen", b"disaster_discard_chosen", "disaster_faced", b"disaster_faced", "disaster_flipped", b"disaster_flipped", "disaster_insurance_played", b"disaster_insurance_played", "disaster_redirect_played", b"disaster_redirect_played", "disaster_sent_to_bottom", b"disaster_sent_to_bottom", "disaster_taken", b"disaster_taken", "discard_offered", b"discard_offered", "effect_cards_discarded", b"effect_cards_discarded", "effect_passed", b"effect_passed", "effect_window_opened", b"effect_window_opened", "escape_moved", b"escape_moved", "event", b"event", "game_set_up", b"game_set_up", "game_won", b"game_won", "hand_looked_at", b"hand_looked_at", "instant_passed", b"instant_passed", "main_deck_reshuffled", b"main_deck_reshuffled", "mouth_trap_sprung", b"mouth_trap_sprung", "played_cards_swapped", b"played_cards_swapped", "player_eliminated", b"player_eliminated", "point_card_committed", b"point_card_committed", "point_card_value_added", b"point_card_value_added", "point_cards_revealed", b"point_cards_revealed", "points_collected", b"points_collected", "score_booster_played", b"score_booster_played", "score_inversion_played", b"score_inversion_played", "score_sapper_played", b"score_sapper_played", "scores_tallied", b"scores_tallied", "sudden_death_cards_revealed", b"sudden_death_cards_revealed", "sudden_death_started", b"sudden_death_started", "table_cleared", b"table_cleared", "top_card_kept", b"top_card_kept", "top_cards_looked_at", b"top_cards_looked_at"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_taken", b"card_taken", "cards_discarded", b"cards_discarded", "cards_drawn", b"cards_drawn", "disaster_discard_chosen", b"disaster_discard_chosen", "disaster_faced", b"disaster_faced", "disaster_flipped", b"disaster_flipped", "disaster_insurance_played", b"disaster_insurance_played", "disaster_redirect_played", b"disaster_redirect_played", "disaster_sent_to_bottom", b"disaster_sent_to_bottom", "disaster_taken", b"disaster_taken", "discard_offered", b"discard_offered", "effect_cards_discarded", b"effect_cards_discarded", "effect_passed", b"effect_passed", "effect_window_opened", b"effect_window_opened", "escape_moved", b"escape_moved", "event", b"event", "game_set_up", b"game_set_up", "game_won", b"game_won", "hand_looked_at", b"hand_looked_at", "instant_passed", b"instant_passed", "main_deck_reshuffled", b"main_deck_reshuffled", "mouth_trap_sprung", b"mouth_trap_sprung", "played_cards_swapped", b"played_cards_swapped", "player_eliminated", b"player_eliminated", "player_withdrew", b"player_withdrew", "point_card_committed", b"point_card_committed", "point_card_value_added", b"point_card_value_added", "point_cards_revealed", b"point_cards_revealed", "points_collected", b"points_collected", "score_booster_played", b"score_booster_played", "score_inversion_played", b"score_inversion_played", "score_sapper_played", b"score_sapper_played", "scores_swapped", b"scores_swapped", "scores_tallied", b"scores_tallied", "sudden_death_cards_revealed", b"sudden_death_cards_revealed", "sudden_death_started", b"sudden_death_started", "table_cleared", b"table_cleared", "top_card_kept", b"top_card_kept", "top_cards_looked_at", b"top_cards_looked_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_taken", b"card_taken", "cards_discarded", b"cards_discarded", "cards_drawn", b"cards_drawn", "disaster_discard_chosen", b"disaster_discard_chosen", "disaster_faced", b"disaster_faced", "disaster_flipped", b"disaster_flipped", "disaster_insurance_played", b"disaster_insurance_played", "disaster_redirect_played", b"disaster_redirect_played", "disaster_sent_to_bottom", b"disaster_sent_to_bottom", "disaster_taken", b"disaster_taken", "discard_offered", b"discard_offered", "effect_cards_discarded", b"effect_cards_discarded", "effect_passed", b"effect_passed", "effect_window_opened", b"effect_window_opened", "escape_moved", b"escape_moved", "event", b"event", "game_set_up", b"game_set_up", "game_won", b"game_won", "hand_looked_at", b"hand_looked_at", "instant_passed", b"instant_passed", "main_deck_reshuffled", b"main_deck_reshuffled", "mouth_trap_sprung", b"mouth_trap_sprung", "played_cards_swapped", b"played_cards_swapped", "player_eliminated", b"player_eliminated", "point_card_committed", b"point_card_committed", "point_card_value_added", b"point_card_value_added", "point_cards_revealed", b"point_cards_revealed", "points_collected", b"points_collected", "score_booster_played", b"score_booster_played", "score_inversion_played", b"score_inversion_played", "score_sapper_played", b"score_sapper_played", "scores_tallied", b"scores_tallied", "sudden_death_cards_revealed", b"sudden_death_cards_revealed", "sudden_death_started", b"sudden_death_started", "table_cleared", b"table_cleared", "top_card_kept", b"top_card_kept", "top_cards_looked_at", b"top_cards_looked_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_taken", b"card_taken", "cards_discarded", b"cards_discarded", "cards_drawn", b"cards_drawn", "disaster_discard_chosen", b"disaster_discard_chosen", "disaster_faced", b"disaster_faced", "disaster_flipped", b"disaster_flipped", "disaster_insurance_played", b"disaster_insurance_played", "disaster_redirect_played", b"disaster_redirect_played", "disaster_sent_to_bottom", b"disaster_sent_to_bottom", "disaster_taken", b"disaster_taken", "discard_offered", b"discard_offered", "effect_cards_discarded", b"effect_cards_discarded", "effect_passed", b"effect_passed", "effect_window_opened", b"effect_window_opened", "escape_moved", b"escape_moved", "event", b"event", "game_set_up", b"game_set_up", "game_won", b"game_won", "hand_looked_at", b"hand_looked_at", "instant_passed", b"instant_passed", "main_deck_reshuffled", b"main_deck_reshuffled", "mouth_trap_sprung", b"mouth_trap_sprung", "played_cards_swapped", b"played_cards_swapped", "player_eliminated", b"player_eliminated", "player_withdrew", b"player_withdrew", "point_card_committed", b"point_card_committed", "point_card_value_added", b"point_card_value_added", "point_cards_revealed", b"point_cards_revealed", "points_collected", b"points_collected", "score_booster_played", b"score_booster_played", "score_inversion_played", b"score_inversion_played", "score_sapper_played", b"score_sapper_played", "scores_swapped", b"scores_swapped", "scores_tallied", b"scores_tallied", "sudden_death_cards_revealed", b"sudden_death_cards_revealed", "sudden_death_started", b"sudden_death_started", "table_cleared", b"table_cleared", "top_card_kept", b"top_card_kept", "top_cards_looked_at", b"top_cards_looked_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_set_up", "cards_drawn", "main_deck_reshuffled", "disaster_flipped", "cards_discarded", "point_card_committed", "point_cards_revealed", "effect_window_opened", "effect_passed", "point_card_value_added", "hand_looked_at", "card_taken", "played_cards_swapped", "effect_cards_discarded", "top_cards_looked_at", "top_card_kept", "scores_tallied", "mouth_trap_sprung", "score_booster_played", "score_sapper_played", "score_inversion_played", "instant_passed", "points_collected", "disaster_sent_to_bottom", "sudden_death_started", "sudden_death_cards_revealed", "disaster_faced", "disaster_insurance_played", "disaster_redirect_played", "disaster_taken", "player_eliminated", "discard_offered", "disaster_discard_chosen", "escape_moved", "table_cleared", "game_won"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["game_set_up", "cards_drawn", "main_deck_reshuffled", "disaster_flipped", "cards_discarded", "point_card_committed", "point_cards_revealed", "effect_window_opened", "effect_passed", "point_card_value_added", "hand_looked_at", "card_taken", "played_cards_swapped", "effect_cards_discarded", "top_cards_looked_at", "top_card_kept", "scores_tallied", "mouth_trap_sprung", "score_booster_played", "score_sapper_played", "score_inversion_played", "instant_passed", "points_collected", "disaster_sent_to_bottom", "sudden_death_started", "sudden_death_cards_revealed", "disaster_faced", "disaster_insurance_played", "disaster_redirect_played", "disaster_taken", "player_eliminated", "discard_offered", "disaster_discard_chosen", "escape_moved", "table_cleared", "game_won", "scores_swapped", "player_withdrew"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 

@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file strata/games/cubosaurs/v1/cubosaurs.proto.
  */
 export const file_strata_games_cubosaurs_v1_cubosaurs: GenFile = /*@__PURE__*/
-  fileDesc("CilzdHJhdGEvZ2FtZXMvY3Vib3NhdXJzL3YxL2N1Ym9zYXVycy5wcm90bxIZc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MSIrCgdPcHRpb25zEhAKCGFkdmFuY2VkGAEgASgIEg4KBnJvdW5kcxgCIAEoBSIZCghDYXJkTGlzdBINCgVjYXJkcxgBIAMoBSJjCgpSb3VuZFNldHVwEjgKC2NvbGxlY3Rpb25zGAEgAygLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkTGlzdBIMCgRkZWNrGAIgAygFEg0KBXRpbGVzGAMgAygFIngKCFNjZW5hcmlvEjUKBnJvdW5kcxgBIAMoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUm91bmRTZXR1cBI1Cghwb3NpdGlvbhgCIAEoCzIjLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUG9zaXRpb24iVwoOUGxheWVyUG9zaXRpb24SEgoKY29sbGVjdGlvbhgBIAMoBRISCgpkbmFfdG9rZW5zGAIgASgFEg0KBXRpbGVzGAMgAygFEg4KBnNjb3JlcxgEIAMoBSK2AQoIUG9zaXRpb24SDQoFcm91bmQYASABKAUSDAoEdHVybhgCIAEoBRIRCglkaXJlY3Rpb24YAyABKAUSOgoHcGxheWVycxgEIAMoCzIpLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGxheWVyUG9zaXRpb24SDgoGcGFja2V0GAUgAygFEgwKBGRlY2sYBiADKAUSEQoJZGlzY2FyZGVkGAcgAygFEg0KBW9mZmVyGAggAygFIgwKClRha2VQYWNrZXQiGgoKUGFzc1BhY2tldBIMCgRjYXJkGAEgASgFIjMKB0J1eVRpbGUSDAoEdGlsZRgBIAEoBRIRCgRjYXJkGAIgASgFSACIAQFCBwoFX2NhcmQiCQoHRW5kVHVybiIjCg5DbGFpbURuYVRva2VucxIRCglmcm9tX3NlYXQYASABKAUixwIKB0NvbW1hbmQSPAoLdGFrZV9wYWNrZXQYASABKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlRha2VQYWNrZXRIABI8CgtwYXNzX3BhY2tldBgCIAEoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGFzc1BhY2tldEgAEjYKCGJ1eV90aWxlGAMgASgLMiIuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5CdXlUaWxlSAASNgoIZW5kX3R1cm4YBCABKAsyIi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkVuZFR1cm5IABJFChBjbGFpbV9kbmFfdG9rZW5zGAUgASgLMikuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DbGFpbURuYVRva2Vuc0gAQgkKB2NvbW1hbmQi2wEKClJvdW5kRGVhbHQSDQoFcm91bmQYASABKAUSEgoKZmlyc3Rfc2VhdBgCIAEoBRIRCglkaXJlY3Rpb24YAyABKAUSOAoLY29sbGVjdGlvbnMYBCADKAsyIy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkNhcmRMaXN0EgwKBGRlY2sYBSADKAUSEQoJZGVja19zaXplGAYgASgFEhMKC291dF9vZl9wbGF5GAcgAygFEhgKEG91dF9vZl9wbGF5X3NpemUYCCABKAUSDQoFb2ZmZXIYCSADKAUiJwoJQ2FyZERyYXduEgwKBHNlYXQYASABKAUSDAoEY2FyZBgCIAEoBSIqCgtQYWNrZXRUYWtlbhIMCgRzZWF0GAEgASgFEg0KBWNhcmRzGAIgAygFIjsKDFBhY2tldFBhc3NlZBIMCgRzZWF0GAEgASgFEgwKBGNhcmQYAiABKAUSDwoHdG9fc2VhdBgDIAEoBSJECgpUaWxlQm91Z2h0EgwKBHNlYXQYASABKAUSDAoEdGlsZRgCIAEoBRIRCgRjYXJkGAMgASgFSACIAQFCBwoFX2NhcmQiVQoPRG5hVG9rZW5zR2FpbmVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgFEhYKCWZyb21fc2VhdBgDIAEoBUgAiAEBQgwKCl9mcm9tX3NlYXQiLQoNRG5hVG9rZW5zT3dlZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoBSIwChBEbmFUb2tlbnNGb3Jnb25lEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgFIiwKCVR1cm5FbmRlZBIMCgRzZWF0GAEgASgFEhEKCW5leHRfc2VhdBgCIAEoBSJ4CglTZWF0U2NvcmUSDAoEc2VhdBgBIAEoBRIPCgdzcGVjaWVzGAIgASgFEg8KB3JhcHRvcnMYAyABKAUSDAoEZWdncxgEIAEoBRINCgV0aWxlcxgFIAEoBRIPCgdpbnN0YW50GAYgASgFEg0KBXRvdGFsGAcgASgFIlIKC1JvdW5kU2NvcmVkEg0KBXJvdW5kGAEgASgFEjQKBnNjb3JlcxgCIAMoCzIkLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuU2VhdFNjb3JlIjIKCkdhbWVTY29yZWQSFAoMdG9rZW5fcG9pbnRzGAEgAygFEg4KBnRvdGFscxgCIAMoBSLdBQoFRXZlbnQSPAoLcm91bmRfZGVhbHQYASABKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlJvdW5kRGVhbHRIABI6CgpjYXJkX2RyYXduGAIgASgLMiQuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkRHJhd25IABI+CgxwYWNrZXRfdGFrZW4YAyABKAsyJi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlBhY2tldFRha2VuSAASQAoNcGFja2V0X3Bhc3NlZBgEIAEoCzInLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGFja2V0UGFzc2VkSAASPAoLdGlsZV9ib3VnaHQYBSABKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlRpbGVCb3VnaHRIABJHChFkbmFfdG9rZW5zX2dhaW5lZBgGIAEoCzIqLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuRG5hVG9rZW5zR2FpbmVkSAASQwoPZG5hX3Rva2Vuc19vd2VkGAcgASgLMiguc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5EbmFUb2tlbnNPd2VkSAASSQoSZG5hX3Rva2Vuc19mb3Jnb25lGAggASgLMisuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5EbmFUb2tlbnNGb3Jnb25lSAASOgoKdHVybl9lbmRlZBgJIAEoCzIkLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuVHVybkVuZGVkSAASPgoMcm91bmRfc2NvcmVkGAogASgLMiYuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5Sb3VuZFNjb3JlZEgAEjwKC2dhbWVfc2NvcmVkGAsgASgLMiUuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5HYW1lU2NvcmVkSABCBwoFZXZlbnQibQoEQ2FyZBIKCgJpZBgBIAEoBRItCgRraW5kGAIgASgOMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5LaW5kEgsKA2RuYRgDIAEoCBIOCgZwYWlyZWQYBCABKAUSDQoFYWxvbmUYBSABKAUi4gEKBFRpbGUSCgoCaWQYASABKAUSDAoEbmFtZRgCIAEoCRIMCgRjb3N0GAMgASgFEjEKBnRpbWluZxgEIAEoDjIhLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuVGltaW5nEjEKBmVmZmVjdBgFIAEoDjIhLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuRWZmZWN0Eg4KBnBvaW50cxgGIAEoBRIuCgVraW5kcxgHIAMoDjIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuS2luZBIMCgR0ZXh0GAggASgJIiQKBERlYnQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAUigwIKClBsYXllclZpZXcSDAoEc2VhdBgBIAEoBRIzCgpjb2xsZWN0aW9uGAIgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkEhIKCmRuYV90b2tlbnMYAyABKAUSLgoFdGlsZXMYBCADKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlRpbGUSOQoLcm91bmRfc2NvcmUYBSABKAsyJC5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlNlYXRTY29yZRIOCgZzY29yZXMYBiADKAUSFAoMdG9rZW5fcG9pbnRzGAcgASgFEg0KBXRvdGFsGAggASgFIpoECgRWaWV3Eg0KBXJvdW5kGAEgASgFEg4KBnJvdW5kcxgCIAEoBRIQCghhZHZhbmNlZBgDIAEoCBIvCgVwaGFzZRgEIAEoDjIgLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGhhc2USDAoEdHVybhgFIAEoBRIRCglkaXJlY3Rpb24YBiABKAUSLwoGcGFja2V0GAcgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkEjYKB3BsYXllcnMYCCADKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlBsYXllclZpZXcSEQoJZGVja19zaXplGAkgASgFEhgKEG91dF9vZl9wbGF5X3NpemUYCiABKAUSMgoJZGlzY2FyZGVkGAsgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkEi4KBW9mZmVyGAwgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5UaWxlEhQKDHRpbGVzX2luX2JveBgNIAEoBRISCgpkbmFfc3VwcGx5GA4gASgFEhgKEGJvdWdodF90aGlzX3R1cm4YDyABKAgSLgoFZGVidHMYECADKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkRlYnQSDAoEZGVjaxgRIAMoBRITCgtvdXRfb2ZfcGxheRgSIAMoBSrKAgoES2luZBIUChBLSU5EX1VOU1BFQ0lGSUVEEAASDgoKS0lORF9UX1JFWBABEhYKEktJTkRfUEVOVEFDRVJBVE9QUxACEhQKEEtJTkRfUFRFUk9EQUNUWUwQAxIUChBLSU5EX1NURUdPU0FVUlVTEAQSFgoSS0lORF9CUkFDSElPU0FVUlVTEAUSFAoQS0lORF9HUkVZX1JBUFRPUhAGEhUKEUtJTkRfQkxBQ0tfUkFQVE9SEAcSEgoOS0lORF9UX1JFWF9FR0cQCBIaChZLSU5EX1BFTlRBQ0VSQVRPUFNfRUdHEAkSGAoUS0lORF9QVEVST0RBQ1RZTF9FR0cQChIYChRLSU5EX1NURUdPU0FVUlVTX0VHRxALEhoKFktJTkRfQlJBQ0hJT1NBVVJVU19FR0cQDBITCg9LSU5EX1JBUFRPUl9FR0cQDSpNCgZUaW1pbmcSFgoSVElNSU5HX1VOU1BFQ0lGSUVEEAASEgoOVElNSU5HX0lOU1RBTlQQARIXChNUSU1JTkdfRU5EX09GX1JPVU5EEAIqvwEKBkVmZmVjdBIWChJFRkZFQ1RfVU5TUEVDSUZJRUQQABIWChJFRkZFQ1RfR0FJTl9QT0lOVFMQARIbChdFRkZFQ1RfRElTQ0FSRF9PV05fQ0FSRBACEhQKEEVGRkVDVF9UQUtFX0NBUkQQAxIaChZFRkZFQ1RfUE9JTlRTX1BFUl9DQVJEEAQSHQoZRUZGRUNUX1BPSU5UU19QRVJfU1BFQ0lFUxAFEhcKE0VGRkVDVF9GRVdFU1RfQ0FSRFMQBipgCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg8KC1BIQVNFX1NFVFVQEAESDgoKUEhBU0VfVFVSThACEg8KC1BIQVNFX0FDVEVEEAMSDgoKUEhBU0VfT1ZFUhAEQkgKHWRldi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxUAFaJXN0cmF0YS9nYW1lcy9jdWJvc2F1cnMvdjE7Y3Vib3NhdXJzdjFiBnByb3RvMw");
+  fileDesc("CilzdHJhdGEvZ2FtZXMvY3Vib3NhdXJzL3YxL2N1Ym9zYXVycy5wcm90bxIZc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MSIrCgdPcHRpb25zEhAKCGFkdmFuY2VkGAEgASgIEg4KBnJvdW5kcxgCIAEoBSIZCghDYXJkTGlzdBINCgVjYXJkcxgBIAMoBSJjCgpSb3VuZFNldHVwEjgKC2NvbGxlY3Rpb25zGAEgAygLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkTGlzdBIMCgRkZWNrGAIgAygFEg0KBXRpbGVzGAMgAygFIngKCFNjZW5hcmlvEjUKBnJvdW5kcxgBIAMoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUm91bmRTZXR1cBI1Cghwb3NpdGlvbhgCIAEoCzIjLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUG9zaXRpb24iVwoOUGxheWVyUG9zaXRpb24SEgoKY29sbGVjdGlvbhgBIAMoBRISCgpkbmFfdG9rZW5zGAIgASgFEg0KBXRpbGVzGAMgAygFEg4KBnNjb3JlcxgEIAMoBSK2AQoIUG9zaXRpb24SDQoFcm91bmQYASABKAUSDAoEdHVybhgCIAEoBRIRCglkaXJlY3Rpb24YAyABKAUSOgoHcGxheWVycxgEIAMoCzIpLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGxheWVyUG9zaXRpb24SDgoGcGFja2V0GAUgAygFEgwKBGRlY2sYBiADKAUSEQoJZGlzY2FyZGVkGAcgAygFEg0KBW9mZmVyGAggAygFIgwKClRha2VQYWNrZXQiGgoKUGFzc1BhY2tldBIMCgRjYXJkGAEgASgFIjMKB0J1eVRpbGUSDAoEdGlsZRgBIAEoBRIRCgRjYXJkGAIgASgFSACIAQFCBwoFX2NhcmQiCQoHRW5kVHVybiIjCg5DbGFpbURuYVRva2VucxIRCglmcm9tX3NlYXQYASABKAUixwIKB0NvbW1hbmQSPAoLdGFrZV9wYWNrZXQYASABKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlRha2VQYWNrZXRIABI8CgtwYXNzX3BhY2tldBgCIAEoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGFzc1BhY2tldEgAEjYKCGJ1eV90aWxlGAMgASgLMiIuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5CdXlUaWxlSAASNgoIZW5kX3R1cm4YBCABKAsyIi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkVuZFR1cm5IABJFChBjbGFpbV9kbmFfdG9rZW5zGAUgASgLMikuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DbGFpbURuYVRva2Vuc0gAQgkKB2NvbW1hbmQi6AEKClJvdW5kRGVhbHQSDQoFcm91bmQYASABKAUSEgoKZmlyc3Rfc2VhdBgCIAEoBRIRCglkaXJlY3Rpb24YAyABKAUSOAoLY29sbGVjdGlvbnMYBCADKAsyIy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkNhcmRMaXN0EgwKBGRlY2sYBSADKAUSEQoJZGVja19zaXplGAYgASgFEhMKC291dF9vZl9wbGF5GAcgAygFEhgKEG91dF9vZl9wbGF5X3NpemUYCCABKAUSDQoFb2ZmZXIYCSADKAUSCwoDYm94GAogAygFIicKCUNhcmREcmF3bhIMCgRzZWF0GAEgASgFEgwKBGNhcmQYAiABKAUiKgoLUGFja2V0VGFrZW4SDAoEc2VhdBgBIAEoBRINCgVjYXJkcxgCIAMoBSI7CgxQYWNrZXRQYXNzZWQSDAoEc2VhdBgBIAEoBRIMCgRjYXJkGAIgASgFEg8KB3RvX3NlYXQYAyABKAUicwoKVGlsZUJvdWdodBIMCgRzZWF0GAEgASgFEgwKBHRpbGUYAiABKAUSEQoEY2FyZBgDIAEoBUgAiAEBEgwKBGNvc3QYBCABKAUSDgoGcG9pbnRzGAUgASgFEg8KB3JlbW92ZWQYBiABKAhCBwoFX2NhcmQiVQoPRG5hVG9rZW5zR2FpbmVkEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgFEhYKCWZyb21fc2VhdBgDIAEoBUgAiAEBQgwKCl9mcm9tX3NlYXQiLQoNRG5hVG9rZW5zT3dlZBIMCgRzZWF0GAEgASgFEg4KBmFtb3VudBgCIAEoBSIwChBEbmFUb2tlbnNGb3Jnb25lEgwKBHNlYXQYASABKAUSDgoGYW1vdW50GAIgASgFIiwKCVR1cm5FbmRlZBIMCgRzZWF0GAEgASgFEhEKCW5leHRfc2VhdBgCIAEoBSJ4CglTZWF0U2NvcmUSDAoEc2VhdBgBIAEoBRIPCgdzcGVjaWVzGAIgASgFEg8KB3JhcHRvcnMYAyABKAUSDAoEZWdncxgEIAEoBRINCgV0aWxlcxgFIAEoBRIPCgdpbnN0YW50GAYgASgFEg0KBXRvdGFsGAcgASgFIlIKC1JvdW5kU2NvcmVkEg0KBXJvdW5kGAEgASgFEjQKBnNjb3JlcxgCIAMoCzIkLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuU2VhdFNjb3JlIlMKCkdhbWVTY29yZWQSFAoMdG9rZW5fcG9pbnRzGAEgAygFEg4KBnRvdGFscxgCIAMoBRIPCgd3aW5uZXJzGAMgAygFEg4KBnJlc3VsdBgEIAEoCSIeCg5QbGF5ZXJXaXRoZHJldxIMCgRzZWF0GAEgASgFIqMGCgVFdmVudBI8Cgtyb3VuZF9kZWFsdBgBIAEoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUm91bmREZWFsdEgAEjoKCmNhcmRfZHJhd24YAiABKAsyJC5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkNhcmREcmF3bkgAEj4KDHBhY2tldF90YWtlbhgDIAEoCzImLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGFja2V0VGFrZW5IABJACg1wYWNrZXRfcGFzc2VkGAQgASgLMicuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5QYWNrZXRQYXNzZWRIABI8Cgt0aWxlX2JvdWdodBgFIAEoCzIlLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuVGlsZUJvdWdodEgAEkcKEWRuYV90b2tlbnNfZ2FpbmVkGAYgASgLMiouc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5EbmFUb2tlbnNHYWluZWRIABJDCg9kbmFfdG9rZW5zX293ZWQYByABKAsyKC5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkRuYVRva2Vuc093ZWRIABJJChJkbmFfdG9rZW5zX2ZvcmdvbmUYCCABKAsyKy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkRuYVRva2Vuc0ZvcmdvbmVIABI6Cgp0dXJuX2VuZGVkGAkgASgLMiQuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5UdXJuRW5kZWRIABI+Cgxyb3VuZF9zY29yZWQYCiABKAsyJi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlJvdW5kU2NvcmVkSAASPAoLZ2FtZV9zY29yZWQYCyABKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkdhbWVTY29yZWRIABJECg9wbGF5ZXJfd2l0aGRyZXcYDCABKAsyKS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlBsYXllcldpdGhkcmV3SABCBwoFZXZlbnQibQoEQ2FyZBIKCgJpZBgBIAEoBRItCgRraW5kGAIgASgOMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5LaW5kEgsKA2RuYRgDIAEoCBIOCgZwYWlyZWQYBCABKAUSDQoFYWxvbmUYBSABKAUi4gEKBFRpbGUSCgoCaWQYASABKAUSDAoEbmFtZRgCIAEoCRIMCgRjb3N0GAMgASgFEjEKBnRpbWluZxgEIAEoDjIhLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuVGltaW5nEjEKBmVmZmVjdBgFIAEoDjIhLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuRWZmZWN0Eg4KBnBvaW50cxgGIAEoBRIuCgVraW5kcxgHIAMoDjIfLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuS2luZBIMCgR0ZXh0GAggASgJIiQKBERlYnQSDAoEc2VhdBgBIAEoBRIOCgZhbW91bnQYAiABKAUigwIKClBsYXllclZpZXcSDAoEc2VhdBgBIAEoBRIzCgpjb2xsZWN0aW9uGAIgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkEhIKCmRuYV90b2tlbnMYAyABKAUSLgoFdGlsZXMYBCADKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlRpbGUSOQoLcm91bmRfc2NvcmUYBSABKAsyJC5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlNlYXRTY29yZRIOCgZzY29yZXMYBiADKAUSFAoMdG9rZW5fcG9pbnRzGAcgASgFEg0KBXRvdGFsGAggASgFIpoECgRWaWV3Eg0KBXJvdW5kGAEgASgFEg4KBnJvdW5kcxgCIAEoBRIQCghhZHZhbmNlZBgDIAEoCBIvCgVwaGFzZRgEIAEoDjIgLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuUGhhc2USDAoEdHVybhgFIAEoBRIRCglkaXJlY3Rpb24YBiABKAUSLwoGcGFja2V0GAcgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkEjYKB3BsYXllcnMYCCADKAsyJS5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlBsYXllclZpZXcSEQoJZGVja19zaXplGAkgASgFEhgKEG91dF9vZl9wbGF5X3NpemUYCiABKAUSMgoJZGlzY2FyZGVkGAsgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5DYXJkEi4KBW9mZmVyGAwgAygLMh8uc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5UaWxlEhQKDHRpbGVzX2luX2JveBgNIAEoBRISCgpkbmFfc3VwcGx5GA4gASgFEhgKEGJvdWdodF90aGlzX3R1cm4YDyABKAgSLgoFZGVidHMYECADKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLkRlYnQSDAoEZGVjaxgRIAMoBRITCgtvdXRfb2ZfcGxheRgSIAMoBSrKAgoES2luZBIUChBLSU5EX1VOU1BFQ0lGSUVEEAASDgoKS0lORF9UX1JFWBABEhYKEktJTkRfUEVOVEFDRVJBVE9QUxACEhQKEEtJTkRfUFRFUk9EQUNUWUwQAxIUChBLSU5EX1NURUdPU0FVUlVTEAQSFgoSS0lORF9CUkFDSElPU0FVUlVTEAUSFAoQS0lORF9HUkVZX1JBUFRPUhAGEhUKEUtJTkRfQkxBQ0tfUkFQVE9SEAcSEgoOS0lORF9UX1JFWF9FR0cQCBIaChZLSU5EX1BFTlRBQ0VSQVRPUFNfRUdHEAkSGAoUS0lORF9QVEVST0RBQ1RZTF9FR0cQChIYChRLSU5EX1NURUdPU0FVUlVTX0VHRxALEhoKFktJTkRfQlJBQ0hJT1NBVVJVU19FR0cQDBITCg9LSU5EX1JBUFRPUl9FR0cQDSpNCgZUaW1pbmcSFgoSVElNSU5HX1VOU1BFQ0lGSUVEEAASEgoOVElNSU5HX0lOU1RBTlQQARIXChNUSU1JTkdfRU5EX09GX1JPVU5EEAIqvwEKBkVmZmVjdBIWChJFRkZFQ1RfVU5TUEVDSUZJRUQQABIWChJFRkZFQ1RfR0FJTl9QT0lOVFMQARIbChdFRkZFQ1RfRElTQ0FSRF9PV05fQ0FSRBACEhQKEEVGRkVDVF9UQUtFX0NBUkQQAxIaChZFRkZFQ1RfUE9JTlRTX1BFUl9DQVJEEAQSHQoZRUZGRUNUX1BPSU5UU19QRVJfU1BFQ0lFUxAFEhcKE0VGRkVDVF9GRVdFU1RfQ0FSRFMQBipgCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg8KC1BIQVNFX1NFVFVQEAESDgoKUEhBU0VfVFVSThACEg8KC1BIQVNFX0FDVEVEEAMSDgoKUEhBU0VfT1ZFUhAEQkgKHWRldi5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxUAFaJXN0cmF0YS9nYW1lcy9jdWJvc2F1cnMvdjE7Y3Vib3NhdXJzdjFiBnByb3RvMw");
 
 /**
  * Options chosen at creation.
@@ -488,6 +488,14 @@ export type RoundDealt = Message<"strata.games.cubosaurs.v1.RoundDealt"> & {
    * @generated from field: repeated int32 offer = 9;
    */
   offer: number[];
+
+  /**
+   * The DNA tiles in the box, neither on offer nor bought (advanced mode;
+   * their order means nothing).
+   *
+   * @generated from field: repeated int32 box = 10;
+   */
+  box: number[];
 };
 
 /**
@@ -609,11 +617,35 @@ export type TileBought = Message<"strata.games.cubosaurs.v1.TileBought"> & {
   tile: number;
 
   /**
-   * The target card of its instant effect, if it has one.
+   * The target card of its instant effect, if it has one: removed from the
+   * buyer's collection and the round (removed), or taken from the collection
+   * holding it into the buyer's.
    *
    * @generated from field: optional int32 card = 3;
    */
   card?: number | undefined;
+
+  /**
+   * The DNA tokens the buyer returned to the supply.
+   *
+   * @generated from field: int32 cost = 4;
+   */
+  cost: number;
+
+  /**
+   * The points the buyer scored at once this round (instant tiles).
+   *
+   * @generated from field: int32 points = 5;
+   */
+  points: number;
+
+  /**
+   * Whether the card was removed from the round (Extinction Event) rather
+   * than taken (Poacher).
+   *
+   * @generated from field: bool removed = 6;
+   */
+  removed: boolean;
 };
 
 /**
@@ -852,6 +884,21 @@ export type GameScored = Message<"strata.games.cubosaurs.v1.GameScored"> & {
    * @generated from field: repeated int32 totals = 2;
    */
   totals: number[];
+
+  /**
+   * The seats with the highest total among those still in (from rules
+   * version 3 a seat that left ranks below them; before, every seat ranked).
+   *
+   * @generated from field: repeated int32 winners = 3;
+   */
+  winners: number[];
+
+  /**
+   * "highest_total", or "shared_highest_total" for several winners.
+   *
+   * @generated from field: string result = 4;
+   */
+  result: string;
 };
 
 /**
@@ -860,6 +907,29 @@ export type GameScored = Message<"strata.games.cubosaurs.v1.GameScored"> & {
  */
 export const GameScoredSchema: GenMessage<GameScored> = /*@__PURE__*/
   messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 23);
+
+/**
+ * A seat's player left the game (rules version 3 on): its collection stays
+ * and scores, its turns are taken by a stand-in, and it ranks below every
+ * seat still in.
+ *
+ * @generated from message strata.games.cubosaurs.v1.PlayerWithdrew
+ */
+export type PlayerWithdrew = Message<"strata.games.cubosaurs.v1.PlayerWithdrew"> & {
+  /**
+   * The seat that left.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message strata.games.cubosaurs.v1.PlayerWithdrew.
+ * Use `create(PlayerWithdrewSchema)` to create a new message.
+ */
+export const PlayerWithdrewSchema: GenMessage<PlayerWithdrew> = /*@__PURE__*/
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 24);
 
 /**
  * An event.
@@ -960,6 +1030,14 @@ export type Event = Message<"strata.games.cubosaurs.v1.Event"> & {
      */
     value: GameScored;
     case: "gameScored";
+  } | {
+    /**
+     * A seat's player left; its collection scores for nobody.
+     *
+     * @generated from field: strata.games.cubosaurs.v1.PlayerWithdrew player_withdrew = 12;
+     */
+    value: PlayerWithdrew;
+    case: "playerWithdrew";
   } | { case: undefined; value?: undefined };
 };
 
@@ -968,7 +1046,7 @@ export type Event = Message<"strata.games.cubosaurs.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 24);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 25);
 
 /**
  * A card.
@@ -1017,7 +1095,7 @@ export type Card = Message<"strata.games.cubosaurs.v1.Card"> & {
  * Use `create(CardSchema)` to create a new message.
  */
 export const CardSchema: GenMessage<Card> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 25);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 26);
 
 /**
  * A DNA tile.
@@ -1087,7 +1165,7 @@ export type Tile = Message<"strata.games.cubosaurs.v1.Tile"> & {
  * Use `create(TileSchema)` to create a new message.
  */
 export const TileSchema: GenMessage<Tile> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 26);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 27);
 
 /**
  * DNA tokens the supply could not pay a seat.
@@ -1115,7 +1193,7 @@ export type Debt = Message<"strata.games.cubosaurs.v1.Debt"> & {
  * Use `create(DebtSchema)` to create a new message.
  */
 export const DebtSchema: GenMessage<Debt> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 27);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 28);
 
 /**
  * One player, as everyone sees them.
@@ -1185,7 +1263,7 @@ export type PlayerView = Message<"strata.games.cubosaurs.v1.PlayerView"> & {
  * Use `create(PlayerViewSchema)` to create a new message.
  */
 export const PlayerViewSchema: GenMessage<PlayerView> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 28);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 29);
 
 /**
  * The state as one viewer may see it.
@@ -1326,7 +1404,7 @@ export type View = Message<"strata.games.cubosaurs.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 29);
+  messageDesc(file_strata_games_cubosaurs_v1_cubosaurs, 30);
 
 /**
  * What a card is. Two cards of one kind cannot both be in a packet: grey and

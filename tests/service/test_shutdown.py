@@ -1,0 +1,108 @@
+"""SIGTERM as an orchestrator sends it: one drain for both listeners, new
+calls refused on both at once, open streams ended at once with a status a
+client acts on, and the process gone within its grace and one second."""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from clients.client import StrataClient, StrataError
+from tests.service.conftest import http_call
+from tests.service.served import Served
+
+GRACE = 3.0
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Callable[..., Served]]:
+    processes: list[Served] = []
+
+    def start(**env: str) -> Served:
+        process = Served(tmp_path, env)
+        processes.append(process)
+        process.wait_serving()
+        return process
+
+    try:
+        yield start
+    finally:
+        for process in processes:
+            process.stop(signal.SIGKILL)
+
+
+def test_sigterm_ends_streams_at_once_refuses_new_calls_and_exits_within_grace(
+    served: Callable[..., Served],
+) -> None:
+    server = served(STRATA_SHUTDOWN_GRACE=str(GRACE))
+    grpc_client = StrataClient(f"127.0.0.1:{server.port}", timeout=30)
+    connect_client = StrataClient(
+        f"http://127.0.0.1:{server.http_port}", timeout=30, transport="connect"
+    )
+    game_id = grpc_client.create_game("dinosaurs_extinct", 2).game_id
+    ended: dict[str, tuple[float, str]] = {}
+    ready = threading.Barrier(5)
+
+    def watch(name: str, client: StrataClient) -> None:
+        stream = client.watch_game(game_id)
+        try:
+            next(stream)
+            ready.wait(10)
+            for _ in stream:
+                pass
+            ended[name] = (time.monotonic(), "ended without a status")
+        except StrataError as error:
+            ended[name] = (time.monotonic(), f"{error.code.name} {error.reason}")
+
+    watchers = [
+        threading.Thread(target=watch, args=(f"{kind}-{n}", client))
+        for n in range(2)
+        for kind, client in (("grpc", grpc_client), ("connect", connect_client))
+    ]
+    for watcher in watchers:
+        watcher.start()
+    ready.wait(30)
+    signalled = time.monotonic()
+    server.process.send_signal(signal.SIGTERM)
+    for watcher in watchers:
+        watcher.join(GRACE + 5)
+    # Every stream ended at once, with the status a client acts on.
+    assert set(ended) == {"grpc-0", "grpc-1", "connect-0", "connect-1"}
+    for name, (when, status) in ended.items():
+        assert status == "UNAVAILABLE SHUTTING_DOWN", (name, status)
+        assert when - signalled < 1.5, (name, when - signalled)
+    # New calls are refused on both listeners (by the door while it drains,
+    # by the closed port once it is gone).
+    for client in (grpc_client, connect_client):
+        client.timeout = 2
+        with pytest.raises(StrataError) as error:
+            client.list_game_types()
+        assert error.value.code is grpc.StatusCode.UNAVAILABLE
+    # Gone within the grace and one second, having logged no error.
+    server.process.wait(GRACE + 5)
+    assert time.monotonic() - signalled < GRACE + 1
+    assert server.process.returncode == 0
+    lines = server.lines()
+    assert not [line for line in lines if line["level"] in ("error", "critical")]
+    assert "Traceback" not in server.text()
+    assert [line["event"] for line in lines][-1] == "strata.stopped"
+    grpc_client.close()
+    connect_client.close()
+
+
+def test_an_idle_server_stops_at_once(served: Callable[..., Served]) -> None:
+    server = served(STRATA_SHUTDOWN_GRACE="10")
+    assert http_call(server.http_port, "GET", "/healthz")[0] == 200
+    signalled = time.monotonic()
+    server.process.send_signal(signal.SIGTERM)
+    server.process.wait(15)
+    # Nothing to drain: no waiting out the grace.
+    assert time.monotonic() - signalled < 2.0
+    events = [line["event"] for line in server.lines()]
+    assert events.index("strata.stopping") < events.index("strata.stopped")
