@@ -1971,7 +1971,7 @@ def _relaid(
         )
     if returned is not None:
         supply = Supply(
-            *(getattr(state.supply, f) + getattr(returned, f) for f in _COUNTED)
+            **{f: getattr(state.supply, f) + getattr(returned, f) for f in _COUNTED}
         )
         state = replace(state, supply=supply)
     return state
