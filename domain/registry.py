@@ -40,8 +40,10 @@ def _load() -> None:
     older: tuple[Rules, ...] = (
         cubosaurs.RULES_V1,
         cubosaurs.RULES_V2,
+        dinosaurs_extinct.RULES_V1,
         escaping_extinction.RULES_V1,
         escaping_extinction.RULES_V2,
+        escaping_extinction.RULES_V3,
         happy_little_dinosaurs.RULES_V1,
         happy_little_dinosaurs.RULES_V2,
     )

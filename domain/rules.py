@@ -284,6 +284,9 @@ class ImplicitDecisions(GameRules[S, C, E, V]):
         events, after = super().decide_and_evolve(state, seat, command, rng)
         return self._recorded(events), after
 
+    def leave(self, state: S, seat: int, seats_in: tuple[int, ...]) -> list[E]:
+        return self._recorded(super().leave(state, seat, seats_in))
+
     def _recorded(self, events: list[E]) -> list[E]:
         unrecorded = self.unrecorded
         return [e for e in events if not isinstance(e, unrecorded)]

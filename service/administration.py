@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import hmac
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
@@ -21,6 +22,7 @@ from domain.session import GameCreated, Session
 from eventstore.base import (
     CommandRecord,
     ConcurrencyError,
+    EventStore,
     MatchingEvents,
     RecordedEvent,
 )
@@ -31,7 +33,7 @@ from service.errors import (
     PermissionDenied,
     Unauthenticated,
 )
-from service.games import Games
+from service.games import Games, rules_session
 from service.inputs import quote
 from service.projections import GameList
 from service.verification import Verdict, Verification, verify_game, verify_records
@@ -45,6 +47,10 @@ FEED_BATCH = 500
 #: answers with its position alone, so that its client can resume from there
 #: (as it does at the end of the log).
 FEED_HEARTBEAT = 200
+#: Games whose creation a feed keeps (the least recently seen go first): a
+#: long follow holds this many at most, and reads a game's first event again
+#: only once it has passed this many other games since.
+FEED_GAMES = 1024
 _GAME_CREATED = GameCreated.__name__
 
 
@@ -237,7 +243,7 @@ class Integration:
             )
         store = self.store
         spectator = Viewer.spectator()
-        sessions: dict[str, Session[Any] | None] = {}
+        games = _FeedGames(store, FEED_GAMES)
         position = after_position
         answered = position  # the position of the last answer
         passed = 0  # events passed over since it (positions need not be dense)
@@ -258,18 +264,21 @@ class Integration:
                 read = MatchingEvents(events, through, len(events))
             for recorded in read.events:
                 position = recorded.position
-                session = await self._session(sessions, recorded)
+                game_type, rules_version = await games.created(recorded)
                 wanted = (
-                    session is not None
-                    and (not game_types or session.rules.game_type in game_types)
+                    game_type in registry.game_types()
+                    and (not game_types or game_type in game_types)
                     and (not event_types or recorded.type in event_types)
                 )
-                if session is None or not wanted:
+                if not wanted:
                     passed += 1
                     if passed >= FEED_HEARTBEAT:
                         answered, passed = position, 0
                         yield FeedItem(position)
                     continue
+                # Under the rules version the game was created with (refused,
+                # as GetGame refuses it, when this service no longer runs it).
+                session = games.session(recorded.game_id, game_type, rules_version)
                 answered, passed = position, 0
                 event = session.decode_event(
                     recorded.type, recorded.data, recorded.schema_version
@@ -289,29 +298,6 @@ class Integration:
                     return
                 await store.wait_for_append_async(position, 1.0)
 
-    async def _session(
-        self, sessions: dict[str, Session[Any] | None], recorded: RecordedEvent
-    ) -> Session[Any] | None:
-        """The rules of ``recorded``'s game (None: a type this service does
-        not run), from its creation."""
-        if recorded.game_id in sessions:
-            return sessions[recorded.game_id]
-        if recorded.type == _GAME_CREATED:
-            created = recorded
-        else:  # created before this feed's start
-            first = await asyncio.to_thread(
-                self.store.read_stream, recorded.game_id, 1, 1
-            )
-            created = first[0]
-        game_type = created.data.get("game_type", "")
-        session = (
-            registry.session_for(game_type)
-            if game_type in registry.game_types()
-            else None
-        )
-        sessions[recorded.game_id] = session
-        return session
-
     def statistics(
         self, caller: Caller, game_type: str
     ) -> tuple[list[dict[str, Any]], int]:
@@ -325,3 +311,47 @@ class Integration:
         self.game_list.wait_for(self.store.last_position(), timeout=2.0)
         position = self.game_list.position
         return self.game_list.models.statistics(game_type, position), position
+
+
+class _FeedGames:
+    """What one feed knows of the games it passes: each game's type and
+    rules version, for the ``size`` most recently seen, and one session per
+    rules version."""
+
+    def __init__(self, store: EventStore, size: int) -> None:
+        self.store = store
+        self.size = size
+        self._created: OrderedDict[str, tuple[str, str]] = OrderedDict()
+        self._sessions: dict[tuple[str, str], Session[Any]] = {}
+
+    async def created(self, recorded: RecordedEvent) -> tuple[str, str]:
+        """The game type and rules version of ``recorded``'s game, from its
+        GameCreated event."""
+        game_id = recorded.game_id
+        known = self._created.get(game_id)
+        if known is not None:
+            self._created.move_to_end(game_id)
+            return known
+        if recorded.type == _GAME_CREATED:
+            created = recorded
+        else:  # created before this feed's start, or forgotten since
+            first = await asyncio.to_thread(self.store.read_stream, game_id, 1, 1)
+            created = first[0]
+        known = (
+            str(created.data.get("game_type", "")),
+            str(created.data.get("rules_version", "")),
+        )
+        self._created[game_id] = known
+        if len(self._created) > self.size:
+            self._created.popitem(last=False)
+        return known
+
+    def session(self, game_id: str, game_type: str, rules_version: str) -> Session[Any]:
+        """The rules of ``game_id``, of ``game_type`` at ``rules_version``
+        (:func:`~service.games.rules_session`: FailedPrecondition when this
+        service no longer runs that version, as GetGame refuses it)."""
+        key = (game_type, rules_version)
+        session = self._sessions.get(key)
+        if session is None:
+            session = self._sessions[key] = rules_session(game_id, *key)
+        return session

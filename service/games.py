@@ -44,8 +44,17 @@ class Loaded:
 def session_of(game_id: str, created: RecordedEvent) -> Session[Any]:
     """The rules a stored game is played by: its game type's, at the rules
     version it was created under (``created`` is its GameCreated event)."""
-    game_type = created.data.get("game_type", "")
-    rules_version = created.data.get("rules_version", "")
+    return rules_session(
+        game_id,
+        str(created.data.get("game_type", "")),
+        str(created.data.get("rules_version", "")),
+    )
+
+
+def rules_session(game_id: str, game_type: str, rules_version: str) -> Session[Any]:
+    """The rules of ``game_type`` at ``rules_version``, for ``game_id``:
+    NotFound for a game type this service does not run, FailedPrecondition
+    (``RULES_VERSION_UNAVAILABLE``) for a rules version it no longer runs."""
     if game_type not in registry.game_types():
         raise NotFound(
             "GAME_TYPE_NOT_SUPPORTED",

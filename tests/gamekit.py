@@ -101,6 +101,15 @@ class PlayedGame:
     commands: list[tuple[int, Any]]
 
 
+def option_sets(rules: GameRules[Any, Any, Any, Any]) -> list[Any]:
+    """The game's default options, and each of its switches turned on (a
+    mode, such as Cubosaurs' advanced one, plays events the default does
+    not)."""
+    default = rules.options_type()
+    switches = [f.name for f in dataclasses.fields(default) if f.type == "bool"]
+    return [default, *(dataclasses.replace(default, **{f: True}) for f in switches)]
+
+
 def play_random(
     rules: GameRules[Any, Any, Any, Any],
     players: int,
@@ -275,7 +284,9 @@ def assert_position_plays(
     back, starts and plays ``steps`` random legal commands (keeping the
     invariants), and its events replay and re-decide to the same state;
     every viewer's GameCreated shows the position only as its seats may
-    see it (the same as ``redact_position``)."""
+    see it (the same as ``redact_position``), and every viewer's copy of
+    the events folds to the true game's views for it
+    (:func:`assert_viewers_fold`)."""
     message = protomap.to_proto(scenario, module.Scenario())
     assert protomap.from_proto(message, rules.scenario_type) == scenario
     played = play_random(
@@ -291,13 +302,45 @@ def assert_position_plays(
     assert_replays_deterministically(rules, played, seed)
     session = Session(rules)
     created = played.events[0]
-    for viewer in [Viewer.spectator(), *(Viewer.player(s) for s in range(players))]:
+    viewers = [Viewer.spectator(), *(Viewer.player(s) for s in range(players))]
+    for viewer in viewers:
         seen = session.redact(created, viewer)
         assert seen.seed == "" and seen.salt == ""
         shown: Any = codec.decode(rules.scenario_type, seen.scenario)
         assert shown.position == rules.redact_position(scenario.position, viewer)
         assert shown == rules.scenario_type(position=shown.position)
+    assert_viewers_fold(rules, played.events, viewers)
     return played
+
+
+def fold_each(session: Session[Any], events: Sequence[Any]) -> list[SessionState[Any]]:
+    """The state after each of ``events``, from the first."""
+    states: list[SessionState[Any]] = []
+    state = None
+    for event in events:
+        state = session.evolve(state, event)
+        states.append(state)
+    return states
+
+
+def assert_viewers_fold(
+    rules: GameRules[Any, Any, Any, Any],
+    events: Sequence[Any],
+    viewers: Sequence[Viewer],
+) -> None:
+    """Each viewer's copy of ``events`` folds, at every version, to a state
+    whose view for it (and who may act) is that of the true state
+    (docs/ADDING_A_GAME.md, *A viewer's fold*)."""
+    session = Session(rules)
+    truths = fold_each(session, events)
+    for viewer in viewers:
+        folded = None
+        for event, true in zip(events, truths, strict=True):
+            folded = session.evolve(folded, session.redact(event, viewer))
+            where = (type(event).__name__, true.version, viewer)
+            seen = rules.view(folded.game, viewer)
+            assert seen == rules.view(true.game, viewer), where
+            assert session.active_seats(folded) == session.active_seats(true), where
 
 
 def check_random_positions(

@@ -372,9 +372,15 @@ class SeatState:
     scores: tuple[int, ...] = ()  # the total of every finished round
 
 
+#: A card a viewer does not know, in a state folded from the events it is
+#: sent: the deck and the cards out of play keep as many as they hold.
+UNSEEN = -1
+
+
 @dataclass(frozen=True)
 class CubosaursState:
-    """The whole game, secrets included."""
+    """The whole game, secrets included (folded from a player's events, the
+    deck and the cards out of play are :data:`UNSEEN` cards)."""
 
     players: int
     advanced: bool

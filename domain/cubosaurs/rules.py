@@ -59,6 +59,7 @@ from domain.cubosaurs.content import (
     score_round,
 )
 from domain.cubosaurs.model import (
+    UNSEEN,
     BuyTile,
     CardDrawn,
     CardList,
@@ -274,11 +275,11 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         return self._continue(state, self._deal(state, rng, 1, 0, 1), rng)[0]
 
     def redact_position(self, position: Position, viewer: Viewer) -> Position:
-        """Players see a position as a round's events show it: without the
-        deck's order (its size follows from the rest)."""
+        """Players see a position as a round's events show it: its deck as
+        that many unseen cards (:data:`~domain.cubosaurs.model.UNSEEN`)."""
         if viewer.sees_everything:
             return position
-        return dataclasses.replace(position, deck=())
+        return dataclasses.replace(position, deck=(UNSEEN,) * len(position.deck))
 
     def _deal(
         self,
@@ -691,8 +692,9 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                     phase=Phase.TURN,
                     turn=event.first_seat,
                     direction=event.direction,
-                    deck=event.deck,
-                    out_of_play=event.out_of_play,
+                    # A player's copy has sizes only: as many unseen cards.
+                    deck=event.deck or (UNSEEN,) * event.deck_size,
+                    out_of_play=event.out_of_play or (UNSEEN,) * event.out_of_play_size,
                     packet=(),
                     discarded=(),
                     seats=tuple(
@@ -1012,6 +1014,10 @@ def _from_position(state: CubosaursState, position: Position) -> CubosaursState:
     of its seat to act."""
     placed = {c for _, cards in _card_places(position) for c in cards}
     bought = {t for p in position.players for t in p.tiles}
+    out_of_play = tuple(c for c in range(CARD_COUNT) if c not in placed)
+    unseen = position.deck.count(UNSEEN)
+    if unseen:  # a player's copy: the deck's cards are among those not placed
+        out_of_play = (UNSEEN,) * (len(out_of_play) - unseen)
     return replace(
         state,
         round=position.round,
@@ -1019,7 +1025,7 @@ def _from_position(state: CubosaursState, position: Position) -> CubosaursState:
         turn=position.turn,
         direction=_round_direction(position.round),
         deck=position.deck,
-        out_of_play=tuple(c for c in range(CARD_COUNT) if c not in placed),
+        out_of_play=out_of_play,
         packet=position.packet,
         discarded=position.discarded,
         seats=tuple(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from domain.dinosaurs_extinct.content import EarthEventCard, Space
 
@@ -120,10 +121,29 @@ class DinoMoved:
 
 @dataclass(frozen=True)
 class DinoEnteredTwentyFirstCentury:
-    """An alive and well Dino entered the 21st Century: it wins."""
+    """An alive and well Dino entered the 21st Century (``to_step``, the
+    track's last step): it wins.
+
+    Schema 2 added ``to_step`` (the fold used to read it from the board); a
+    schema 1 event is upcast with the finish of the board it was played on
+    (step 36, unchanged since)."""
+
+    schema_version: ClassVar[int] = 2
 
     seat: int
     from_step: int
+    to_step: int
+
+
+#: The 21st Century's step on the board of every game stored at schema 1
+#: of :class:`DinoEnteredTwentyFirstCentury` (pinned: a later board does not
+#: move where those Dinos stand).
+SCHEMA_1_FINISH = 36
+
+
+def dino_entered_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 had no ``to_step``: the finish of the board then."""
+    return {**data, "to_step": SCHEMA_1_FINISH}
 
 
 @dataclass(frozen=True)
@@ -238,7 +258,15 @@ class TurnPassed:
 @dataclass(frozen=True)
 class DinoLeftRace:
     """``seat`` left the game: its Dino is off the track for good (no turn,
-    no challenge, no switch); a switch it was to choose lapses."""
+    no challenge, no switch)."""
+
+    seat: int
+
+
+@dataclass(frozen=True)
+class DinoSwitchLapsed:
+    """The Dino Switch ``seat`` was to choose lapsed: its seat left the game
+    (rules version 2 on; version 1 left it unrecorded)."""
 
     seat: int
 
@@ -262,6 +290,7 @@ Event = (
     | DinoWarped
     | TurnPassed
     | DinoLeftRace
+    | DinoSwitchLapsed
 )
 
 EVENT_TYPES: tuple[type, ...] = (
@@ -283,6 +312,7 @@ EVENT_TYPES: tuple[type, ...] = (
     DinoWarped,
     TurnPassed,
     DinoLeftRace,
+    DinoSwitchLapsed,
 )
 
 # -- state --------------------------------------------------------------------
@@ -307,10 +337,17 @@ class Dino:
     out: bool = False
 
 
+#: A card of the Earth Event stack a viewer does not know (the stack a
+#: player folds from its redacted events holds as many as the stack has
+#: cards it has not seen drawn).
+UNSEEN = 0
+
+
 @dataclass(frozen=True)
 class State:
     """Everything the game knows. ``earth_deck`` is the face-down stack, top
-    first (a secret). ``scripted_dice`` and ``scripted_deck`` come from the
+    first (a secret: folded from a player's events, its unseen cards are
+    :data:`UNSEEN`). ``scripted_dice`` and ``scripted_deck`` come from the
     scenario; ``dice_used`` counts every die rolled so far."""
 
     players: int

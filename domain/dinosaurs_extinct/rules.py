@@ -41,6 +41,7 @@ from domain.dinosaurs_extinct.bots import heuristic_bot
 from domain.dinosaurs_extinct.content import Content, Space, load
 from domain.dinosaurs_extinct.model import (
     EVENT_TYPES,
+    UNSEEN,
     Command,
     DieRolled,
     Dino,
@@ -52,6 +53,7 @@ from domain.dinosaurs_extinct.model import (
     DinoMoved,
     DinoPushedBack,
     DinosSwitched,
+    DinoSwitchLapsed,
     DinoSwitchReached,
     DinoView,
     DinoWarped,
@@ -73,10 +75,19 @@ from domain.dinosaurs_extinct.model import (
     SwitchWith,
     TurnPassed,
     View,
+    dino_entered_v1_to_v2,
 )
 from domain.errors import InvalidCommand, RuleViolation, position_invalid, quote
 from domain.frozen import replace
-from domain.rules import Bot, GameConfig, GameRules, Outcome, Viewer
+from domain.rules import (
+    Bot,
+    GameConfig,
+    GameRules,
+    ImplicitDecisions,
+    Outcome,
+    Upcaster,
+    Viewer,
+)
 
 RESULT_REACHED_21ST_CENTURY = "reached_21st_century"
 
@@ -93,7 +104,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
 
     game_type: ClassVar[str] = "dinosaurs_extinct"
     title: ClassVar[str] = "Dinosaurs Extinct?"
-    rules_version: ClassVar[str] = "1"
+    rules_version: ClassVar[str] = "2"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
@@ -105,6 +116,9 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     character_events: ClassVar[frozenset[type] | None] = frozenset()  # by seat
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {
+        ("DinoEnteredTwentyFirstCentury", 1): dino_entered_v1_to_v2,
+    }
 
     def __init__(self) -> None:
         self.content = load()
@@ -245,11 +259,17 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
 
     def leave(self, state: State, seat: int, seats_in: tuple[int, ...]) -> list[Event]:
         """The seat's Dino leaves the race (off the track: no turn, no
-        challenge, no switch); on its turn, the turn passes on."""
+        challenge, no switch); on its turn, a Dino Switch it was to choose
+        lapses and the turn passes on."""
         events: list[Event] = [DinoLeftRace(seat=seat)]
-        playing = state.phase in (Phase.ROLL, Phase.CHOOSE_SWITCH)
-        if playing and state.turn == seat:
-            after = self.evolve(state, events[0])
+        if state.turn != seat:
+            return events
+        if state.phase is Phase.CHOOSE_SWITCH:
+            events.append(DinoSwitchLapsed(seat=seat))
+        if state.phase in (Phase.ROLL, Phase.CHOOSE_SWITCH):
+            after = state
+            for event in events:
+                after = self.evolve(after, event)
             events.append(TurnPassed(seat=next_in_race(after, seat)))
         return events
 
@@ -311,9 +331,11 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
 
     def evolve(self, state: State, event: Event) -> State:
         match event:
-            case EarthEventsShuffled(order=order):
-                # The turn is seat 0's, or a position's.
-                return replace(state, earth_deck=order, phase=Phase.ROLL)
+            case EarthEventsShuffled(order=order, cards=cards):
+                # The turn is seat 0's, or a position's. A player's event
+                # has no order: the stack is as many cards unseen.
+                deck = order or (UNSEEN,) * cards
+                return replace(state, earth_deck=deck, phase=Phase.ROLL)
             case DieRolled():
                 return replace(state, dice_used=state.dice_used + 1)
             case (
@@ -322,17 +344,16 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                 | DinoWarped(seat=seat, to_step=to)
             ):
                 return _with_dino(state, seat, step=to)
-            case DinoEnteredTwentyFirstCentury(seat=seat):
-                state = _with_dino(state, seat, step=self.content.finish)
+            case DinoEnteredTwentyFirstCentury(seat=seat, to_step=to):
+                state = _with_dino(state, seat, step=to)
                 return replace(state, winner=seat, phase=Phase.OVER)
             case LifeCardRecharged(seat=seat):
                 return _with_dino(state, seat, bones=0)
             case EarthEventDrawn(card=card):
-                # The used card goes to the bottom of the stack.
-                deck = state.earth_deck
-                return replace(
-                    state, earth_deck=(*deck[1:], deck[0]), last_earth_event=card
-                )
+                # The top card, drawn, goes to the bottom of the stack (seen
+                # now by everyone).
+                deck = (*state.earth_deck[1:], card)
+                return replace(state, earth_deck=deck, last_earth_event=card)
             case OverlayFlipped(seat=seat, bones=bones):
                 return _with_dino(state, seat, bones=bones)
             case DinoWentExtinct(seat=seat):
@@ -347,10 +368,9 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
             case TurnPassed(seat=seat):
                 return replace(state, turn=seat)
             case DinoLeftRace(seat=seat):
-                state = _with_dino(state, seat, out=True)
-                if state.turn == seat and state.phase is Phase.CHOOSE_SWITCH:
-                    state = replace(state, phase=Phase.ROLL)
-                return state
+                return _with_dino(state, seat, out=True)
+            case DinoSwitchLapsed():
+                return replace(state, phase=Phase.ROLL)
             case _:
                 # EarthEventSurvived and the challenge's begin, ties and
                 # winner change nothing the state keeps: the moves and
@@ -468,7 +488,7 @@ class _Turn:
             to = max(0, here - roll)
             self._emit(DinoMoved(seat, here, to, Heading.BACKWARD))
         elif dino.bones == 0 and here + roll >= finish:
-            self._emit(DinoEnteredTwentyFirstCentury(seat=seat, from_step=here))
+            self._emit(DinoEnteredTwentyFirstCentury(seat, here, finish))
             return
         else:
             # With bones showing, a Dino may not enter: it stops just before.
@@ -561,3 +581,23 @@ class _Turn:
             if not self._weaken(loser):
                 back = max(0, step - last_roll[loser])
                 self._emit(DinoPushedBack(seat=loser, from_step=step, to_step=back))
+
+
+class DinosaursExtinctRulesV1(
+    ImplicitDecisions[State, Command, Event, View], DinosaursExtinctRules
+):
+    """Rules version 1, for the games created under it: the same rules, but
+    a Dino Switch that lapsed when its chooser left was not recorded (the
+    fold dropped it with the Dino that left the race)."""
+
+    rules_version: ClassVar[str] = "1"
+    unrecorded: ClassVar[tuple[type, ...]] = (DinoSwitchLapsed,)
+
+    def implied(self, state: State, event: Event) -> list[Event]:
+        if (
+            isinstance(event, DinoLeftRace)
+            and state.turn == event.seat
+            and state.phase is Phase.CHOOSE_SWITCH
+        ):
+            return [DinoSwitchLapsed(seat=event.seat)]
+        return []

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from domain.escaping_extinction.content import CONTENT
 
 # The enums of the printed content appear in messages too: re-exported.
 from domain.escaping_extinction.content import DieColour as DieColour
@@ -222,9 +225,16 @@ class TradeOffer:
     card: str = ""
 
 
+#: A tile or a card a viewer does not know, in a state folded from the
+#: events it is sent: a face-down tile's id, a deck's card (a deck keeps as
+#: many as it has cards, so its size is right).
+UNSEEN = ""
+
+
 @dataclass(frozen=True)
 class State:
-    """The whole table, secrets included."""
+    """The whole table, secrets included (folded from a player's events,
+    what it does not know is :data:`UNSEEN`)."""
 
     players: int
     control: tuple[DinoControl, ...]
@@ -451,12 +461,31 @@ COMMAND_TYPES: tuple[type, ...] = (
 @dataclass(frozen=True)
 class WorldSetUp:
     """The table was set: tiles face down around the Oasis, decks shuffled.
-    Everything here is secret (blank for everyone but an admin)."""
+    The tiles and the orders are secret (blank for everyone but an admin);
+    the decks' sizes are not.
+
+    Schema 2 added the three sizes (a player's event has no orders to count;
+    a schema 1 event is upcast with its orders' lengths)."""
+
+    schema_version: ClassVar[int] = 2
 
     layout: tuple[str, ...]  # tile ids of positions 1-18
     meteor_deck: tuple[str, ...]
     rocket_docket_deck: tuple[str, ...]
     exploration_deck: tuple[str, ...]
+    meteor_cards: int
+    rocket_docket_cards: int
+    exploration_cards: int
+
+
+def world_set_up_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Schema 1 had no sizes: those of its (unredacted) orders."""
+    return {
+        **data,
+        "meteor_cards": len(data["meteor_deck"]),
+        "rocket_docket_cards": len(data["rocket_docket_deck"]),
+        "exploration_cards": len(data["exploration_deck"]),
+    }
 
 
 @dataclass(frozen=True)
@@ -468,10 +497,30 @@ class RocketDocketCardRevealed:
 
 @dataclass(frozen=True)
 class TurnBegan:
-    """``dino``'s turn began."""
+    """``dino``'s turn began, with ``actions`` actions; ``heal_only``: the
+    Dino is Injured, so the turn is for healing itself (with its Vines) until
+    it is healed, and it does not end by itself.
+
+    Schema 2 added ``actions`` and ``heal_only`` (the fold used to work them
+    out). A schema 1 event is upcast with the two actions every turn had
+    then and ``heal_only`` None: not recorded (rules versions 1 to 3, whose
+    fold still works it out)."""
+
+    schema_version: ClassVar[int] = 2
 
     dino: Dino
     round: int
+    actions: int
+    heal_only: bool | None
+
+
+#: The actions of every turn of the games stored at schema 1 of
+#: :class:`TurnBegan` (pinned: a later content does not change them).
+SCHEMA_1_ACTIONS = 2
+
+
+def turn_began_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "actions": SCHEMA_1_ACTIONS, "heal_only": None}
 
 
 @dataclass(frozen=True)
@@ -522,11 +571,23 @@ class DinoReturnedToOasis:
 
 @dataclass(frozen=True)
 class TileRevealed:
-    """The tile at ``position`` was turned face up."""
+    """The tile at ``position`` was turned face up; ``token_placed``: a token
+    of its ``resource`` (None: a tile without one) came from the Supply.
+
+    Schema 2 added ``resource`` (the fold used to read it from the tile's
+    card); a schema 1 event is upcast with the tile's printed resource."""
+
+    schema_version: ClassVar[int] = 2
 
     position: int
     tile: str
     token_placed: bool
+    resource: Resource | None
+
+
+def tile_revealed_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    resource = CONTENT.tile(data["tile"]).resource
+    return {**data, "resource": None if resource is None else resource.name}
 
 
 @dataclass(frozen=True)
@@ -581,9 +642,20 @@ class ResourceReturned:
 
 @dataclass(frozen=True)
 class TokenReturned:
-    """The resource token on ``position`` went back to the Supply."""
+    """The resource token on ``position``, of ``resource``, went back to the
+    Supply.
+
+    Schema 2 added ``resource``; a schema 1 event is upcast with None: not
+    recorded (rules versions 1 to 3, whose fold reads it from the tile)."""
+
+    schema_version: ClassVar[int] = 2
 
     position: int
+    resource: Resource | None
+
+
+def token_returned_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "resource": None}
 
 
 @dataclass(frozen=True)
@@ -824,10 +896,21 @@ class MeteorMoved:
 class EarthquakeStruck:
     """Every unoccupied tile but the Oasis was picked up, shuffled and laid
     face down again at ``positions``; ``layout`` (secret) is the new tile of
-    each. Their tokens and Lava Flows went back to the Supply."""
+    each. ``returned``: their tokens and Lava Flows, back to the Supply.
+
+    Schema 2 added ``returned``; a schema 1 event is upcast with None: not
+    recorded (rules versions 1 to 3, whose fold works it out from the
+    tiles)."""
+
+    schema_version: ClassVar[int] = 2
 
     positions: tuple[int, ...]
     layout: tuple[str, ...]
+    returned: Supply | None
+
+
+def earthquake_struck_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    return {**data, "returned": None}
 
 
 @dataclass(frozen=True)

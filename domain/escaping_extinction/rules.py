@@ -69,6 +69,7 @@ from domain.escaping_extinction.content import (
 from domain.escaping_extinction.model import (
     COMMAND_TYPES,
     EVENT_TYPES,
+    UNSEEN,
     AcceptTrade,
     ActionKind,
     ActionTaken,
@@ -156,9 +157,22 @@ from domain.escaping_extinction.model import (
     View,
     VineSpent,
     WorldSetUp,
+    earthquake_struck_v1_to_v2,
+    tile_revealed_v1_to_v2,
+    token_returned_v1_to_v2,
+    turn_began_v1_to_v2,
+    world_set_up_v1_to_v2,
 )
 from domain.frozen import replace, without
-from domain.rules import Bot, GameConfig, GameRules, ImplicitDecisions, Outcome, Viewer
+from domain.rules import (
+    Bot,
+    GameConfig,
+    GameRules,
+    ImplicitDecisions,
+    Outcome,
+    Upcaster,
+    Viewer,
+)
 
 DINOS: tuple[Dino, ...] = tuple(Dino)
 _TURN_INDEX = {d: i for i, d in enumerate(DINOS)}
@@ -389,6 +403,19 @@ def meteor_shuffle(rng: Rng) -> tuple[str, ...]:
         pile, rest = rest[:size], rest[size:]
         deck.extend(rng.shuffled([*pile, quake]))
     return tuple(deck)
+
+
+def picked_up(state: State, positions: Sequence[int]) -> Supply:
+    """The tokens and Lava Flows lying on ``positions`` (an Earthquake picks
+    them up with their tiles, back to the Supply)."""
+    counts = dict.fromkeys(_COUNTED, 0)
+    for position in positions:
+        place = state.places[position]
+        resource = CONTENT.tile(place.tile).resource if place.tile else None
+        if place.token and resource is not None:
+            counts[_RESOURCE_FIELD[resource]] += 1
+        counts["lava_flows"] += place.lava
+    return Supply(**counts)
 
 
 # -- starting from a position -----------------------------------------------------
@@ -707,6 +734,32 @@ def validate_position(position: Position, scenario: Scenario) -> None:
     _check_docket(position)
 
 
+def world_set_up(
+    layout: tuple[str, ...],
+    meteor_deck: tuple[str, ...],
+    rocket_docket_deck: tuple[str, ...],
+    exploration_deck: tuple[str, ...],
+) -> WorldSetUp:
+    """The deal, with the sizes of its decks (which a player's copy keeps)."""
+    return WorldSetUp(
+        layout,
+        meteor_deck,
+        rocket_docket_deck,
+        exploration_deck,
+        len(meteor_deck),
+        len(rocket_docket_deck),
+        len(exploration_deck),
+    )
+
+
+def turn_began(state: State, dino: Dino, round_: int) -> TurnBegan:
+    """``dino``'s turn begins: the turn's actions, and whether it is for
+    healing only (the Dino is Injured: it may heal itself with its Vines
+    first, and its turn does not end by itself meanwhile)."""
+    injured = dino_of(state, dino).health == 0
+    return TurnBegan(dino, round_, CONTENT.actions_per_turn, injured)
+
+
 def _deck(
     listed: tuple[str, ...], named: Collection[str], every: Sequence[str], rng: Rng
 ) -> tuple[str, ...]:
@@ -737,7 +790,7 @@ def position_set_up(position: Position, rng: Rng) -> list[Event]:
         CONTENT.exploration_order,
         rng,
     )
-    events: list[Event] = [WorldSetUp(layout, meteor, docket, exploration)]
+    events: list[Event] = [world_set_up(layout, meteor, docket, exploration)]
     if not docket_named:
         events.append(RocketDocketCardRevealed(docket[0]))
     return events
@@ -774,14 +827,17 @@ def position_state(state: State, position: Position) -> State:
 
 def redacted_position(position: Position) -> Position:
     """``position`` as a player sees it: face-down tiles and the decks'
-    orders blanked (as in ``WorldSetUp``)."""
-    places = tuple(p if p.revealed else replace(p, tile="") for p in position.places)
+    cards unseen (:data:`~domain.escaping_extinction.model.UNSEEN`, as in
+    ``WorldSetUp``; the decks keep their sizes)."""
+    places = tuple(
+        p if p.revealed else replace(p, tile=UNSEEN) for p in position.places
+    )
     return replace(
         position,
         places=places,
-        meteor_deck=(),
-        rocket_docket_deck=(),
-        exploration_deck=(),
+        meteor_deck=(UNSEEN,) * len(position.meteor_deck),
+        rocket_docket_deck=(UNSEEN,) * len(position.rocket_docket_deck),
+        exploration_deck=(UNSEEN,) * len(position.exploration_deck),
     )
 
 
@@ -1157,7 +1213,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
 
     game_type: ClassVar[str] = "escaping_extinction"
     title: ClassVar[str] = "Escaping Extinction"
-    rules_version: ClassVar[str] = "3"
+    rules_version: ClassVar[str] = "4"
     min_players: ClassVar[int] = 1
     max_players: ClassVar[int] = 4
     options_type: ClassVar[type] = Options
@@ -1170,6 +1226,13 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     character_events: ClassVar[frozenset[type] | None] = frozenset({DinosHandedOver})
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {
+        ("WorldSetUp", 1): world_set_up_v1_to_v2,
+        ("TurnBegan", 1): turn_began_v1_to_v2,
+        ("TileRevealed", 1): tile_revealed_v1_to_v2,
+        ("TokenReturned", 1): token_returned_v1_to_v2,
+        ("EarthquakeStruck", 1): earthquake_struck_v1_to_v2,
+    }
     cooperative: ClassVar[bool] = True
     #: A trade from a Dino the sending seat does not control is an offer its
     #: seat accepts or declines (version 3 on); before, it happened at once.
@@ -1254,7 +1317,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             return table.events
         docket = scenario.rocket_docket_deck or rng.shuffled(CONTENT.docket_order)
         table.emit(
-            WorldSetUp(
+            world_set_up(
                 layout=scenario.layout or rng.shuffled(CONTENT.tile_order),
                 meteor_deck=scenario.meteor_deck or meteor_shuffle(rng),
                 rocket_docket_deck=docket,
@@ -1262,8 +1325,8 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                 or rng.shuffled(CONTENT.exploration_order),
             ),
             RocketDocketCardRevealed(docket[0]),
-            TurnBegan(DINOS[0], 1),
         )
+        table.emit(turn_began(table.state, DINOS[0], 1))
         return table.events
 
     def redact_position(self, position: Position, viewer: Viewer) -> Position:
@@ -1513,7 +1576,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         if not place.revealed:
             resource = tile.resource
             token = resource is not None and in_supply(t.state.supply, resource) > 0
-            t.emit(TileRevealed(position, place.tile, token))
+            t.emit(TileRevealed(position, place.tile, token, resource))
         if tile.terrain is Terrain.VOLCANO:
             t.damage(dino, t.roll(dino, RollPurpose.VOLCANO).number)
         if place.lava:
@@ -1532,7 +1595,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         extra = 0
         if gamble:
             if t.roll(dino, RollPurpose.DOUBLE_OR_NOTHING).colour is DieColour.RED:
-                t.emit(TokenReturned(position))
+                t.emit(TokenReturned(position, resource))
                 self._draw(t, dino)
                 return
             extra = 1
@@ -1710,7 +1773,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                     return
                 following, round_ = 0, round_ + 1
             dino = DINOS[following]
-            t.emit(TurnBegan(dino, round_))
+            t.emit(turn_began(t.state, dino, round_))
             d = t.dino(dino)
             if d.health == 0 and d.vines == 0:
                 t.emit(TurnEnded(dino))
@@ -1736,6 +1799,8 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
                 t.emit(ResourceReturned(d.dino, Resource.FOOD))
 
     def _earthquake(self, t: _Table) -> None:
+        """Every unoccupied tile but the Oasis is picked up, with its token
+        and Lava Flow (back to the Supply), and laid again face down."""
         occupied = {d.position for d in t.state.dinos}
         positions = tuple(p for p in range(1, CONTENT.positions) if p not in occupied)
         tiles = [t.state.places[p].tile for p in positions]
@@ -1744,7 +1809,8 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         priority: Sequence[str] = ()
         if scenario is not None and n < len(scenario.earthquake_orders):
             priority = scenario.earthquake_orders[n].tiles
-        t.emit(EarthquakeStruck(positions, _fixed_order(tiles, priority, t.rng)))
+        layout = _fixed_order(tiles, priority, t.rng)
+        t.emit(EarthquakeStruck(positions, layout, picked_up(t.state, positions)))
 
     # -- the end (the_end above decides it) ----------------------------------
 
@@ -1815,9 +1881,15 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             return event
         match event:
             case WorldSetUp():
-                return WorldSetUp((), (), (), ())
-            case EarthquakeStruck(positions, _):
-                return EarthquakeStruck(positions, ())
+                return replace(
+                    event,
+                    layout=(),
+                    meteor_deck=(),
+                    rocket_docket_deck=(),
+                    exploration_deck=(),
+                )
+            case EarthquakeStruck():
+                return replace(event, layout=())
             case ExplorationDeckReshuffled():
                 return ExplorationDeckReshuffled(())
         return event
@@ -1874,10 +1946,11 @@ def _supply_add(state: State, resource: Resource, n: int) -> State:
     return replace(state, supply=supply)
 
 
-def _revealed(state: State, position: int, tile: str, token_placed: bool) -> State:
-    state = _with_place(state, position, tile=tile, revealed=True, token=token_placed)
-    resource = CONTENT.tile(tile).resource
-    if token_placed and resource is not None:
+def _revealed(
+    state: State, position: int, tile: str, token: bool, resource: Resource | None
+) -> State:
+    state = _with_place(state, position, tile=tile, revealed=True, token=token)
+    if token and resource is not None:
         state = _supply_add(state, resource, -1)
     return state
 
@@ -1890,22 +1963,32 @@ def _given(state: State, dino: Dino, recipient: Dino, item: Item) -> State:
     return _add(_add(state, dino, resource, -1), recipient, resource, 1)
 
 
-def _relaid(state: State, positions: tuple[int, ...], layout: tuple[str, ...]) -> State:
-    """The tiles at ``positions`` replaced face down by ``layout`` (empty in a
-    redacted event, which changes nothing); their tokens and Lava Flows go
-    back to the Supply."""
-    for position, tile in zip(positions, layout, strict=False):
-        old = state.places[position]
-        resource = CONTENT.tile(old.tile).resource
-        if old.token and resource is not None:
-            state = _supply_add(state, resource, 1)
-        if old.lava:
-            supply = replace(state.supply, lava_flows=state.supply.lava_flows + 1)
-            state = replace(state, supply=supply)
+def _relaid(
+    state: State,
+    positions: tuple[int, ...],
+    layout: tuple[str, ...],
+    returned: Supply | None,
+) -> State:
+    """The tiles at ``positions`` laid again face down: ``layout`` (empty in
+    a player's event: tiles it does not know), without their tokens and
+    Lava Flows, which are ``returned`` to the Supply."""
+    tiles = layout or (UNSEEN,) * len(positions)
+    for position, tile in zip(positions, tiles, strict=False):
         state = _with_place(
             state, position, tile=tile, revealed=False, token=False, lava=False
         )
+    if returned is not None:
+        supply = Supply(
+            **{f: getattr(state.supply, f) + getattr(returned, f) for f in _COUNTED}
+        )
+        state = replace(state, supply=supply)
     return state
+
+
+def _drawn(deck: tuple[str, ...]) -> tuple[str, ...]:
+    """``deck`` without its top card, the one drawn (a card is always drawn
+    from the top; in a player's fold it is a card it did not know)."""
+    return deck[1:]
 
 
 def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match table)
@@ -1913,15 +1996,15 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
     # A turn's everyday events come first: the match tries cases in order.
     r = replace
     match event:
-        case TurnBegan(dino, round_):
+        case TurnBegan(dino, round_, actions, heal_only):
             return r(
                 state,
                 current=_TURN_INDEX[dino],
                 round=round_,
                 turn_open=True,
-                actions_left=CONTENT.actions_per_turn,
+                actions_left=actions,
                 redraw_used=False,
-                waiting_to_heal=dino_of(state, dino).health == 0,
+                waiting_to_heal=bool(heal_only),
             )
         case ActionTaken():
             return r(state, actions_left=state.actions_left - 1)
@@ -1930,10 +2013,10 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
         case DinoTravelled(dino, _, destination, _, food_spent):
             state = _add(state, dino, Resource.FOOD, -food_spent)
             return _with_dino(state, dino, position=destination)
-        case TileRevealed(position, tile, token_placed):
-            return _revealed(state, position, tile, token_placed)
-        case ExplorationCardDrawn(_, card):
-            return r(state, exploration_deck=without(state.exploration_deck, card))
+        case TileRevealed(position, tile, token_placed, resource):
+            return _revealed(state, position, tile, token_placed, resource)
+        case ExplorationCardDrawn():
+            return r(state, exploration_deck=_drawn(state.exploration_deck))
         case ExplorationCardDiscarded(card):
             return r(state, exploration_discard=(*state.exploration_discard, card))
         case ItemGiven(dino, recipient, item):
@@ -1950,7 +2033,7 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
         case MeteorCardDrawn(card):
             return r(
                 state,
-                meteor_deck=without(state.meteor_deck, card),
+                meteor_deck=_drawn(state.meteor_deck),
                 meteor_drawn=(*state.meteor_drawn, card),
             )
         case MeteorMoved(_, destination):
@@ -1962,33 +2045,29 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
             # A turn that began Injured is for healing only until healed.
             healed = current_dino(state).health > 0
             return r(state, waiting_to_heal=state.waiting_to_heal and not healed)
-        case WorldSetUp(layout, meteor_deck, docket_deck, exploration_deck):
+        case WorldSetUp(layout, meteors, docket, exploration):
+            # The deal fills the face-down places' blank tiles (a position's
+            # places keep their faces, tokens, Lava Flows and Caves); a
+            # player's copy has no tiles and decks of unseen cards.
             places = (
                 state.places[0],
-                *tuple(Place(tile, False, False, False, False) for tile in layout),
+                *(
+                    replace(p, tile=tile)
+                    for p, tile in zip(state.places[1:], layout, strict=False)
+                ),
+                *state.places[1 + len(layout) :],
             )
-            if state.scenario is not None and state.scenario.position is not None:
-                # A position's places keep their faces, tokens, Lava Flows and
-                # Caves; the deal only fills the blank tiles.
-                places = (
-                    state.places[0],
-                    *(
-                        replace(p, tile=tile)
-                        for p, tile in zip(state.places[1:], layout, strict=False)
-                    ),
-                    *state.places[1 + len(layout) :],
-                )
             return r(
                 state,
                 places=places,
-                meteor_deck=meteor_deck,
-                docket_deck=docket_deck,
-                exploration_deck=exploration_deck,
+                meteor_deck=meteors or (UNSEEN,) * event.meteor_cards,
+                docket_deck=docket or (UNSEEN,) * event.rocket_docket_cards,
+                exploration_deck=exploration or (UNSEEN,) * event.exploration_cards,
             )
         case RocketDocketCardRevealed(card):
             return r(
                 state,
-                docket_deck=without(state.docket_deck, card),
+                docket_deck=_drawn(state.docket_deck),
                 docket_open=(*state.docket_open, card),
             )
         case DieRolled():
@@ -1999,10 +2078,9 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
             return _with_dino(state, dino, position=OASIS)
         case VineSpent(dino):
             return _add(state, dino, Resource.VINE, -1)
-        case TokenReturned(position):
-            returned = CONTENT.tile(state.places[position].tile).resource
+        case TokenReturned(position, resource):
             state = _with_place(state, position, token=False)
-            return state if returned is None else _supply_add(state, returned, 1)
+            return state if resource is None else _supply_add(state, resource, 1)
         case RoomNeeded(dino, resource, from_tile, from_supply, draw_after):
             pending = Pending(
                 PendingKind.MAKE_ROOM,
@@ -2041,9 +2119,11 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
             state = _with_dino(state, dino, held_cards=without(held, card))
             return r(state, exploration_discard=(*state.exploration_discard, card))
         case ExplorationDeckReshuffled(order):
+            # A player's copy has no order: the discards, face down, unseen.
+            deck = order or (UNSEEN,) * len(state.exploration_discard)
             return r(
                 state,
-                exploration_deck=(*state.exploration_deck, *order),
+                exploration_deck=(*state.exploration_deck, *deck),
                 exploration_discard=(),
                 reshuffles_used=state.reshuffles_used + 1,
             )
@@ -2097,8 +2177,8 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
             )
             held = dino_of(state, recipient).held_cards
             return _with_dino(state, recipient, held_cards=(*held, card))
-        case EarthquakeStruck(positions, layout):
-            state = _relaid(state, positions, layout)
+        case EarthquakeStruck(positions, layout, returned):
+            state = _relaid(state, positions, layout, returned)
             return r(state, earthquakes_used=state.earthquakes_used + 1)
         case MeteorDeckRanOut():
             return r(state, result=METEOR_DECK_EMPTY)
@@ -2115,10 +2195,64 @@ def evolve(state: State, event: Event) -> State:  # noqa: C901 (a flat match tab
     return state
 
 
-class EscapingExtinctionRulesV2(EscapingExtinctionRules):
-    """Rules version 2, for the games created under it: the same rules, but
-    a trade from any Dino on the tile happened at once, whoever controlled
-    it (the table agreed aloud; no offer, no consent)."""
+def _unrecorded(event: Event) -> Event:
+    """``event`` as rules versions 1 to 3 recorded it: without the facts
+    their fold worked out (a turn for healing only, a returned token's
+    resource, what an Earthquake returned to the Supply)."""
+    match event:
+        case TurnBegan():
+            return replace(event, heal_only=None)
+        case TokenReturned():
+            return replace(event, resource=None)
+        case EarthquakeStruck():
+            return replace(event, returned=None)
+    return event
+
+
+def _recalled(state: State, event: Event) -> Event:
+    """``event`` of rules versions 1 to 3 with the facts it did not record,
+    worked out as their fold did, from ``state`` (the state before it) and
+    the content (versions 1 to 3 were played with this content only)."""
+    match event:
+        case TurnBegan(heal_only=None):
+            return replace(event, heal_only=dino_of(state, event.dino).health == 0)
+        case TokenReturned(position=position, resource=None):
+            place = state.places[position]
+            resource = CONTENT.tile(place.tile).resource if place.tile else None
+            return replace(event, resource=resource)
+        case EarthquakeStruck(positions=positions, returned=None):
+            return replace(event, returned=picked_up(state, positions))
+    return event
+
+
+class EscapingExtinctionRulesV3(EscapingExtinctionRules):
+    """Rules version 3, for the games created under it: the same rules, but
+    three facts were not recorded: that an Injured Dino's turn is for
+    healing only (``TurnBegan.heal_only``), the resource of a token Long
+    Neck's roll returned (``TokenReturned.resource``) and what an Earthquake
+    returned to the Supply (``EarthquakeStruck.returned``). Deciding, it
+    leaves them out (None); folding, it works them out as that version's
+    fold did, by the rules and the content it was played with."""
+
+    rules_version: ClassVar[str] = "3"
+
+    def start(self, state: State, rng: Rng) -> list[Event]:
+        return [_unrecorded(e) for e in super().start(state, rng)]
+
+    def decide_and_evolve(
+        self, state: State, seat: int, command: Command, rng: Rng
+    ) -> tuple[list[Event], State]:
+        events, after = super().decide_and_evolve(state, seat, command, rng)
+        return [_unrecorded(e) for e in events], after
+
+    def evolve(self, state: State, event: Event) -> State:
+        return evolve(state, _recalled(state, event))
+
+
+class EscapingExtinctionRulesV2(EscapingExtinctionRulesV3):
+    """Rules version 2, for the games created under it: the rules of version
+    3, but a trade from any Dino on the tile happened at once, whoever
+    controlled it (the table agreed aloud; no offer, no consent)."""
 
     rules_version: ClassVar[str] = "2"
     trades_need_consent: ClassVar[bool] = False
@@ -2140,5 +2274,6 @@ class EscapingExtinctionRulesV1(
 
 
 RULES = EscapingExtinctionRules()
+RULES_V3 = EscapingExtinctionRulesV3()
 RULES_V2 = EscapingExtinctionRulesV2()
 RULES_V1 = EscapingExtinctionRulesV1()

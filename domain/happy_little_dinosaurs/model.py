@@ -127,9 +127,18 @@ class Player:
     eliminated: bool = False
 
 
+#: A card a viewer does not know, in a state folded from the events it is
+#: sent: another seat's card in hand or committed, a deck's card. Hands and
+#: decks keep as many cards as they hold; the names a viewer saw in
+#: another seat's hand may be out of date (a card can leave it unseen),
+#: which no view shows.
+UNSEEN = ""
+
+
 @dataclass(frozen=True)
 class State:
-    """The whole game, secrets included."""
+    """The whole game, secrets included (folded from a player's events, what
+    it does not know is :data:`UNSEEN`)."""
 
     players: tuple[Player, ...]
     scenario: Scenario | None = None

@@ -62,6 +62,7 @@ from domain.happy_little_dinosaurs.content import (
 from domain.happy_little_dinosaurs.model import (
     COMMAND_TYPES,
     EVENT_TYPES,
+    UNSEEN,
     AddPointCardValue,
     BottomReason,
     CardsDiscarded,
@@ -443,11 +444,12 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
 
     def redact_position(self, position: Position, viewer: Viewer) -> Position:
         """Players see no deck's order and only their own seats' hands (the
-        views show every hand's and deck's size)."""
+        others' as many unseen cards, :data:`~.model.UNSEEN`: the views show
+        every hand's size)."""
         if viewer.sees_everything:
             return position
         players = tuple(
-            p if viewer.plays(seat) else replace(p, hand=())
+            p if viewer.plays(seat) else replace(p, hand=(UNSEEN,) * len(p.hand))
             for seat, p in enumerate(position.players)
         )
         return replace(position, players=players, main_deck=(), disaster_deck=())
@@ -1316,21 +1318,23 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
             case GameSetUp(
                 dinosaurs=dinosaurs, main_deck=main, disaster_deck=disasters
             ):
-                # The players' hands and areas are empty, or a position's.
+                # The players' hands and areas are empty, or a position's. A
+                # player's copy has the decks' sizes only: unseen cards.
                 players = zip(state.players, dinosaurs, strict=True)
                 return replace(
                     state,
                     players=tuple(replace(p, dinosaur=d) for p, d in players),
-                    main_deck=main,
-                    disaster_deck=disasters,
+                    main_deck=main or (UNSEEN,) * event.main_deck_size,
+                    disaster_deck=disasters or (UNSEEN,) * event.disaster_deck_size,
                 )
-            case CardsDrawn(seat=seat, cards=cards):
-                state = self._hand(state, seat, state.players[seat].hand + cards)
-                return replace(state, main_deck=state.main_deck[len(cards) :])
-            case MainDeckReshuffled(cards=cards):
+            case CardsDrawn(seat=seat, cards=cards, count=count):
+                drawn = cards or (UNSEEN,) * count
+                state = self._hand(state, seat, state.players[seat].hand + drawn)
+                return replace(state, main_deck=state.main_deck[count:])
+            case MainDeckReshuffled(cards=cards, count=count):
                 return replace(
                     state,
-                    main_deck=cards,
+                    main_deck=cards or (UNSEEN,) * count,
                     discard=(),
                     reshuffles_used=state.reshuffles_used + 1,
                 )
@@ -1357,9 +1361,10 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 )
             case CardsDiscarded(seat=seat, cards=cards):
                 return self._discard(state, seat, cards)
-            case PointCardCommitted(seat=seat, card=str() as card):
-                state = self._hand(state, seat, without(state.players[seat].hand, card))
-                return replace(state, committed={**state.committed, seat: card})
+            case PointCardCommitted(seat=seat, card=card):
+                state = self._hand(state, seat, _taken(state.players[seat].hand, card))
+                committed = card or UNSEEN
+                return replace(state, committed={**state.committed, seat: committed})
             case PointCardsRevealed(cards=cards):
                 return replace(
                     state, played=dict(cards), committed={}, phase=Phase.EFFECTS
@@ -1374,13 +1379,17 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 state = self._discard(state, seat, (discarded,))
                 bonus = {**state.bonus, seat: state.bonus.get(seat, 0) + value}
                 return self._effect_done(replace(state, bonus=bonus), card)
-            case HandLookedAt(target=target):
+            case HandLookedAt(target=target, hand=hand):
+                # The hand as the looker saw it (no news in the true state).
+                if hand:
+                    state = self._hand(state, target, hand)
                 return replace(state, effect_target=target)
-            case CardTaken(seat=seat, target=target, card=str() as card):
+            case CardTaken(seat=seat, target=target, card=card):
                 state = self._hand(
-                    state, target, without(state.players[target].hand, card)
+                    state, target, _taken(state.players[target].hand, card)
                 )
-                state = self._hand(state, seat, (*state.players[seat].hand, card))
+                taken = card or UNSEEN
+                state = self._hand(state, seat, (*state.players[seat].hand, taken))
                 return self._effect_done(state, state.effect)
             case PlayedCardsSwapped(card=card, first=first, second=second):
                 played = {
@@ -1391,14 +1400,15 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 return self._effect_done(replace(state, played=played), card)
             case EffectCardsDiscarded(seat=seat, card=card, cards=cards):
                 return self._effect_done(self._discard(state, seat, cards), card)
-            case TopCardsLookedAt(cards=cards):
+            case TopCardsLookedAt(cards=cards, count=count):
                 return replace(
                     state,
-                    peeked=state.peeked + cards,
-                    main_deck=state.main_deck[len(cards) :],
+                    peeked=state.peeked + (cards or (UNSEEN,) * count),
+                    main_deck=state.main_deck[count:],
                 )
-            case TopCardKept(seat=seat, kept=str() as kept, discarded=discarded):
-                state = self._hand(state, seat, (*state.players[seat].hand, kept))
+            case TopCardKept(seat=seat, kept=kept, discarded=discarded):
+                hand = (*state.players[seat].hand, kept or UNSEEN)
+                state = self._hand(state, seat, hand)
                 state = replace(state, discard=state.discard + discarded)
                 return self._effect_done(state, state.effect)
             case ScoresTallied(scores=scores):
@@ -1483,8 +1493,6 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                 return replace(state, withdrawn=(*state.withdrawn, seat))
             case GameWon(winners=winners, result=result):
                 return replace(state, phase=Phase.OVER, winners=winners, result=result)
-        # A redacted event (a card a viewer may not see) folds to nothing:
-        # only whole events are folded into a game's state.
         return state
 
     def _player(self, state: State, seat: int, player: Player) -> State:
@@ -1496,11 +1504,14 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         return self._player(state, seat, replace(state.players[seat], hand=hand))
 
     def _discard(self, state: State, seat: int, cards: tuple[str, ...]) -> State:
-        state = self._hand(state, seat, without_any(state.players[seat].hand, cards))
+        hand = state.players[seat].hand
+        for card in cards:
+            hand = _taken(hand, card)
+        state = self._hand(state, seat, hand)
         return replace(state, discard=state.discard + cards)
 
     def _to_table(self, state: State, seat: int, card: str) -> State:
-        state = self._hand(state, seat, without(state.players[seat].hand, card))
+        state = self._hand(state, seat, _taken(state.players[seat].hand, card))
         return replace(state, table=(*state.table, card))
 
     def _effect_done(self, state: State, card: str | None) -> State:
@@ -1685,3 +1696,16 @@ class HappyLittleDinosaursRulesV1(HappyLittleDinosaursRulesV2):
 RULES = HappyLittleDinosaursRules()
 RULES_V2 = HappyLittleDinosaursRulesV2()
 RULES_V1 = HappyLittleDinosaursRulesV1()
+
+
+def _taken(hand: tuple[str, ...], card: str | None) -> tuple[str, ...]:
+    """``hand`` without ``card``, which leaves it (None: a card the viewer
+    did not see). In a hand folded from a player's events, a card it does
+    not find there by name was one of the hand's unseen cards, or one the
+    player saw there that left unseen: one of those goes, so the hand keeps
+    its size (the true hand always holds the card)."""
+    if card is not None and card in hand:
+        return without(hand, card)
+    if UNSEEN in hand:
+        return without(hand, UNSEEN)
+    return hand[1:]

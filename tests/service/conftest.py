@@ -98,6 +98,26 @@ def server(sqlite_url: str) -> Iterator[Running]:
     yield from serve(sqlite_url)
 
 
+#: The integration token of ``feed_server``; its admin token is "admin".
+INTEGRATION_TOKEN = "integration-secret"
+
+
+@pytest.fixture
+def feed_server(sqlite_url: str) -> Iterator[Running]:
+    """A real server that also takes an integration token (the feed's)."""
+    store = open_store(sqlite_url)
+    running = create_server(
+        store,
+        admin_token="admin",
+        port=0,
+        integration_tokens=(INTEGRATION_TOKEN,),
+        limits=NO_RATE_LIMITS,
+    )
+    yield running
+    running.stop(0.5)
+    store.close()
+
+
 @pytest.fixture
 def target(server: Running) -> str:
     return f"127.0.0.1:{server.port}"

@@ -25,8 +25,7 @@ from eventstore.sql import SQLAlchemyEventStore
 from service.application import GameApp
 from service.callers import Caller
 from service.projections import GAME_LIST, GameListProjection, GameListRows
-from service.server import create_server
-from tests.service.conftest import NO_RATE_LIMITS
+from tests.service.conftest import INTEGRATION_TOKEN
 from tests.service.test_replays import random_game
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,26 +147,6 @@ def test_a_runner_killed_with_sigkill_and_restarted_misses_and_doubles_nothing(
     fresh.rebuild()
     assert fresh.models.all_games() == live_rows
     assert len(live_rows) == 8 and all(r.status == "finished" for r in live_rows)
-    store.close()
-
-
-INTEGRATION_TOKEN = "integration-secret"
-
-
-@pytest.fixture
-def feed_server(tmp_path):
-    url = f"sqlite:///{tmp_path / 'feed.sqlite3'}"
-    migrate.upgrade(url)
-    store = open_store(url)
-    running = create_server(
-        store,
-        admin_token="admin",
-        port=0,
-        integration_tokens=(INTEGRATION_TOKEN,),
-        limits=NO_RATE_LIMITS,
-    )
-    yield running
-    running.stop(0.5)
     store.close()
 
 

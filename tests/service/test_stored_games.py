@@ -18,7 +18,14 @@ from clients.client import StrataClient, StrataError
 from domain import bots, registry
 from domain.chance import Rng
 from domain.cubosaurs import model as cubosaurs_model
-from domain.escaping_extinction.model import MeteorHitEarth, RocketLaunched
+from domain.escaping_extinction.content import CONTENT
+from domain.escaping_extinction.model import (
+    EarthquakeStruck,
+    MeteorHitEarth,
+    RocketLaunched,
+    TokenReturned,
+    TurnBegan,
+)
 from domain.fairness import SeedRevealed
 from domain.happy_little_dinosaurs.model import (
     GameWon,
@@ -30,6 +37,7 @@ from domain.session import GameFinished, Status
 from eventstore.memory import InMemoryEventStore
 from service.application import GameApp
 from service.errors import Code, FailedPrecondition, classify
+from service.games import decode_recorded
 from service.portable import parse_export
 from service.verification import Verdict, verify_game
 
@@ -41,6 +49,9 @@ UNRECORDED: dict[str, tuple[type, ...]] = {
     "1": (GameWon, RocketLaunched, MeteorHitEarth, ScoresSwapped),
     "2": (ScoresSwapped, PlayerWithdrew, cubosaurs_model.PlayerWithdrew),
 }
+#: The Escaping Extinction events whose schema 2 came with rules version 4.
+UPCAST_IN_EE_V4 = ("WorldSetUp", "TurnBegan", "TileRevealed")
+ENTERED = "DinoEnteredTwentyFirstCentury"
 
 
 def stored(path: Path) -> tuple[GameApp, str, dict[str, Any]]:
@@ -201,6 +212,65 @@ def test_an_unfinished_stored_game_is_continued_under_its_rules(name: str) -> No
     ending = [e for e in new_events if not isinstance(e, SeedRevealed)]
     assert isinstance(ending[-1], GameFinished)
     assert verify_game(app.store, game_id).verdict is Verdict.VERIFIED
+
+
+def test_stored_escaping_extinction_events_are_upcast_with_what_they_imply() -> None:
+    app, game_id, document = stored(DATA / "escaping_extinction_v3_meteor.strata.json")
+    session = app.load(game_id).session
+    raw = {e["type"]: e for e in reversed(document["events"])}  # the first of each
+    assert all(raw[t]["schema_version"] == 1 for t in UPCAST_IN_EE_V4)
+    setup, began, revealed = (
+        session.decode_event(t, raw[t]["data"], 1)
+        for t in ("WorldSetUp", "TurnBegan", "TileRevealed")
+    )
+    assert (setup.meteor_cards, setup.rocket_docket_cards) == (16, 12)
+    assert setup.exploration_cards == 30
+    # Two actions a turn, as then; whether a turn was for healing only was
+    # not recorded (the fold of rules version 3 works it out).
+    assert (began.actions, began.heal_only) == (2, None)
+    assert revealed.resource is CONTENT.tile(revealed.tile).resource
+
+
+def test_a_stored_injured_dinos_turn_still_folds_to_a_turn_for_healing() -> None:
+    app, game_id, _ = stored(DATA / "escaping_extinction_v3_meteor.strata.json")
+    session = app.load(game_id).session
+    state = None
+    healing = 0
+    for recorded in app.store.read_stream(game_id):
+        event = decode_recorded(session, recorded)
+        before, state = state, session.evolve(state, event)
+        if isinstance(event, TurnBegan) and before is not None:
+            injured = any(
+                d.dino is event.dino and d.health == 0 for d in before.game.dinos
+            )
+            assert state.game.waiting_to_heal == injured
+            healing += injured
+    assert healing, "the stored game has an Injured Dino's turn"
+
+
+def test_an_unfinished_rules_version_3_game_goes_on_without_the_new_facts() -> None:
+    app, game_id, _ = stored(DATA / "escaping_extinction_v3_unfinished.strata.json")
+    app = admin_app(app)
+
+    new_events = play_on(app, game_id)
+
+    assert app.load(game_id).state.rules_version == "3"
+    assert all(e.heal_only is None for e in new_events if isinstance(e, TurnBegan))
+    assert all(
+        e.returned is None for e in new_events if isinstance(e, EarthquakeStruck)
+    )
+    assert all(e.resource is None for e in new_events if isinstance(e, TokenReturned))
+    assert verify_game(app.store, game_id).verdict is Verdict.VERIFIED
+
+
+def test_a_stored_dino_entering_the_21st_century_is_upcast_with_its_step() -> None:
+    app, game_id, document = stored(DATA / "dinosaurs_extinct_v1.strata.json")
+    [raw] = [e for e in document["events"] if e["type"] == ENTERED]
+    assert raw["schema_version"] == 1 and "to_step" not in raw["data"]
+    entered = app.load(game_id).session.decode_event(ENTERED, raw["data"], 1)
+    assert entered.to_step == 36
+    state = app.load(game_id).state
+    assert state.game.dinos[entered.seat].step == 36
 
 
 def test_a_stored_two_player_cubosaurs_game_keeps_its_three_rounds() -> None:

@@ -46,7 +46,11 @@ class IntegrationService(Protocol):
         Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
         last `position` received. Positions grow along the log but need not be
-        consecutive numbers.
+        consecutive numbers. Each event is decoded and redacted under the rules
+        version its game was created with; an event (passing the filters) of a
+        game whose rules version this service no longer runs ends the stream
+        with FAILED_PRECONDITION, reason RULES_VERSION_UNAVAILABLE, as GetGame
+        refuses that game.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -144,7 +148,11 @@ class IntegrationServiceClient(ConnectClient):
         Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
         last `position` received. Positions grow along the log but need not be
-        consecutive numbers.
+        consecutive numbers. Each event is decoded and redacted under the rules
+        version its game was created with; an event (passing the filters) of a
+        game whose rules version this service no longer runs ends the stream
+        with FAILED_PRECONDITION, reason RULES_VERSION_UNAVAILABLE, as GetGame
+        refuses that game.
         """
         return self.execute_server_stream(
             request=request,
@@ -192,7 +200,11 @@ class IntegrationServiceSync(Protocol):
         Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
         last `position` received. Positions grow along the log but need not be
-        consecutive numbers.
+        consecutive numbers. Each event is decoded and redacted under the rules
+        version its game was created with; an event (passing the filters) of a
+        game whose rules version this service no longer runs ends the stream
+        with FAILED_PRECONDITION, reason RULES_VERSION_UNAVAILABLE, as GetGame
+        refuses that game.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -288,7 +300,11 @@ class IntegrationServiceClientSync(ConnectClientSync):
         Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
         last `position` received. Positions grow along the log but need not be
-        consecutive numbers.
+        consecutive numbers. Each event is decoded and redacted under the rules
+        version its game was created with; an event (passing the filters) of a
+        game whose rules version this service no longer runs ends the stream
+        with FAILED_PRECONDITION, reason RULES_VERSION_UNAVAILABLE, as GetGame
+        refuses that game.
         """
         return self.execute_server_stream(
             request=request,

@@ -55,7 +55,11 @@ class IntegrationServiceServicer:
         """Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
         last `position` received. Positions grow along the log but need not be
-        consecutive numbers.
+        consecutive numbers. Each event is decoded and redacted under the rules
+        version its game was created with; an event (passing the filters) of a
+        game whose rules version this service no longer runs ends the stream
+        with FAILED_PRECONDITION, reason RULES_VERSION_UNAVAILABLE, as GetGame
+        refuses that game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

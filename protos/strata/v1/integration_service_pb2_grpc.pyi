@@ -42,7 +42,11 @@ class IntegrationServiceStub:
     """Follows the global log from a position, in log order, never skipping
     or reordering an event, filtered on the server. Resume by sending the
     last `position` received. Positions grow along the log but need not be
-    consecutive numbers.
+    consecutive numbers. Each event is decoded and redacted under the rules
+    version its game was created with; an event (passing the filters) of a
+    game whose rules version this service no longer runs ends the stream
+    with FAILED_PRECONDITION, reason RULES_VERSION_UNAVAILABLE, as GetGame
+    refuses that game.
     """
     GetStatistics: _grpc.UnaryUnaryMultiCallable[_integration_service_pb2.GetStatisticsRequest, _integration_service_pb2.GetStatisticsResponse]
     """Per-game-type statistics from the projections."""
@@ -56,7 +60,11 @@ class IntegrationServiceAsyncStub(IntegrationServiceStub):
     """Follows the global log from a position, in log order, never skipping
     or reordering an event, filtered on the server. Resume by sending the
     last `position` received. Positions grow along the log but need not be
-    consecutive numbers.
+    consecutive numbers. Each event is decoded and redacted under the rules
+    version its game was created with; an event (passing the filters) of a
+    game whose rules version this service no longer runs ends the stream
+    with FAILED_PRECONDITION, reason RULES_VERSION_UNAVAILABLE, as GetGame
+    refuses that game.
     """
     GetStatistics: _aio.UnaryUnaryMultiCallable[_integration_service_pb2.GetStatisticsRequest, _integration_service_pb2.GetStatisticsResponse]  # type: ignore[assignment]
     """Per-game-type statistics from the projections."""
@@ -73,7 +81,11 @@ class IntegrationServiceServicer(metaclass=_abc_1.ABCMeta):
         """Follows the global log from a position, in log order, never skipping
         or reordering an event, filtered on the server. Resume by sending the
         last `position` received. Positions grow along the log but need not be
-        consecutive numbers.
+        consecutive numbers. Each event is decoded and redacted under the rules
+        version its game was created with; an event (passing the filters) of a
+        game whose rules version this service no longer runs ends the stream
+        with FAILED_PRECONDITION, reason RULES_VERSION_UNAVAILABLE, as GetGame
+        refuses that game.
         """
 
     @_abc_1.abstractmethod

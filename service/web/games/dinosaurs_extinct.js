@@ -134,6 +134,8 @@ export default {
         return `${who(e.seat)} entered the 21st Century!`;
       case "dinoLeftRace":
         return `${who(e.seat)} left the race: its player left the game.`;
+      case "dinoSwitchLapsed":
+        return `${who(e.seat)}'s Dino Switch lapsed: its player left the game.`;
       case "lifeCardRecharged":
         return `${who(e.seat)} landed on No Bones on Me: its Life Card is recharged.`;
       case "earthEventDrawn":

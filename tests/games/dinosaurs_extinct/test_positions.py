@@ -73,7 +73,7 @@ def test_given_an_alive_dino_one_step_from_the_finish_when_it_rolls_then_it_wins
     position = Position(dinos=(DinoPosition(LAST_STEP, 0), DinoPosition(3, 0)))
     state, _ = start(position, dice=(4,))
     events = when(RULES, state.game, 0, RollDie())
-    assert DinoEnteredTwentyFirstCentury(seat=0, from_step=LAST_STEP) in events
+    assert DinoEnteredTwentyFirstCentury(0, LAST_STEP, FINISH) in events
 
 
 def test_given_bones_showing_before_the_finish_a_dino_may_not_enter() -> None:

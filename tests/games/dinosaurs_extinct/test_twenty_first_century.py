@@ -50,7 +50,7 @@ def test_an_alive_and_well_dino_enters_without_rolling_the_exact_number() -> Non
     state = after(state, events)
 
     assert without_rolls(events) == [
-        DinoEnteredTwentyFirstCentury(seat=0, from_step=BEFORE_FINISH)
+        DinoEnteredTwentyFirstCentury(seat=0, from_step=BEFORE_FINISH, to_step=FINISH)
     ]
     assert state.phase is Phase.OVER
     assert state.dinos[0].step == FINISH
@@ -162,7 +162,7 @@ def test_once_alive_and_well_again_the_dino_enters_without_the_exact_roll() -> N
     state = after(state, when(RULES, state, 1, RollDie()))
     events = when(RULES, state, 0, RollDie())
 
-    assert DinoEnteredTwentyFirstCentury(seat=0, from_step=LAST_NO_BONES) in events
+    assert DinoEnteredTwentyFirstCentury(0, LAST_NO_BONES, FINISH) in events
 
 
 def test_going_back_a_dino_moves_its_full_roll_past_the_space() -> None:
@@ -208,7 +208,7 @@ def test_an_alive_and_well_dino_past_the_last_no_bones_space_keeps_going() -> No
 
     events = when(RULES, state, 0, RollDie())
 
-    assert DinoEnteredTwentyFirstCentury(seat=0, from_step=LAST_NO_BONES + 1) in events
+    assert DinoEnteredTwentyFirstCentury(0, LAST_NO_BONES + 1, FINISH) in events
 
 
 def test_an_earlier_no_bones_space_reached_on_the_way_back_recharges_too() -> None:

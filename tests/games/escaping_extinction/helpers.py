@@ -24,8 +24,8 @@ from domain.escaping_extinction.model import (
     TravelMode,
     TurnBegan,
     TurnEnded,
-    WorldSetUp,
 )
+from domain.escaping_extinction.rules import world_set_up
 from tests.gamekit import given
 
 TERRY, REX, SARA, LONG_NECK = Dino.TERRY, Dino.REX, Dino.SARA, Dino.LONG_NECK
@@ -60,10 +60,16 @@ def setup(
 ) -> list[Any]:
     """The set-up events of a stacked table; Terry's turn in round 1."""
     return [
-        WorldSetUp(layout, meteor, docket, exploration),
+        world_set_up(layout, meteor, docket, exploration),
         RocketDocketCardRevealed(docket[0]),
-        TurnBegan(TERRY, 1),
+        began(TERRY, 1),
     ]
+
+
+def began(dino: Dino, round_: int, heal_only: bool = False) -> TurnBegan:
+    """``dino``'s turn begins in round ``round_`` with the turn's actions
+    (``heal_only``: it begins Injured, with a Vine to heal itself)."""
+    return TurnBegan(dino, round_, CONTENT.actions_per_turn, heal_only)
 
 
 def move(dino: Dino, position: int, origin: int = 0) -> list[Any]:
@@ -75,12 +81,12 @@ def reveal(
     position: int, token: bool = True, layout: tuple[str, ...] = LAYOUT
 ) -> Event:
     tile = layout[position - 1]
-    has_resource = CONTENT.tiles[tile].resource is not None
-    return TileRevealed(position, tile, token and has_resource)
+    resource = CONTENT.tiles[tile].resource
+    return TileRevealed(position, tile, token and resource is not None, resource)
 
 
 def turn_of(dino: Dino, round_: int = 1) -> list[Any]:
-    return [TurnEnded(TERRY), TurnBegan(dino, round_)]
+    return [TurnEnded(TERRY), began(dino, round_)]
 
 
 def injure(dino: Dino, health: int = 6) -> Event:

@@ -56,7 +56,6 @@ from domain.escaping_extinction.model import (
     TokenReturned,
     Travel,
     TravelMode,
-    TurnBegan,
     TurnEnded,
     VineSpent,
 )
@@ -68,6 +67,7 @@ from tests.games.escaping_extinction.helpers import (
     REX,
     SARA,
     TERRY,
+    began,
     dino,
     hand,
     injure,
@@ -302,11 +302,22 @@ def test_long_neck_rolling_red_discards_the_resource() -> None:
     assert new[:4] == [
         ActionTaken(LONG_NECK, ActionKind.EXPLORE),
         DieRolled(LONG_NECK, RollPurpose.DOUBLE_OR_NOTHING, 4, 1, DieColour.RED),
-        TokenReturned(3),
+        TokenReturned(3, Resource.WOOD),
         ExplorationCardDrawn(LONG_NECK, "warm_spring_1"),
     ]
     after = table([*events, *new])
     assert not after.places[3].token and after.supply.wood == 20
+
+
+def test_a_returned_token_goes_back_to_the_supply_as_the_resource_its_event_names() -> (
+    None
+):
+    # The fold reads the resource from the event, not from the tile's card.
+    state = table(on(LONG_NECK, 3, "warm_spring_1"))
+    after = RULES.evolve(state, TokenReturned(3, Resource.VINE))
+    assert not after.places[3].token
+    assert after.supply.vines == state.supply.vines + 1
+    assert after.supply.wood == state.supply.wood
 
 
 def test_only_long_neck_rolls_double_or_nothing_and_only_for_a_resource() -> None:
@@ -324,7 +335,7 @@ def test_only_long_neck_rolls_double_or_nothing_and_only_for_a_resource() -> Non
 def test_a_dino_reduced_to_zero_health_is_injured_and_its_turn_ends_at_once() -> None:
     events = [*on(REX, 16, "raptor_ambush_1"), DinoDamaged(REX, 4, 2)]
     new = when(RULES, table(events), 0, Explore(REX))
-    assert new[-3:] == [DinoDamaged(REX, 2, 0), TurnEnded(REX), TurnBegan(SARA, 1)]
+    assert new[-3:] == [DinoDamaged(REX, 2, 0), TurnEnded(REX), began(SARA, 1)]
 
 
 def test_an_injured_dino_cannot_take_actions() -> None:
@@ -337,7 +348,8 @@ def test_an_injured_dino_cannot_take_actions() -> None:
 def test_an_injured_dino_with_vines_heals_itself_on_its_turn_then_acts() -> None:
     events = [*setup(), ResourceGained(REX, Resource.VINE), injure(REX)]
     new = when(RULES, table(events), 0, EndTurn(TERRY))
-    assert new == [TurnEnded(TERRY), TurnBegan(REX, 1)]
+    # decide says the turn is for healing only, in the event that begins it.
+    assert new == [TurnEnded(TERRY), began(REX, 1, heal_only=True)]
     state = table([*events, *new])
     assert HealWithVines(REX, REX) in RULES.legal_actions(state, 0)
     assert not any(isinstance(c, Travel) for c in RULES.legal_actions(state, 0))
@@ -367,7 +379,7 @@ def test_healing_with_vines_costs_no_action_and_never_passes_the_start_health() 
 
 def test_an_injured_dino_heals_only_itself() -> None:
     events = [*setup(), ResourceGained(REX, Resource.VINE), injure(REX)]
-    events += [DinoDamaged(SARA, 1, 5), TurnEnded(TERRY), TurnBegan(REX, 1)]
+    events += [DinoDamaged(SARA, 1, 5), TurnEnded(TERRY), began(REX, 1)]
     with pytest.raises(RuleViolation) as err:
         when(RULES, table(events), 0, HealWithVines(REX, SARA))
     assert err.value.reason == "INJURED_HEALS_ONLY_ITSELF"
@@ -464,7 +476,7 @@ def test_dr_raptors_memo_reveals_nothing_once_five_parts_are_collected() -> None
 
 def test_sara_cannot_heal_while_injured() -> None:
     events = [*setup(), ResourceGained(SARA, Resource.VINE), injure(SARA)]
-    events += [DinoDamaged(REX, 2, 4), TurnEnded(TERRY), TurnBegan(SARA, 1)]
+    events += [DinoDamaged(REX, 2, 4), TurnEnded(TERRY), began(SARA, 1)]
     with pytest.raises(RuleViolation) as err:
         when(RULES, table(events), 0, HealTeammates(SARA))
     assert err.value.reason == "DINO_INJURED"

@@ -27,7 +27,6 @@ from domain.escaping_extinction.model import (
     TradeOffer,
     TradeOffered,
     TradeOfferLapsed,
-    TurnBegan,
     TurnEnded,
 )
 from domain.rules import Viewer
@@ -37,6 +36,7 @@ from tests.games.escaping_extinction.helpers import (
     REX,
     SARA,
     TERRY,
+    began,
     dino,
     hand,
     setup,
@@ -111,7 +111,7 @@ def test_the_offering_seat_cannot_accept_for_the_giver() -> None:
 def test_the_offer_lapses_at_the_end_of_the_turn() -> None:
     state = table([*TERRYS_TURN, OFFERED], players=2)
     events = when(RULES, state, 0, EndTurn(TERRY))
-    assert events[:3] == [TradeOfferLapsed(SARA), TurnEnded(TERRY), TurnBegan(REX, 1)]
+    assert events[:3] == [TradeOfferLapsed(SARA), TurnEnded(TERRY), began(REX, 1)]
     after = table([*TERRYS_TURN, OFFERED, *events], players=2)
     assert after.offer is None
 
@@ -169,11 +169,11 @@ def test_a_shared_dino_offer_is_answered_by_any_of_its_other_seats() -> None:
     events = [
         *setup(),
         TurnEnded(TERRY),
-        TurnBegan(REX, 1),
+        began(REX, 1),
         TurnEnded(REX),
-        TurnBegan(SARA, 1),
+        began(SARA, 1),
         TurnEnded(SARA),
-        TurnBegan(LONG_NECK, 1),
+        began(LONG_NECK, 1),
         ResourceReturned(LONG_NECK, Resource.FOOD),
     ]
     state = given(RULES, 3, events, options=Options(shared_fourth_dino=True))

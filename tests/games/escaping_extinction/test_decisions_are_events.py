@@ -1,21 +1,27 @@
 """The fold only folds: the launch and the Meteor hitting Earth are decided
 in ``decide`` and recorded as events (rules version 2); rules version 1, for
 the games created under it, records neither and its fold still works them
-out."""
+out. Likewise a turn for healing only, a returned token's resource and what
+an Earthquake returns (rules version 4): rules version 3 leaves them out of
+its events and its fold works them out."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from domain.chance import Rng
-from domain.escaping_extinction import RULES, RULES_V1
+from domain.escaping_extinction import RULES, RULES_V1, RULES_V3
 from domain.escaping_extinction.model import (
     ActionKind,
     ActionTaken,
     DinoTravelled,
+    EarthquakeStruck,
     EndTurn,
+    LavaFlowPlaced,
     MeteorHitEarth,
     MeteorMoved,
+    Resource,
+    ResourceGained,
     RocketLaunched,
     Travel,
     TravelMode,
@@ -27,8 +33,12 @@ from tests.gamekit import given, when
 from tests.games.escaping_extinction.helpers import (
     LONG_NECK,
     METEOR,
+    REX,
     TERRY,
+    began,
+    injure,
     launch_ready,
+    reveal,
     setup,
     table,
     top,
@@ -43,7 +53,7 @@ def before_the_last_meteor_card() -> list[Any]:
         *setup(meteor=top("fireball_1", deck=METEOR)),
         MeteorMoved(0, 8),
         TurnEnded(TERRY),
-        TurnBegan(LONG_NECK, 1),
+        began(LONG_NECK, 1),
     ]
 
 
@@ -116,6 +126,40 @@ def test_rules_version_one_records_no_meteor_hit_and_its_fold_loses() -> None:
     assert RULES_V1.outcome(state).result == "meteor_hit_earth"
 
 
-def test_the_versions_are_registered_and_the_current_one_is_two() -> None:
-    assert (RULES.rules_version, RULES_V1.rules_version) == ("3", "1")
+def test_the_versions_are_registered_and_the_current_one_is_four() -> None:
+    assert (RULES.rules_version, RULES_V1.rules_version) == ("4", "1")
     assert RULES.cooperative and RULES_V1.cooperative
+
+
+def test_rules_version_three_leaves_the_turns_healing_unrecorded_and_folds_it() -> None:
+    events = [*setup(), ResourceGained(REX, Resource.VINE), injure(REX)]
+    state = given(RULES_V3, 1, events)
+
+    new = RULES_V3.decide(state, 0, EndTurn(TERRY), Rng("v3", 0))
+    for event in new:
+        state = RULES_V3.evolve(state, event)
+
+    assert new == [TurnEnded(TERRY), TurnBegan(REX, 1, 2, None)]
+    # As version 3's fold did: the Injured Rex's turn is for healing first.
+    assert state.waiting_to_heal and state.turn_open
+    assert RULES_V3.active_seats(state) == {0}
+
+
+def test_rules_version_three_leaves_an_earthquakes_returns_unrecorded() -> None:
+    events = [
+        *setup(meteor=top("earthquake_1", deck=METEOR)),
+        reveal(5),
+        LavaFlowPlaced(5),
+        TurnEnded(TERRY),
+        began(LONG_NECK, 1),
+    ]
+    state = given(RULES_V3, 1, events)
+    wood, lava = state.supply.wood, state.supply.lava_flows
+
+    new = RULES_V3.decide(state, 0, EndTurn(LONG_NECK), Rng("v3", 0))
+    for event in new:
+        state = RULES_V3.evolve(state, event)
+
+    quake = next(e for e in new if isinstance(e, EarthquakeStruck))
+    assert quake.returned is None
+    assert (state.supply.wood, state.supply.lava_flows) == (wood + 1, lava + 1)

@@ -420,7 +420,10 @@ def test_players_see_the_position_without_face_down_tiles_or_deck_orders() -> No
     shown = RULES.redact_position(position, Viewer.player(0))
     assert shown.places[1] == position.places[1]  # face up: public
     assert shown.places[2] == Place("", False, False, False, True)  # the Cave shows
-    assert shown.meteor_deck == shown.rocket_docket_deck == shown.exploration_deck == ()
+    # The decks' cards are unseen, as many as they are (the views count them).
+    assert shown.meteor_deck == ("",) * len(METEOR)
+    assert shown.rocket_docket_deck == ("",) * (len(DOCKET) - 1)
+    assert shown.exploration_deck == ("",) * 5
     assert shown.rocket_docket_open == DOCKET[:1]
     assert shown.exploration_discard == EXPLORATION[5:7]
     assert RULES.redact_position(position, Viewer.admin()) == position

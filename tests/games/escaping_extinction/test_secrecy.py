@@ -13,6 +13,7 @@ from domain.escaping_extinction.model import (
     TileRevealed,
     WorldSetUp,
 )
+from domain.frozen import replace
 from domain.rules import GameConfig, Viewer
 from domain.session import LIFECYCLE_EVENTS
 from tests.gamekit import play_random
@@ -76,9 +77,16 @@ def test_redacted_events_hide_the_layout_and_deck_orders() -> None:
             redacted = RULES.redact(event, viewer)
             match redacted:
                 case WorldSetUp():
-                    assert redacted == WorldSetUp((), (), (), ())
-                case EarthquakeStruck(positions, layout):
-                    assert layout == () and positions == event.positions
+                    # The decks' sizes stay: they are public (the views).
+                    assert redacted == replace(
+                        event,
+                        layout=(),
+                        meteor_deck=(),
+                        rocket_docket_deck=(),
+                        exploration_deck=(),
+                    )
+                case EarthquakeStruck(layout=layout):
+                    assert layout == () and redacted == replace(event, layout=())
                 case ExplorationDeckReshuffled(order):
                     assert order == ()
                 case _:

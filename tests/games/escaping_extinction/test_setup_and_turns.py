@@ -30,6 +30,7 @@ from domain.escaping_extinction.model import (
     RocketLaunched,
     Scenario,
     SecretCavesPlaced,
+    Supply,
     TileOrder,
     Travel,
     TravelMode,
@@ -49,6 +50,7 @@ from tests.games.escaping_extinction.helpers import (
     REX,
     SARA,
     TERRY,
+    began,
     dino,
     injure,
     launch_ready,
@@ -165,7 +167,7 @@ def test_only_the_seat_of_the_dino_whose_turn_it_is_is_active() -> None:
     state = table(setup(), players=4)
     assert RULES.active_seats(state) == {0}
     assert RULES.legal_actions(state, 1) == []
-    state = table([*setup(), TurnEnded(TERRY), TurnBegan(LONG_NECK, 1)], players=3)
+    state = table([*setup(), TurnEnded(TERRY), began(LONG_NECK, 1)], players=3)
     assert RULES.active_seats(state) == {0}
 
 
@@ -190,7 +192,7 @@ def test_ending_a_turn_passes_to_the_next_dino_in_order() -> None:
     state = table(setup())
     assert when(RULES, state, 0, EndTurn(TERRY)) == [
         TurnEnded(TERRY),
-        TurnBegan(REX, 1),
+        began(REX, 1),
     ]
 
 
@@ -199,23 +201,23 @@ def test_a_round_ends_with_a_meteor_card_then_terry_starts_the_next() -> None:
         [
             *setup(meteor=top("streak_1", deck=METEOR)),
             TurnEnded(TERRY),
-            TurnBegan(LONG_NECK, 1),
+            began(LONG_NECK, 1),
         ]
     )
     assert when(RULES, state, 0, EndTurn(LONG_NECK)) == [
         TurnEnded(LONG_NECK),
         MeteorCardDrawn("streak_1"),
         MeteorMoved(0, 1),
-        TurnBegan(TERRY, 2),
+        began(TERRY, 2),
     ]
 
 
 def test_the_meteor_reaching_earth_loses_the_game() -> None:
     events = [*setup(meteor=top("fireball_1", deck=METEOR)), MeteorMoved(0, 8)]
-    state = table([*events, TurnEnded(TERRY), TurnBegan(LONG_NECK, 1)])
+    state = table([*events, TurnEnded(TERRY), began(LONG_NECK, 1)])
     new = when(RULES, state, 0, EndTurn(LONG_NECK))
     assert new[-2:] == [MeteorMoved(8, 10), MeteorHitEarth()]
-    after = table([*events, TurnEnded(TERRY), TurnBegan(LONG_NECK, 1), *new])
+    after = table([*events, TurnEnded(TERRY), began(LONG_NECK, 1), *new])
     assert RULES.is_terminal(after)
     assert RULES.outcome(after).winners == ()
     assert RULES.outcome(after).result == "meteor_hit_earth"
@@ -227,7 +229,7 @@ def test_needing_a_meteor_card_from_an_empty_deck_loses_the_game() -> None:
             *setup(meteor=("streak_1",)),
             MeteorCardDrawn("streak_1"),
             TurnEnded(TERRY),
-            TurnBegan(LONG_NECK, 1),
+            began(LONG_NECK, 1),
         ]
     )
     new = when(RULES, state, 0, EndTurn(LONG_NECK))
@@ -243,7 +245,7 @@ def test_ash_rain_hurts_every_dino_away_from_the_oasis() -> None:
             reveal(1),
             *move(REX, 1),
             TurnEnded(TERRY),
-            TurnBegan(LONG_NECK, 1),
+            began(LONG_NECK, 1),
         ]
     )
     new = when(RULES, state, 0, EndTurn(LONG_NECK))
@@ -256,7 +258,7 @@ def test_a_heatwave_costs_every_dino_one_food() -> None:
         [
             *setup(meteor=top("heatwave_1", deck=METEOR)),
             TurnEnded(TERRY),
-            TurnBegan(LONG_NECK, 1),
+            began(LONG_NECK, 1),
         ]
     )
     new = when(RULES, state, 0, EndTurn(LONG_NECK))
@@ -280,7 +282,7 @@ def _quake_table(**extra: object) -> list[Any]:
         LavaFlowPlaced(5),
         SecretCavesPlaced(5, 9),
         TurnEnded(TERRY),
-        TurnBegan(LONG_NECK, 1),
+        began(LONG_NECK, 1),
     ]
 
 
@@ -297,6 +299,12 @@ def test_an_earthquake_reshuffles_every_unoccupied_tile_but_the_oasis_face_down(
     assert sorted(quake.layout) == sorted(picked)
     assert list(quake.layout) == [t for t in reversed(LAYOUT) if t in picked]
     assert new[new.index(quake) + 1] == MeteorMoved(3, 2)
+    # What goes back to the Supply is decided with the quake and recorded:
+    # the Redwood Ridge's Wood token and its Lava Flow (the Tarpit has no
+    # resource; the occupied Pine Forest keeps its own).
+    assert quake.returned == Supply(
+        food=0, wood=1, vines=0, rocket_parts=0, lava_flows=1
+    )
     after = table([*_quake_table(), *new])
     assert (
         after.places[3].revealed
@@ -315,12 +323,36 @@ def test_an_earthquake_reshuffles_every_unoccupied_tile_but_the_oasis_face_down(
     assert after.places[5].cave and after.places[9].cave
 
 
+def test_the_fold_returns_to_the_supply_what_the_earthquake_records() -> None:
+    # The fold reads what went back from the event, not from the tiles: a
+    # later rule (or content) cannot change what a stored quake returned.
+    state = table(_quake_table())
+    returned = Supply(food=2, wood=0, vines=3, rocket_parts=0, lava_flows=0)
+    quake = EarthquakeStruck((1, 5), ("tarpit", "bone_yard"), returned)
+    after = RULES.evolve(state, quake)
+    assert after.supply.food == state.supply.food + 2
+    assert after.supply.vines == state.supply.vines + 3
+    assert (after.supply.wood, after.supply.lava_flows) == (
+        state.supply.wood,
+        state.supply.lava_flows,
+    )
+    assert not after.places[5].lava and not after.places[5].revealed
+    assert after.places[5].tile == "bone_yard"
+
+
+def test_a_turn_has_the_actions_and_the_healing_its_event_records() -> None:
+    state = table([*setup(), TurnEnded(TERRY), TurnBegan(REX, 1, 3, True)])
+    assert (state.actions_left, state.waiting_to_heal) == (3, True)
+    state = table([*setup(), TurnEnded(TERRY), TurnBegan(REX, 1, 1, False)])
+    assert (state.actions_left, state.waiting_to_heal) == (1, False)
+
+
 def test_an_earthquake_never_moves_the_meteor_behind_the_start() -> None:
     state = table(
         [
             *setup(meteor=top("earthquake_2", deck=METEOR)),
             TurnEnded(TERRY),
-            TurnBegan(LONG_NECK, 1),
+            began(LONG_NECK, 1),
         ]
     )
     new = when(RULES, state, 0, EndTurn(LONG_NECK))
@@ -368,9 +400,9 @@ def test_an_injured_dino_without_vines_has_its_turn_pass_by_itself() -> None:
     state = table([*setup(), injure(REX)])
     assert when(RULES, state, 0, EndTurn(TERRY)) == [
         TurnEnded(TERRY),
-        TurnBegan(REX, 1),
+        began(REX, 1, heal_only=True),
         TurnEnded(REX),
-        TurnBegan(SARA, 1),
+        began(SARA, 1),
     ]
 
 
@@ -395,7 +427,7 @@ def test_injured_dinos_on_the_oasis_count_for_the_win() -> None:
 
 def test_with_three_players_sharing_long_neck_any_seat_may_move_it() -> None:
     state = table(
-        [*setup(), TurnEnded(TERRY), TurnBegan(LONG_NECK, 1)],
+        [*setup(), TurnEnded(TERRY), began(LONG_NECK, 1)],
         players=3,
         options=Options(shared_fourth_dino=True),
     )

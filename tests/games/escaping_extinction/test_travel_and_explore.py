@@ -90,7 +90,7 @@ def test_travel_to_a_face_down_tile_spends_food_and_reveals_it_with_its_resource
     assert when(RULES, state, 0, Travel(TERRY, 3, WALK)) == [
         ActionTaken(TERRY, ActionKind.TRAVEL),
         DinoTravelled(TERRY, 0, 3, WALK, 1),
-        TileRevealed(3, "pine_forest", True),
+        TileRevealed(3, "pine_forest", True, Resource.WOOD),
     ]
 
 
@@ -98,7 +98,7 @@ def test_a_revealed_tile_of_a_resource_gets_no_token_once_the_supply_is_empty() 
     state = table(setup())
     state = dataclasses.replace(state, supply=dataclasses.replace(state.supply, wood=0))
     assert when(RULES, state, 0, Travel(TERRY, 3, WALK))[-1] == TileRevealed(
-        3, "pine_forest", False
+        3, "pine_forest", False, Resource.WOOD
     )
 
 
@@ -166,7 +166,7 @@ def test_travelling_onto_the_volcano_deals_the_number_rolled() -> None:
     assert when(RULES, state, 0, Travel(TERRY, 2, WALK)) == [
         ActionTaken(TERRY, ActionKind.TRAVEL),
         DinoTravelled(TERRY, 0, 2, WALK, 1),
-        TileRevealed(2, "volcano", False),
+        TileRevealed(2, "volcano", False, None),
         DieRolled(TERRY, RollPurpose.VOLCANO, 5, 2, DieColour.RED),
         DinoDamaged(TERRY, 2, 4),
     ]
@@ -197,7 +197,7 @@ def test_the_secret_cave_takes_a_dino_to_the_other_cave_for_no_food() -> None:
     assert when(RULES, table(events), 0, Travel(TERRY, 17, CAVE)) == [
         ActionTaken(TERRY, ActionKind.TRAVEL),
         DinoTravelled(TERRY, 3, 17, CAVE, 0),
-        TileRevealed(17, "crystal_cave", False),
+        TileRevealed(17, "crystal_cave", False, None),
     ]
 
 

@@ -395,7 +395,7 @@ class Position(_message.Message):
     @_builtins.property
     def deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The deck, top first (secret; every card of the round's pool not placed
-        elsewhere).
+        elsewhere). A player sees as many -1s: cards it does not know.
         """
 
     @_builtins.property

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n9strata/games/dinosaurs_extinct/v1/dinosaurs_extinct.proto\x12!strata.games.dinosaurs_extinct.v1\"\t\n\x07Options\"m\n\x08Scenario\x12\x0c\n\x04\x64ice\x18\x01 \x03(\x05\x12\x14\n\x0c\x65\x61rth_events\x18\x02 \x03(\x05\x12=\n\x08position\x18\x03 \x01(\x0b\x32+.strata.games.dinosaurs_extinct.v1.Position\"+\n\x0c\x44inoPosition\x12\x0c\n\x04step\x18\x01 \x01(\x05\x12\r\n\x05\x62ones\x18\x02 \x01(\x05\"\xa0\x01\n\x08Position\x12>\n\x05\x64inos\x18\x01 \x03(\x0b\x32/.strata.games.dinosaurs_extinct.v1.DinoPosition\x12\x0c\n\x04turn\x18\x02 \x01(\x05\x12\x12\n\nearth_deck\x18\x03 \x03(\x05\x12\x1d\n\x10last_earth_event\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x13\n\x11_last_earth_event\"\t\n\x07RollDie\"!\n\nSwitchWith\x12\x13\n\x0btarget_seat\x18\x01 \x01(\x05\"\x9a\x01\n\x07\x43ommand\x12>\n\x08roll_die\x18\x01 \x01(\x0b\x32*.strata.games.dinosaurs_extinct.v1.RollDieH\x00\x12\x44\n\x0bswitch_with\x18\x02 \x01(\x0b\x32-.strata.games.dinosaurs_extinct.v1.SwitchWithH\x00\x42\t\n\x07\x63ommand\"3\n\x13\x45\x61rthEventsShuffled\x12\r\n\x05order\x18\x01 \x03(\x05\x12\r\n\x05\x63\x61rds\x18\x02 \x01(\x05\"i\n\tDieRolled\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x05\x12?\n\x07purpose\x18\x03 \x01(\x0e\x32..strata.games.dinosaurs_extinct.v1.RollPurpose\"z\n\tDinoMoved\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\x12;\n\x07heading\x18\x04 \x01(\x0e\x32*.strata.games.dinosaurs_extinct.v1.Heading\"@\n\x1d\x44inoEnteredTwentyFirstCentury\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\"!\n\x11LifeCardRecharged\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"K\n\x0f\x45\x61rthEventDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06number\x18\x04 \x01(\x05\"0\n\x12\x45\x61rthEventSurvived\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\"-\n\x0eOverlayFlipped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x62ones\x18\x02 \x01(\x05\"2\n\x0f\x44inoWentExtinct\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\"C\n\x12\x44inoChallengeBegan\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04step\x18\x02 \x01(\x05\x12\x11\n\tdefenders\x18\x03 \x03(\x05\"\"\n\x11\x44inoChallengeTied\x12\r\n\x05seats\x18\x01 \x03(\x05\"0\n\x10\x44inoChallengeWon\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06losers\x18\x02 \x03(\x05\"B\n\x0e\x44inoPushedBack\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\"/\n\x11\x44inoSwitchReached\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04step\x18\x02 \x01(\x05\"Z\n\rDinosSwitched\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0btarget_seat\x18\x02 \x01(\x05\x12\x11\n\tseat_step\x18\x03 \x01(\x05\x12\x13\n\x0btarget_step\x18\x04 \x01(\x05\">\n\nDinoWarped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\"\x1a\n\nTurnPassed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\xc2\x0b\n\x05\x45vent\x12W\n\x15\x65\x61rth_events_shuffled\x18\x01 \x01(\x0b\x32\x36.strata.games.dinosaurs_extinct.v1.EarthEventsShuffledH\x00\x12\x42\n\ndie_rolled\x18\x02 \x01(\x0b\x32,.strata.games.dinosaurs_extinct.v1.DieRolledH\x00\x12\x42\n\ndino_moved\x18\x03 \x01(\x0b\x32,.strata.games.dinosaurs_extinct.v1.DinoMovedH\x00\x12m\n!dino_entered_twenty_first_century\x18\x04 \x01(\x0b\x32@.strata.games.dinosaurs_extinct.v1.DinoEnteredTwentyFirstCenturyH\x00\x12S\n\x13life_card_recharged\x18\x05 \x01(\x0b\x32\x34.strata.games.dinosaurs_extinct.v1.LifeCardRechargedH\x00\x12O\n\x11\x65\x61rth_event_drawn\x18\x06 \x01(\x0b\x32\x32.strata.games.dinosaurs_extinct.v1.EarthEventDrawnH\x00\x12U\n\x14\x65\x61rth_event_survived\x18\x07 \x01(\x0b\x32\x35.strata.games.dinosaurs_extinct.v1.EarthEventSurvivedH\x00\x12L\n\x0foverlay_flipped\x18\x08 \x01(\x0b\x32\x31.strata.games.dinosaurs_extinct.v1.OverlayFlippedH\x00\x12O\n\x11\x64ino_went_extinct\x18\t \x01(\x0b\x32\x32.strata.games.dinosaurs_extinct.v1.DinoWentExtinctH\x00\x12U\n\x14\x64ino_challenge_began\x18\n \x01(\x0b\x32\x35.strata.games.dinosaurs_extinct.v1.DinoChallengeBeganH\x00\x12S\n\x13\x64ino_challenge_tied\x18\x0b \x01(\x0b\x32\x34.strata.games.dinosaurs_extinct.v1.DinoChallengeTiedH\x00\x12Q\n\x12\x64ino_challenge_won\x18\x0c \x01(\x0b\x32\x33.strata.games.dinosaurs_extinct.v1.DinoChallengeWonH\x00\x12M\n\x10\x64ino_pushed_back\x18\r \x01(\x0b\x32\x31.strata.games.dinosaurs_extinct.v1.DinoPushedBackH\x00\x12S\n\x13\x64ino_switch_reached\x18\x0e \x01(\x0b\x32\x34.strata.games.dinosaurs_extinct.v1.DinoSwitchReachedH\x00\x12J\n\x0e\x64inos_switched\x18\x0f \x01(\x0b\x32\x30.strata.games.dinosaurs_extinct.v1.DinosSwitchedH\x00\x12\x44\n\x0b\x64ino_warped\x18\x10 \x01(\x0b\x32-.strata.games.dinosaurs_extinct.v1.DinoWarpedH\x00\x12\x44\n\x0bturn_passed\x18\x11 \x01(\x0b\x32-.strata.games.dinosaurs_extinct.v1.TurnPassedH\x00\x12I\n\x0e\x64ino_left_race\x18\x12 \x01(\x0b\x32/.strata.games.dinosaurs_extinct.v1.DinoLeftRaceH\x00\x42\x07\n\x05\x65vent\"\x1c\n\x0c\x44inoLeftRace\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\xb5\x01\n\x08\x44inoView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x63olour\x18\x03 \x01(\t\x12\x0c\n\x04step\x18\x04 \x01(\x05\x12\r\n\x05\x62ones\x18\x05 \x01(\x05\x12\x16\n\x0e\x61live_and_well\x18\x06 \x01(\x08\x12;\n\x07heading\x18\x07 \x01(\x0e\x32*.strata.games.dinosaurs_extinct.v1.Heading\x12\x0b\n\x03out\x18\x08 \x01(\x08\":\n\x0e\x45\x61rthEventCard\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06number\x18\x03 \x01(\x05\"\xae\x03\n\x04View\x12\x37\n\x05phase\x18\x01 \x01(\x0e\x32(.strata.games.dinosaurs_extinct.v1.Phase\x12\x0c\n\x04turn\x18\x02 \x01(\x05\x12:\n\x05\x64inos\x18\x03 \x03(\x0b\x32+.strata.games.dinosaurs_extinct.v1.DinoView\x12\x37\n\x05\x62oard\x18\x04 \x03(\x0e\x32(.strata.games.dinosaurs_extinct.v1.Space\x12\x11\n\ttime_warp\x18\x05 \x03(\x05\x12\x1b\n\x13last_no_bones_on_me\x18\x06 \x01(\x05\x12\x1a\n\x12life_card_overlays\x18\x07 \x01(\x05\x12\x1d\n\x15\x65\x61rth_events_in_stack\x18\x08 \x01(\x05\x12K\n\x10last_earth_event\x18\t \x01(\x0b\x32\x31.strata.games.dinosaurs_extinct.v1.EarthEventCard\x12\x13\n\x06winner\x18\n \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nearth_deck\x18\x0b \x03(\x05\x42\t\n\x07_winner*\xcb\x01\n\x05Space\x12\x15\n\x11SPACE_UNSPECIFIED\x10\x00\x12\x19\n\x15SPACE_PREHISTORIC_ERA\x10\x01\x12\x13\n\x0fSPACE_FOOTPRINT\x10\x02\x12\x15\n\x11SPACE_EARTH_EVENT\x10\x03\x12\x18\n\x14SPACE_NO_BONES_ON_ME\x10\x04\x12\x15\n\x11SPACE_DINO_SWITCH\x10\x05\x12\x13\n\x0fSPACE_TIME_WARP\x10\x06\x12\x1e\n\x1aSPACE_TWENTY_FIRST_CENTURY\x10\x07*|\n\x0bRollPurpose\x12\x1c\n\x18ROLL_PURPOSE_UNSPECIFIED\x10\x00\x12\x15\n\x11ROLL_PURPOSE_MOVE\x10\x01\x12\x1c\n\x18ROLL_PURPOSE_EARTH_EVENT\x10\x02\x12\x1a\n\x16ROLL_PURPOSE_CHALLENGE\x10\x03*M\n\x07Heading\x12\x17\n\x13HEADING_UNSPECIFIED\x10\x00\x12\x13\n\x0fHEADING_FORWARD\x10\x01\x12\x14\n\x10HEADING_BACKWARD\x10\x02*m\n\x05Phase\x12\x15\n\x11PHASE_UNSPECIFIED\x10\x00\x12\x14\n\x10PHASE_SETTING_UP\x10\x01\x12\x0e\n\nPHASE_ROLL\x10\x02\x12\x17\n\x13PHASE_CHOOSE_SWITCH\x10\x03\x12\x0e\n\nPHASE_OVER\x10\x04\x42_\n%dev.strata.games.dinosaurs_extinct.v1P\x01Z4strata/games/dinosaurs_extinct/v1;dinosaursextinctv1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n9strata/games/dinosaurs_extinct/v1/dinosaurs_extinct.proto\x12!strata.games.dinosaurs_extinct.v1\"\t\n\x07Options\"m\n\x08Scenario\x12\x0c\n\x04\x64ice\x18\x01 \x03(\x05\x12\x14\n\x0c\x65\x61rth_events\x18\x02 \x03(\x05\x12=\n\x08position\x18\x03 \x01(\x0b\x32+.strata.games.dinosaurs_extinct.v1.Position\"+\n\x0c\x44inoPosition\x12\x0c\n\x04step\x18\x01 \x01(\x05\x12\r\n\x05\x62ones\x18\x02 \x01(\x05\"\xa0\x01\n\x08Position\x12>\n\x05\x64inos\x18\x01 \x03(\x0b\x32/.strata.games.dinosaurs_extinct.v1.DinoPosition\x12\x0c\n\x04turn\x18\x02 \x01(\x05\x12\x12\n\nearth_deck\x18\x03 \x03(\x05\x12\x1d\n\x10last_earth_event\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x13\n\x11_last_earth_event\"\t\n\x07RollDie\"!\n\nSwitchWith\x12\x13\n\x0btarget_seat\x18\x01 \x01(\x05\"\x9a\x01\n\x07\x43ommand\x12>\n\x08roll_die\x18\x01 \x01(\x0b\x32*.strata.games.dinosaurs_extinct.v1.RollDieH\x00\x12\x44\n\x0bswitch_with\x18\x02 \x01(\x0b\x32-.strata.games.dinosaurs_extinct.v1.SwitchWithH\x00\x42\t\n\x07\x63ommand\"3\n\x13\x45\x61rthEventsShuffled\x12\r\n\x05order\x18\x01 \x03(\x05\x12\r\n\x05\x63\x61rds\x18\x02 \x01(\x05\"i\n\tDieRolled\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x05\x12?\n\x07purpose\x18\x03 \x01(\x0e\x32..strata.games.dinosaurs_extinct.v1.RollPurpose\"z\n\tDinoMoved\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\x12;\n\x07heading\x18\x04 \x01(\x0e\x32*.strata.games.dinosaurs_extinct.v1.Heading\"Q\n\x1d\x44inoEnteredTwentyFirstCentury\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\"!\n\x11LifeCardRecharged\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"K\n\x0f\x45\x61rthEventDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06number\x18\x04 \x01(\x05\"0\n\x12\x45\x61rthEventSurvived\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04\x63\x61rd\x18\x02 \x01(\x05\"-\n\x0eOverlayFlipped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x05\x62ones\x18\x02 \x01(\x05\"2\n\x0f\x44inoWentExtinct\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\"C\n\x12\x44inoChallengeBegan\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04step\x18\x02 \x01(\x05\x12\x11\n\tdefenders\x18\x03 \x03(\x05\"\"\n\x11\x44inoChallengeTied\x12\r\n\x05seats\x18\x01 \x03(\x05\"0\n\x10\x44inoChallengeWon\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06losers\x18\x02 \x03(\x05\"B\n\x0e\x44inoPushedBack\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\"/\n\x11\x44inoSwitchReached\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04step\x18\x02 \x01(\x05\"Z\n\rDinosSwitched\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x13\n\x0btarget_seat\x18\x02 \x01(\x05\x12\x11\n\tseat_step\x18\x03 \x01(\x05\x12\x13\n\x0btarget_step\x18\x04 \x01(\x05\">\n\nDinoWarped\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tfrom_step\x18\x02 \x01(\x05\x12\x0f\n\x07to_step\x18\x03 \x01(\x05\"\x1a\n\nTurnPassed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\x95\x0c\n\x05\x45vent\x12W\n\x15\x65\x61rth_events_shuffled\x18\x01 \x01(\x0b\x32\x36.strata.games.dinosaurs_extinct.v1.EarthEventsShuffledH\x00\x12\x42\n\ndie_rolled\x18\x02 \x01(\x0b\x32,.strata.games.dinosaurs_extinct.v1.DieRolledH\x00\x12\x42\n\ndino_moved\x18\x03 \x01(\x0b\x32,.strata.games.dinosaurs_extinct.v1.DinoMovedH\x00\x12m\n!dino_entered_twenty_first_century\x18\x04 \x01(\x0b\x32@.strata.games.dinosaurs_extinct.v1.DinoEnteredTwentyFirstCenturyH\x00\x12S\n\x13life_card_recharged\x18\x05 \x01(\x0b\x32\x34.strata.games.dinosaurs_extinct.v1.LifeCardRechargedH\x00\x12O\n\x11\x65\x61rth_event_drawn\x18\x06 \x01(\x0b\x32\x32.strata.games.dinosaurs_extinct.v1.EarthEventDrawnH\x00\x12U\n\x14\x65\x61rth_event_survived\x18\x07 \x01(\x0b\x32\x35.strata.games.dinosaurs_extinct.v1.EarthEventSurvivedH\x00\x12L\n\x0foverlay_flipped\x18\x08 \x01(\x0b\x32\x31.strata.games.dinosaurs_extinct.v1.OverlayFlippedH\x00\x12O\n\x11\x64ino_went_extinct\x18\t \x01(\x0b\x32\x32.strata.games.dinosaurs_extinct.v1.DinoWentExtinctH\x00\x12U\n\x14\x64ino_challenge_began\x18\n \x01(\x0b\x32\x35.strata.games.dinosaurs_extinct.v1.DinoChallengeBeganH\x00\x12S\n\x13\x64ino_challenge_tied\x18\x0b \x01(\x0b\x32\x34.strata.games.dinosaurs_extinct.v1.DinoChallengeTiedH\x00\x12Q\n\x12\x64ino_challenge_won\x18\x0c \x01(\x0b\x32\x33.strata.games.dinosaurs_extinct.v1.DinoChallengeWonH\x00\x12M\n\x10\x64ino_pushed_back\x18\r \x01(\x0b\x32\x31.strata.games.dinosaurs_extinct.v1.DinoPushedBackH\x00\x12S\n\x13\x64ino_switch_reached\x18\x0e \x01(\x0b\x32\x34.strata.games.dinosaurs_extinct.v1.DinoSwitchReachedH\x00\x12J\n\x0e\x64inos_switched\x18\x0f \x01(\x0b\x32\x30.strata.games.dinosaurs_extinct.v1.DinosSwitchedH\x00\x12\x44\n\x0b\x64ino_warped\x18\x10 \x01(\x0b\x32-.strata.games.dinosaurs_extinct.v1.DinoWarpedH\x00\x12\x44\n\x0bturn_passed\x18\x11 \x01(\x0b\x32-.strata.games.dinosaurs_extinct.v1.TurnPassedH\x00\x12I\n\x0e\x64ino_left_race\x18\x12 \x01(\x0b\x32/.strata.games.dinosaurs_extinct.v1.DinoLeftRaceH\x00\x12Q\n\x12\x64ino_switch_lapsed\x18\x13 \x01(\x0b\x32\x33.strata.games.dinosaurs_extinct.v1.DinoSwitchLapsedH\x00\x42\x07\n\x05\x65vent\"\x1c\n\x0c\x44inoLeftRace\x12\x0c\n\x04seat\x18\x01 \x01(\x05\" \n\x10\x44inoSwitchLapsed\x12\x0c\n\x04seat\x18\x01 \x01(\x05\"\xb5\x01\n\x08\x44inoView\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06\x63olour\x18\x03 \x01(\t\x12\x0c\n\x04step\x18\x04 \x01(\x05\x12\r\n\x05\x62ones\x18\x05 \x01(\x05\x12\x16\n\x0e\x61live_and_well\x18\x06 \x01(\x08\x12;\n\x07heading\x18\x07 \x01(\x0e\x32*.strata.games.dinosaurs_extinct.v1.Heading\x12\x0b\n\x03out\x18\x08 \x01(\x08\":\n\x0e\x45\x61rthEventCard\x12\n\n\x02id\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x0e\n\x06number\x18\x03 \x01(\x05\"\xae\x03\n\x04View\x12\x37\n\x05phase\x18\x01 \x01(\x0e\x32(.strata.games.dinosaurs_extinct.v1.Phase\x12\x0c\n\x04turn\x18\x02 \x01(\x05\x12:\n\x05\x64inos\x18\x03 \x03(\x0b\x32+.strata.games.dinosaurs_extinct.v1.DinoView\x12\x37\n\x05\x62oard\x18\x04 \x03(\x0e\x32(.strata.games.dinosaurs_extinct.v1.Space\x12\x11\n\ttime_warp\x18\x05 \x03(\x05\x12\x1b\n\x13last_no_bones_on_me\x18\x06 \x01(\x05\x12\x1a\n\x12life_card_overlays\x18\x07 \x01(\x05\x12\x1d\n\x15\x65\x61rth_events_in_stack\x18\x08 \x01(\x05\x12K\n\x10last_earth_event\x18\t \x01(\x0b\x32\x31.strata.games.dinosaurs_extinct.v1.EarthEventCard\x12\x13\n\x06winner\x18\n \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nearth_deck\x18\x0b \x03(\x05\x42\t\n\x07_winner*\xcb\x01\n\x05Space\x12\x15\n\x11SPACE_UNSPECIFIED\x10\x00\x12\x19\n\x15SPACE_PREHISTORIC_ERA\x10\x01\x12\x13\n\x0fSPACE_FOOTPRINT\x10\x02\x12\x15\n\x11SPACE_EARTH_EVENT\x10\x03\x12\x18\n\x14SPACE_NO_BONES_ON_ME\x10\x04\x12\x15\n\x11SPACE_DINO_SWITCH\x10\x05\x12\x13\n\x0fSPACE_TIME_WARP\x10\x06\x12\x1e\n\x1aSPACE_TWENTY_FIRST_CENTURY\x10\x07*|\n\x0bRollPurpose\x12\x1c\n\x18ROLL_PURPOSE_UNSPECIFIED\x10\x00\x12\x15\n\x11ROLL_PURPOSE_MOVE\x10\x01\x12\x1c\n\x18ROLL_PURPOSE_EARTH_EVENT\x10\x02\x12\x1a\n\x16ROLL_PURPOSE_CHALLENGE\x10\x03*M\n\x07Heading\x12\x17\n\x13HEADING_UNSPECIFIED\x10\x00\x12\x13\n\x0fHEADING_FORWARD\x10\x01\x12\x14\n\x10HEADING_BACKWARD\x10\x02*m\n\x05Phase\x12\x15\n\x11PHASE_UNSPECIFIED\x10\x00\x12\x14\n\x10PHASE_SETTING_UP\x10\x01\x12\x0e\n\nPHASE_ROLL\x10\x02\x12\x17\n\x13PHASE_CHOOSE_SWITCH\x10\x03\x12\x0e\n\nPHASE_OVER\x10\x04\x42_\n%dev.strata.games.dinosaurs_extinct.v1P\x01Z4strata/games/dinosaurs_extinct/v1;dinosaursextinctv1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,14 +32,14 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'strata.games.dinosaurs_exti
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n%dev.strata.games.dinosaurs_extinct.v1P\001Z4strata/games/dinosaurs_extinct/v1;dinosaursextinctv1'
-  _globals['_SPACE']._serialized_start=3881
-  _globals['_SPACE']._serialized_end=4084
-  _globals['_ROLLPURPOSE']._serialized_start=4086
-  _globals['_ROLLPURPOSE']._serialized_end=4210
-  _globals['_HEADING']._serialized_start=4212
-  _globals['_HEADING']._serialized_end=4289
-  _globals['_PHASE']._serialized_start=4291
-  _globals['_PHASE']._serialized_end=4400
+  _globals['_SPACE']._serialized_start=4015
+  _globals['_SPACE']._serialized_end=4218
+  _globals['_ROLLPURPOSE']._serialized_start=4220
+  _globals['_ROLLPURPOSE']._serialized_end=4344
+  _globals['_HEADING']._serialized_start=4346
+  _globals['_HEADING']._serialized_end=4423
+  _globals['_PHASE']._serialized_start=4425
+  _globals['_PHASE']._serialized_end=4534
   _globals['_OPTIONS']._serialized_start=96
   _globals['_OPTIONS']._serialized_end=105
   _globals['_SCENARIO']._serialized_start=107
@@ -61,41 +61,43 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DINOMOVED']._serialized_start=789
   _globals['_DINOMOVED']._serialized_end=911
   _globals['_DINOENTEREDTWENTYFIRSTCENTURY']._serialized_start=913
-  _globals['_DINOENTEREDTWENTYFIRSTCENTURY']._serialized_end=977
-  _globals['_LIFECARDRECHARGED']._serialized_start=979
-  _globals['_LIFECARDRECHARGED']._serialized_end=1012
-  _globals['_EARTHEVENTDRAWN']._serialized_start=1014
-  _globals['_EARTHEVENTDRAWN']._serialized_end=1089
-  _globals['_EARTHEVENTSURVIVED']._serialized_start=1091
-  _globals['_EARTHEVENTSURVIVED']._serialized_end=1139
-  _globals['_OVERLAYFLIPPED']._serialized_start=1141
-  _globals['_OVERLAYFLIPPED']._serialized_end=1186
-  _globals['_DINOWENTEXTINCT']._serialized_start=1188
-  _globals['_DINOWENTEXTINCT']._serialized_end=1238
-  _globals['_DINOCHALLENGEBEGAN']._serialized_start=1240
-  _globals['_DINOCHALLENGEBEGAN']._serialized_end=1307
-  _globals['_DINOCHALLENGETIED']._serialized_start=1309
-  _globals['_DINOCHALLENGETIED']._serialized_end=1343
-  _globals['_DINOCHALLENGEWON']._serialized_start=1345
-  _globals['_DINOCHALLENGEWON']._serialized_end=1393
-  _globals['_DINOPUSHEDBACK']._serialized_start=1395
-  _globals['_DINOPUSHEDBACK']._serialized_end=1461
-  _globals['_DINOSWITCHREACHED']._serialized_start=1463
-  _globals['_DINOSWITCHREACHED']._serialized_end=1510
-  _globals['_DINOSSWITCHED']._serialized_start=1512
-  _globals['_DINOSSWITCHED']._serialized_end=1602
-  _globals['_DINOWARPED']._serialized_start=1604
-  _globals['_DINOWARPED']._serialized_end=1666
-  _globals['_TURNPASSED']._serialized_start=1668
-  _globals['_TURNPASSED']._serialized_end=1694
-  _globals['_EVENT']._serialized_start=1697
-  _globals['_EVENT']._serialized_end=3171
-  _globals['_DINOLEFTRACE']._serialized_start=3173
-  _globals['_DINOLEFTRACE']._serialized_end=3201
-  _globals['_DINOVIEW']._serialized_start=3204
-  _globals['_DINOVIEW']._serialized_end=3385
-  _globals['_EARTHEVENTCARD']._serialized_start=3387
-  _globals['_EARTHEVENTCARD']._serialized_end=3445
-  _globals['_VIEW']._serialized_start=3448
-  _globals['_VIEW']._serialized_end=3878
+  _globals['_DINOENTEREDTWENTYFIRSTCENTURY']._serialized_end=994
+  _globals['_LIFECARDRECHARGED']._serialized_start=996
+  _globals['_LIFECARDRECHARGED']._serialized_end=1029
+  _globals['_EARTHEVENTDRAWN']._serialized_start=1031
+  _globals['_EARTHEVENTDRAWN']._serialized_end=1106
+  _globals['_EARTHEVENTSURVIVED']._serialized_start=1108
+  _globals['_EARTHEVENTSURVIVED']._serialized_end=1156
+  _globals['_OVERLAYFLIPPED']._serialized_start=1158
+  _globals['_OVERLAYFLIPPED']._serialized_end=1203
+  _globals['_DINOWENTEXTINCT']._serialized_start=1205
+  _globals['_DINOWENTEXTINCT']._serialized_end=1255
+  _globals['_DINOCHALLENGEBEGAN']._serialized_start=1257
+  _globals['_DINOCHALLENGEBEGAN']._serialized_end=1324
+  _globals['_DINOCHALLENGETIED']._serialized_start=1326
+  _globals['_DINOCHALLENGETIED']._serialized_end=1360
+  _globals['_DINOCHALLENGEWON']._serialized_start=1362
+  _globals['_DINOCHALLENGEWON']._serialized_end=1410
+  _globals['_DINOPUSHEDBACK']._serialized_start=1412
+  _globals['_DINOPUSHEDBACK']._serialized_end=1478
+  _globals['_DINOSWITCHREACHED']._serialized_start=1480
+  _globals['_DINOSWITCHREACHED']._serialized_end=1527
+  _globals['_DINOSSWITCHED']._serialized_start=1529
+  _globals['_DINOSSWITCHED']._serialized_end=1619
+  _globals['_DINOWARPED']._serialized_start=1621
+  _globals['_DINOWARPED']._serialized_end=1683
+  _globals['_TURNPASSED']._serialized_start=1685
+  _globals['_TURNPASSED']._serialized_end=1711
+  _globals['_EVENT']._serialized_start=1714
+  _globals['_EVENT']._serialized_end=3271
+  _globals['_DINOLEFTRACE']._serialized_start=3273
+  _globals['_DINOLEFTRACE']._serialized_end=3301
+  _globals['_DINOSWITCHLAPSED']._serialized_start=3303
+  _globals['_DINOSWITCHLAPSED']._serialized_end=3335
+  _globals['_DINOVIEW']._serialized_start=3338
+  _globals['_DINOVIEW']._serialized_end=3519
+  _globals['_EARTHEVENTCARD']._serialized_start=3521
+  _globals['_EARTHEVENTCARD']._serialized_end=3579
+  _globals['_VIEW']._serialized_start=3582
+  _globals['_VIEW']._serialized_end=4012
 # @@protoc_insertion_point(module_scope)

@@ -466,19 +466,23 @@ class DinoEnteredTwentyFirstCentury(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     FROM_STEP_FIELD_NUMBER: _builtins.int
+    TO_STEP_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The winning seat."""
     from_step: _builtins.int
     """The step it left."""
+    to_step: _builtins.int
+    """The step it stands on now: the track's last, the 21st Century."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         from_step: _builtins.int = ...,
+        to_step: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_step", b"from_step", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_step", b"from_step", "seat", b"seat", "to_step", b"to_step"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -872,6 +876,7 @@ class Event(_message.Message):
     DINO_WARPED_FIELD_NUMBER: _builtins.int
     TURN_PASSED_FIELD_NUMBER: _builtins.int
     DINO_LEFT_RACE_FIELD_NUMBER: _builtins.int
+    DINO_SWITCH_LAPSED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def earth_events_shuffled(self) -> Global___EarthEventsShuffled:
         """The Earth Event stack was shuffled."""
@@ -943,8 +948,12 @@ class Event(_message.Message):
     @_builtins.property
     def dino_left_race(self) -> Global___DinoLeftRace:
         """seat left the game: its Dino is off the track (no turn, no challenge,
-        no switch); a switch it was to choose lapses.
+        no switch).
         """
+
+    @_builtins.property
+    def dino_switch_lapsed(self) -> Global___DinoSwitchLapsed:
+        """The Dino Switch of a seat that left lapsed (rules version 2 on)."""
 
     def __init__(
         self,
@@ -967,12 +976,13 @@ class Event(_message.Message):
         dino_warped: Global___DinoWarped | None = ...,
         turn_passed: Global___TurnPassed | None = ...,
         dino_left_race: Global___DinoLeftRace | None = ...,
+        dino_switch_lapsed: Global___DinoSwitchLapsed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["die_rolled", b"die_rolled", "dino_challenge_began", b"dino_challenge_began", "dino_challenge_tied", b"dino_challenge_tied", "dino_challenge_won", b"dino_challenge_won", "dino_entered_twenty_first_century", b"dino_entered_twenty_first_century", "dino_left_race", b"dino_left_race", "dino_moved", b"dino_moved", "dino_pushed_back", b"dino_pushed_back", "dino_switch_reached", b"dino_switch_reached", "dino_warped", b"dino_warped", "dino_went_extinct", b"dino_went_extinct", "dinos_switched", b"dinos_switched", "earth_event_drawn", b"earth_event_drawn", "earth_event_survived", b"earth_event_survived", "earth_events_shuffled", b"earth_events_shuffled", "event", b"event", "life_card_recharged", b"life_card_recharged", "overlay_flipped", b"overlay_flipped", "turn_passed", b"turn_passed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["die_rolled", b"die_rolled", "dino_challenge_began", b"dino_challenge_began", "dino_challenge_tied", b"dino_challenge_tied", "dino_challenge_won", b"dino_challenge_won", "dino_entered_twenty_first_century", b"dino_entered_twenty_first_century", "dino_left_race", b"dino_left_race", "dino_moved", b"dino_moved", "dino_pushed_back", b"dino_pushed_back", "dino_switch_lapsed", b"dino_switch_lapsed", "dino_switch_reached", b"dino_switch_reached", "dino_warped", b"dino_warped", "dino_went_extinct", b"dino_went_extinct", "dinos_switched", b"dinos_switched", "earth_event_drawn", b"earth_event_drawn", "earth_event_survived", b"earth_event_survived", "earth_events_shuffled", b"earth_events_shuffled", "event", b"event", "life_card_recharged", b"life_card_recharged", "overlay_flipped", b"overlay_flipped", "turn_passed", b"turn_passed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["die_rolled", b"die_rolled", "dino_challenge_began", b"dino_challenge_began", "dino_challenge_tied", b"dino_challenge_tied", "dino_challenge_won", b"dino_challenge_won", "dino_entered_twenty_first_century", b"dino_entered_twenty_first_century", "dino_left_race", b"dino_left_race", "dino_moved", b"dino_moved", "dino_pushed_back", b"dino_pushed_back", "dino_switch_reached", b"dino_switch_reached", "dino_warped", b"dino_warped", "dino_went_extinct", b"dino_went_extinct", "dinos_switched", b"dinos_switched", "earth_event_drawn", b"earth_event_drawn", "earth_event_survived", b"earth_event_survived", "earth_events_shuffled", b"earth_events_shuffled", "event", b"event", "life_card_recharged", b"life_card_recharged", "overlay_flipped", b"overlay_flipped", "turn_passed", b"turn_passed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["die_rolled", b"die_rolled", "dino_challenge_began", b"dino_challenge_began", "dino_challenge_tied", b"dino_challenge_tied", "dino_challenge_won", b"dino_challenge_won", "dino_entered_twenty_first_century", b"dino_entered_twenty_first_century", "dino_left_race", b"dino_left_race", "dino_moved", b"dino_moved", "dino_pushed_back", b"dino_pushed_back", "dino_switch_lapsed", b"dino_switch_lapsed", "dino_switch_reached", b"dino_switch_reached", "dino_warped", b"dino_warped", "dino_went_extinct", b"dino_went_extinct", "dinos_switched", b"dinos_switched", "earth_event_drawn", b"earth_event_drawn", "earth_event_survived", b"earth_event_survived", "earth_events_shuffled", b"earth_events_shuffled", "event", b"event", "life_card_recharged", b"life_card_recharged", "overlay_flipped", b"overlay_flipped", "turn_passed", b"turn_passed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["earth_events_shuffled", "die_rolled", "dino_moved", "dino_entered_twenty_first_century", "life_card_recharged", "earth_event_drawn", "earth_event_survived", "overlay_flipped", "dino_went_extinct", "dino_challenge_began", "dino_challenge_tied", "dino_challenge_won", "dino_pushed_back", "dino_switch_reached", "dinos_switched", "dino_warped", "turn_passed", "dino_left_race"]  # noqa: Y015
+    _WhichOneofReturnType_event: _TypeAlias = _typing.Literal["earth_events_shuffled", "die_rolled", "dino_moved", "dino_entered_twenty_first_century", "life_card_recharged", "earth_event_drawn", "earth_event_survived", "overlay_flipped", "dino_went_extinct", "dino_challenge_began", "dino_challenge_tied", "dino_challenge_won", "dino_pushed_back", "dino_switch_reached", "dinos_switched", "dino_warped", "turn_passed", "dino_left_race", "dino_switch_lapsed"]  # noqa: Y015
     _WhichOneofArgType_event: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_event) -> _WhichOneofReturnType_event | None: ...
 
@@ -999,6 +1009,30 @@ class DinoLeftRace(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DinoLeftRace: _TypeAlias = DinoLeftRace  # noqa: Y015
+
+@_typing.final
+class DinoSwitchLapsed(_message.Message):
+    """The Dino Switch seat was to choose lapsed: the seat left the game (its
+    turn passes on next). Rules version 1 did not record it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat that left."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DinoSwitchLapsed: _TypeAlias = DinoSwitchLapsed  # noqa: Y015
 
 @_typing.final
 class DinoView(_message.Message):

@@ -485,7 +485,7 @@ class Position(_message.Message):
 
     @_builtins.property
     def meteor_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The Meteor deck, top first (secret)."""
+        """The Meteor deck, top first (secret: a player sees as many empty ids)."""
 
     @_builtins.property
     def meteor_drawn(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -493,7 +493,9 @@ class Position(_message.Message):
 
     @_builtins.property
     def rocket_docket_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The Rocket Docket deck, top first (secret)."""
+        """The Rocket Docket deck, top first (secret: a player sees as many empty
+        ids).
+        """
 
     @_builtins.property
     def rocket_docket_open(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -507,7 +509,9 @@ class Position(_message.Message):
 
     @_builtins.property
     def exploration_deck(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The Exploration deck, top first (secret)."""
+        """The Exploration deck, top first (secret: a player sees as many empty
+        ids).
+        """
 
     @_builtins.property
     def exploration_discard(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
@@ -1554,6 +1558,15 @@ class WorldSetUp(_message.Message):
     METEOR_DECK_FIELD_NUMBER: _builtins.int
     ROCKET_DOCKET_DECK_FIELD_NUMBER: _builtins.int
     EXPLORATION_DECK_FIELD_NUMBER: _builtins.int
+    METEOR_CARDS_FIELD_NUMBER: _builtins.int
+    ROCKET_DOCKET_CARDS_FIELD_NUMBER: _builtins.int
+    EXPLORATION_CARDS_FIELD_NUMBER: _builtins.int
+    meteor_cards: _builtins.int
+    """How many cards the Meteor deck holds (public)."""
+    rocket_docket_cards: _builtins.int
+    """How many cards the Rocket Docket deck holds (public)."""
+    exploration_cards: _builtins.int
+    """How many cards the Exploration deck holds (public)."""
     @_builtins.property
     def layout(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Tile ids, one per position listed (secret: empty unless admin)."""
@@ -1577,10 +1590,13 @@ class WorldSetUp(_message.Message):
         meteor_deck: _abc.Iterable[_builtins.str] | None = ...,
         rocket_docket_deck: _abc.Iterable[_builtins.str] | None = ...,
         exploration_deck: _abc.Iterable[_builtins.str] | None = ...,
+        meteor_cards: _builtins.int = ...,
+        rocket_docket_cards: _builtins.int = ...,
+        exploration_cards: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["exploration_deck", b"exploration_deck", "layout", b"layout", "meteor_deck", b"meteor_deck", "rocket_docket_deck", b"rocket_docket_deck"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["exploration_cards", b"exploration_cards", "exploration_deck", b"exploration_deck", "layout", b"layout", "meteor_cards", b"meteor_cards", "meteor_deck", b"meteor_deck", "rocket_docket_cards", b"rocket_docket_cards", "rocket_docket_deck", b"rocket_docket_deck"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1616,21 +1632,34 @@ class TurnBegan(_message.Message):
 
     DINO_FIELD_NUMBER: _builtins.int
     ROUND_FIELD_NUMBER: _builtins.int
+    ACTIONS_FIELD_NUMBER: _builtins.int
+    HEAL_ONLY_FIELD_NUMBER: _builtins.int
     dino: Global___Dino.ValueType
     """The Dino whose turn began."""
     round: _builtins.int
     """The round number, from 1."""
+    actions: _builtins.int
+    """The actions the turn has."""
+    heal_only: _builtins.bool
+    """True: the Dino is Injured, so the turn is for healing itself (with its
+    Vines) until it is healed, and does not end by itself. Unset in games of
+    rules versions 1 to 3, which did not record it.
+    """
     def __init__(
         self,
         *,
         dino: Global___Dino.ValueType = ...,
         round: _builtins.int = ...,
+        actions: _builtins.int = ...,
+        heal_only: _builtins.bool | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_heal_only", b"_heal_only", "heal_only", b"heal_only"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dino", b"dino", "round", b"round"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_heal_only", b"_heal_only", "actions", b"actions", "dino", b"dino", "heal_only", b"heal_only", "round", b"round"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__heal_only: _TypeAlias = _typing.Literal["heal_only"]  # noqa: Y015
+    _WhichOneofArgType__heal_only: _TypeAlias = _typing.Literal["_heal_only", b"_heal_only"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__heal_only) -> _WhichOneofReturnType__heal_only | None: ...
 
 Global___TurnBegan: _TypeAlias = TurnBegan  # noqa: Y015
 
@@ -1797,24 +1826,32 @@ class TileRevealed(_message.Message):
     POSITION_FIELD_NUMBER: _builtins.int
     TILE_FIELD_NUMBER: _builtins.int
     TOKEN_PLACED_FIELD_NUMBER: _builtins.int
+    RESOURCE_FIELD_NUMBER: _builtins.int
     position: _builtins.int
     """A World position (0 is the Oasis, 1-18 around it)."""
     tile: _builtins.str
     """The tile turned face up."""
     token_placed: _builtins.bool
     """True when a resource token from the Supply was put on the tile."""
+    resource: Global___Resource.ValueType
+    """The tile's resource (that of the token placed); unset: the tile has
+    none.
+    """
     def __init__(
         self,
         *,
         position: _builtins.int = ...,
         tile: _builtins.str = ...,
         token_placed: _builtins.bool = ...,
+        resource: Global___Resource.ValueType | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_resource", b"_resource", "resource", b"resource"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["position", b"position", "tile", b"tile", "token_placed", b"token_placed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resource", b"_resource", "position", b"position", "resource", b"resource", "tile", b"tile", "token_placed", b"token_placed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__resource: _TypeAlias = _typing.Literal["resource"]  # noqa: Y015
+    _WhichOneofArgType__resource: _TypeAlias = _typing.Literal["_resource", b"_resource"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__resource) -> _WhichOneofReturnType__resource | None: ...
 
 Global___TileRevealed: _TypeAlias = TileRevealed  # noqa: Y015
 
@@ -1987,18 +2024,26 @@ class TokenReturned(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     POSITION_FIELD_NUMBER: _builtins.int
+    RESOURCE_FIELD_NUMBER: _builtins.int
     position: _builtins.int
     """A World position (0 is the Oasis, 1-18 around it)."""
+    resource: Global___Resource.ValueType
+    """The token's resource. Unset in games of rules versions 1 to 3, which did
+    not record it.
+    """
     def __init__(
         self,
         *,
         position: _builtins.int = ...,
+        resource: Global___Resource.ValueType | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_resource", b"_resource", "resource", b"resource"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["position", b"position"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_resource", b"_resource", "position", b"position", "resource", b"resource"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__resource: _TypeAlias = _typing.Literal["resource"]  # noqa: Y015
+    _WhichOneofArgType__resource: _TypeAlias = _typing.Literal["_resource", b"_resource"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__resource) -> _WhichOneofReturnType__resource | None: ...
 
 Global___TokenReturned: _TypeAlias = TokenReturned  # noqa: Y015
 
@@ -2641,6 +2686,7 @@ class EarthquakeStruck(_message.Message):
 
     POSITIONS_FIELD_NUMBER: _builtins.int
     LAYOUT_FIELD_NUMBER: _builtins.int
+    RETURNED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def positions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """World positions whose tiles were picked up and laid again, in order."""
@@ -2649,15 +2695,22 @@ class EarthquakeStruck(_message.Message):
     def layout(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Tile ids, one per position listed (secret: empty unless admin)."""
 
+    @_builtins.property
+    def returned(self) -> Global___Supply:
+        """The tokens and Lava Flows picked up with the tiles, back to the Supply.
+        Unset in games of rules versions 1 to 3, which did not record it.
+        """
+
     def __init__(
         self,
         *,
         positions: _abc.Iterable[_builtins.int] | None = ...,
         layout: _abc.Iterable[_builtins.str] | None = ...,
+        returned: Global___Supply | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["returned", b"returned"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["layout", b"layout", "positions", b"positions"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["layout", b"layout", "positions", b"positions", "returned", b"returned"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -292,7 +292,9 @@ class PlayerPosition(_message.Message):
     """
     @_builtins.property
     def hand(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The seat's hand, card ids (secret: only its own player sees it)."""
+        """The seat's hand, card ids (secret: only its own player sees it; the
+        others see as many empty ids, cards they do not know).
+        """
 
     @_builtins.property
     def disasters(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:

@@ -226,7 +226,7 @@ export type Position = Message<"strata.games.cubosaurs.v1.Position"> & {
 
   /**
    * The deck, top first (secret; every card of the round's pool not placed
-   * elsewhere).
+   * elsewhere). A player sees as many -1s: cards it does not know.
    *
    * @generated from field: repeated int32 deck = 6;
    */

@@ -140,7 +140,8 @@ export const ScenarioSchema: GenMessage<Scenario> = /*@__PURE__*/
  */
 export type PlayerPosition = Message<"strata.games.happy_little_dinosaurs.v1.PlayerPosition"> & {
   /**
-   * The seat's hand, card ids (secret: only its own player sees it).
+   * The seat's hand, card ids (secret: only its own player sees it; the
+   * others see as many empty ids, cards they do not know).
    *
    * @generated from field: repeated string hand = 1;
    */
