@@ -33,7 +33,7 @@ from strata.v1 import (
 
 from service.door import Call, Door
 from service.errors import Code, InvalidArgument, Refusal, details
-from service.http_edge import GATED, PREDECODED, Gate, Method, decode_json
+from service.gate import GATED, PREDECODED, Gate, Method, decode_json
 from service.inputs import quote
 
 M = TypeVar("M", bound=Message)
@@ -59,9 +59,9 @@ _CODES: dict[Code, ConnectCode] = {
 class JsonCodec:
     """The Connect JSON codec on google.protobuf's JSON mapping: compact, and
     any request it cannot read (bad JSON, nesting or values past the
-    bounds of :func:`~service.http_edge.decode_json`, a field of the wrong
+    bounds of :func:`~service.gate.decode_json`, a field of the wrong
     type) is INVALID_ARGUMENT, never an error of the server. A request the
-    gate decoded already (:data:`~service.http_edge.PREDECODED`) is not
+    gate decoded already (:data:`~service.gate.PREDECODED`) is not
     decoded again."""
 
     def name(self) -> str:
@@ -125,7 +125,7 @@ def applications(
     read_max_bytes: int,
 ) -> dict[str, Any]:
     """The ASGI application of each service, behind the HTTP edge's
-    :class:`~service.http_edge.Gate`, by its path prefix
+    :class:`~service.gate.Gate`, by its path prefix
     (``/strata.v1.GameService/``)."""
     apps: dict[str, Any] = {}
     for service, servicer in services:

@@ -55,7 +55,8 @@ from service.errors import (
     classify,
 )
 from service.inputs import check_request
-from service.limits import Limits, StreamSlot
+from service.limits import Limits
+from service.streams import StreamSlot
 
 log = structlog.get_logger("strata.rpc")
 

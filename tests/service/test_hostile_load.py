@@ -39,9 +39,10 @@ from strata.v1 import game_service_pb2 as pb
 
 from clients.client import StrataClient, StrataError
 from eventstore.factory import open_store
-from service import connect_transport, http_edge, telemetry
+from service import connect_transport, gate, http_edge, telemetry
 from service.config import Config, ConfigError
-from service.http_edge import MAX_JSON_VALUES, Throttled
+from service.gate import MAX_JSON_VALUES
+from service.http_edge import Throttled
 from service.limits import LimitSettings, TokenBuckets
 from service.server import Running, create_server
 from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, http_call
@@ -297,20 +298,20 @@ def test_the_callers_rate_is_counted_before_its_body_is_decoded(
     make_server: Factory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     decoded: list[str] = []
-    real = http_edge.decode_json
+    real = gate.decode_json
 
     def counting(*args: Any) -> Any:
         decoded.append(threading.current_thread().name)
         return real(*args)
 
-    monkeypatch.setattr(http_edge, "decode_json", counting)
+    monkeypatch.setattr(gate, "decode_json", counting)
     monkeypatch.setattr(connect_transport, "decode_json", counting)
     running = make_server(rate_per_peer=2, burst_seconds=1)
     # A large body of many values: the kind that took the loop 1.5 s.
     bots = json.dumps(
         {"gameType": GAME, "players": 2, "bots": [{"seat": 9, "bot": "random"}] * 300}
     ).encode()
-    assert len(bots) > http_edge.DECODE_ON_LOOP_BYTES
+    assert len(bots) > gate.DECODE_ON_LOOP_BYTES
     connection = http.client.HTTPConnection("127.0.0.1", running.http_port, timeout=10)
     answers = []
     for _ in range(6):  # one connection: its bucket holds two
