@@ -101,8 +101,12 @@ def test_the_feed_refuses_an_event_of_a_rules_version_no_longer_shipped(
 ) -> None:
     with StrataClient(f"127.0.0.1:{feed_server.port}", token=ADMIN) as admin:
         admin.import_game(STORED.read_bytes(), "shipped")
-        with pytest.raises(StrataError):  # stored, and refused as GetGame does
+        with pytest.raises(StrataError) as unverified:  # rules not shipped
             admin.import_game(relabelled("0"), "unshipped")
+        assert unverified.value.reason == "IMPORT_NOT_VERIFIED"
+        # Trusted, it is stored as it came, and refused as GetGame does.
+        with pytest.raises(StrataError):
+            admin.import_game(relabelled("0"), "unshipped", trust=True)
         with pytest.raises(StrataError) as get_game:
             admin.get_game("unshipped")
 

@@ -531,9 +531,12 @@ def test_the_timekeepers_outage_is_two_lines_too() -> None:
     from service.application import GameApp
     from service.clocks import Timekeeper
 
-    app = GameApp(InMemoryEventStore())
+    store = InMemoryEventStore()
+    app = GameApp(store)
     down = {"value": True}
-    app.list_games = _unavailable_while(down, app.list_games)
+    store.read_all_matching = _unavailable_while(  # type: ignore[method-assign]
+        down, store.read_all_matching
+    )
     logs = _logs_of_an_outage(Timekeeper(app, every=0.02).run_forever, down)
     events = [e["event"] for e in logs if e["event"].startswith("clocks.")]
     assert events == ["clocks.store_unavailable", "clocks.store_back"]
