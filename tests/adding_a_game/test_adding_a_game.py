@@ -37,6 +37,7 @@ from domain.errors import RuleViolation
 from domain.rules import GameRules, Viewer
 from domain.session import Session
 from service import protomap
+from service.protoshape import differences
 from service.servicer import game_module
 from tests import gamekit
 from tests.adding_a_game import egg_race
@@ -245,6 +246,15 @@ def test_random_toy_games_replay_and_map_to_their_protos(added, players):
         gamekit.assert_replays(RULES, played)
         gamekit.assert_replays_deterministically(RULES, played, f"toy-{seed}")
         gamekit.assert_maps_to_proto(RULES, added.module, played)
+
+
+def test_the_toys_model_has_the_shape_of_its_proto(added):
+    module = added.module
+    assert differences(tuple(RULES.command_types), module.Command.DESCRIPTOR) == []
+    assert differences(tuple(RULES.event_types), module.Event.DESCRIPTOR) == []
+    for kind in ("Options", "Scenario", "View"):
+        model = getattr(RULES, f"{kind.lower()}_type")
+        assert differences(model, getattr(module, kind).DESCRIPTOR) == []
 
 
 def test_no_player_sees_another_players_nest(added):
