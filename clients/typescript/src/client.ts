@@ -34,7 +34,15 @@ import {
   type Transport,
 } from "@connectrpc/connect";
 
-import { AdminService } from "./gen/strata/v1/admin_service_pb.js";
+import {
+  AdminService,
+  ExportGameResponseSchema,
+  GetAuditLogResponseSchema,
+  type ExportGameResponse,
+  type GetAuditLogResponse,
+  type ImportGameResponse,
+  type VerifyGameResponse,
+} from "./gen/strata/v1/admin_service_pb.js";
 import {
   GameService,
   type CreateGameResponse,
@@ -56,8 +64,13 @@ import {
   type StartGameResponse,
   type SubmitCommandResponse,
   type TimeControlSchema,
+  type WatchGameResponse,
 } from "./gen/strata/v1/game_service_pb.js";
-import { IntegrationService } from "./gen/strata/v1/integration_service_pb.js";
+import {
+  IntegrationService,
+  type FollowLogResponse,
+  type GetStatisticsResponse,
+} from "./gen/strata/v1/integration_service_pb.js";
 
 /**
  * The transports of the HTTP listener, named as the Python client names
@@ -317,8 +330,10 @@ export class StrataClient {
    * The rematch of the finished `gameId` (created once: asked again, the
    * same game); each player claims its seat with `joinGame` and its old token.
    */
-  rematch(gameId: string): Promise<CreateGameResponse> {
-    return this.call((o) => this.game.createGame({ rematchOf: gameId }, o));
+  rematch(gameId: string, options: { seed?: string } = {}): Promise<CreateGameResponse> {
+    return this.call((o) =>
+      this.game.createGame({ rematchOf: gameId, seed: options.seed ?? "" }, o),
+    );
   }
 
   /**
@@ -437,14 +452,26 @@ export class StrataClient {
     gameId: string,
     options: { fromVersion?: bigint; follow?: boolean; signal?: AbortSignal } = {},
   ): AsyncGenerator<Event> {
-    const follow = options.follow ?? true;
-    const responses = this.game.watchGame(
-      { gameId, fromVersion: options.fromVersion ?? 1n, noFollow: !follow },
-      this.callOptions(follow ? 0 : this.timeoutMs, options.signal),
-    );
-    for await (const response of this.stream(responses)) {
+    for await (const response of this.watchGameWithClocks(gameId, options)) {
       if (response.event !== undefined) yield response.event;
     }
+  }
+
+  /**
+   * As {@link watchGame}, each event with the seats' clocks (set on the
+   * newest event of a game with a time control).
+   */
+  watchGameWithClocks(
+    gameId: string,
+    options: { fromVersion?: bigint; follow?: boolean; signal?: AbortSignal } = {},
+  ): AsyncGenerator<WatchGameResponse> {
+    const follow = options.follow ?? true;
+    return this.stream(
+      this.game.watchGame(
+        { gameId, fromVersion: options.fromVersion ?? 1n, noFollow: !follow },
+        this.callOptions(follow ? 0 : this.timeoutMs, options.signal),
+      ),
+    );
   }
 
   /** A page of games, oldest first (`newestFirst`: the newest, the next page older). */
@@ -482,6 +509,120 @@ export class StrataClient {
         { gameId, fromVersion: options.fromVersion ?? 1n, toVersion: options.toVersion ?? 0n },
         this.callOptions(),
       ),
+    );
+  }
+
+  // -- admin (admin token) ----------------------------------------------------
+
+  /** The whole audit log (every page, fetched in turn, joined). */
+  async getAuditLog(gameId: string, options: { pageSize?: number } = {}): Promise<GetAuditLogResponse> {
+    const whole = create(GetAuditLogResponseSchema);
+    let pageToken = "";
+    do {
+      const page = await this.getAuditLogPage(gameId, { pageSize: options.pageSize, pageToken });
+      whole.events.push(...page.events);
+      whole.commands.push(...page.commands);
+      pageToken = page.nextPageToken;
+    } while (pageToken);
+    return whole;
+  }
+
+  /** One page of the audit log. */
+  getAuditLogPage(
+    gameId: string,
+    options: { pageSize?: number; pageToken?: string } = {},
+  ): Promise<GetAuditLogResponse> {
+    return this.call((o) =>
+      this.admin.getAuditLog(
+        { gameId, pageSize: options.pageSize ?? 0, pageToken: options.pageToken ?? "" },
+        o,
+      ),
+    );
+  }
+
+  /** Fold the stored game again and compare it with what was stored. */
+  verifyGame(gameId: string): Promise<VerifyGameResponse> {
+    return this.call((o) => this.admin.verifyGame({ gameId }, o));
+  }
+
+  /**
+   * The whole export (every page, fetched in turn, joined into one document
+   * that {@link importGame} takes).
+   */
+  async exportGame(gameId: string, options: { pageSize?: number } = {}): Promise<ExportGameResponse> {
+    let first: ExportGameResponse | undefined;
+    let whole: { events: unknown[]; commands: unknown[] } | undefined;
+    let pageToken = "";
+    for (;;) {
+      const page = await this.call((o) =>
+        this.admin.exportGame({ gameId, pageSize: options.pageSize ?? 0, pageToken }, o),
+      );
+      pageToken = page.nextPageToken;
+      const part = JSON.parse(new TextDecoder().decode(page.document)) as {
+        events: unknown[];
+        commands: unknown[];
+      };
+      if (first === undefined) {
+        if (!pageToken) return page; // one page: the whole export as it came
+        first = page;
+        whole = part;
+      } else {
+        whole!.events.push(...part.events);
+        whole!.commands.push(...part.commands);
+      }
+      if (!pageToken) {
+        const document = new TextEncoder().encode(JSON.stringify(whole, null, 1));
+        return create(ExportGameResponseSchema, { document, fileName: first.fileName });
+      }
+    }
+  }
+
+  /**
+   * Import an exported game. The service verifies it first and refuses one
+   * that does not verify (IMPORT_NOT_VERIFIED), unless `trust`.
+   */
+  importGame(
+    document: Uint8Array,
+    options: { gameId?: string; trust?: boolean } = {},
+  ): Promise<ImportGameResponse> {
+    return this.call((o) =>
+      this.admin.importGame(
+        { document, gameId: options.gameId ?? "", trust: options.trust ?? false },
+        o,
+      ),
+    );
+  }
+
+  // -- integration (integration or admin token) --------------------------------
+
+  /** The global log from `afterPosition`, filtered on the server. */
+  followLog(
+    options: {
+      afterPosition?: bigint;
+      gameTypes?: string[];
+      eventTypes?: string[];
+      follow?: boolean;
+      signal?: AbortSignal;
+    } = {},
+  ): AsyncGenerator<FollowLogResponse> {
+    const follow = options.follow ?? true;
+    return this.stream(
+      this.integration.followLog(
+        {
+          afterPosition: options.afterPosition ?? 0n,
+          gameTypes: options.gameTypes ?? [],
+          eventTypes: options.eventTypes ?? [],
+          noFollow: !follow,
+        },
+        this.callOptions(follow ? 0 : this.timeoutMs, options.signal),
+      ),
+    );
+  }
+
+  /** Counts per game type (of `gameType`, or of all). */
+  getStatistics(options: { gameType?: string } = {}): Promise<GetStatisticsResponse> {
+    return this.call((o) =>
+      this.integration.getStatistics({ gameType: options.gameType ?? "" }, o),
     );
   }
 }
