@@ -414,7 +414,7 @@ PYTHON_ONLY = {
     "close": "a gRPC channel is closed; the TypeScript transports hold no handle",
 }
 TYPESCRIPT_ONLY = {
-    "callOptions": "the headers and deadline for calling the generated clients directly",
+    "callOptions": "the headers and deadline to call the generated clients directly",
 }
 #: Options only the TypeScript methods take: a stream's AbortSignal (in
 #: Python, a stream ends when its iterator is closed).
@@ -437,8 +437,7 @@ def python_surface() -> dict[str, dict[str, bool]]:
             continue
         parameters = list(inspect.signature(method).parameters.values())[1:]
         surface[camel(name)] = {
-            camel(p.name): p.default is not inspect.Parameter.empty
-            for p in parameters
+            camel(p.name): p.default is not inspect.Parameter.empty for p in parameters
         }
     return surface
 
