@@ -139,7 +139,11 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
 
     def validate_config(self, config: GameConfig[S]) -> None:
         """Raise :class:`~domain.errors.InvalidCommand` for bad options or
-        scenario (a bad position's error names the field that is wrong)."""
+        scenario, naming the field that is wrong: an option's as
+        ``options.<field>`` (``options.rounds``), a scenario's by its path
+        in the scenario (``position.hands[1]``). Every option's zero (0,
+        False, empty) is the rulebook's value (tests/domain/test_options.py
+        holds every game to it)."""
 
     # -- starting from a position ---------------------------------------------
 

@@ -143,8 +143,7 @@ class Lobby:
             )
         except InvalidCommand as error:
             if error.field:
-                # The game names the field within its scenario.
-                error.field = f"scenario.{game_type}.{error.field}"
+                error.field = _field_in_request(error.field, game_type)
             raise
         self._check_bots(game_type, players, bots)
         # The creation is logged (as the command ``create``): who created
@@ -735,3 +734,13 @@ def _time_ordered_id() -> str:
                 millisecond, sequence = millisecond + 1, 0
         _last_id[:] = [millisecond, sequence]
     return f"{millisecond:012x}{sequence:04x}{secrets.token_hex(8)}"
+
+
+def _field_in_request(field: str, game_type: str) -> str:
+    """The path in CreateGameRequest of a field the game names: an option's
+    (``options.<field>``) or a scenario's (its path in the scenario), each
+    in its game's entry of GameOptions or GameScenario."""
+    kind, _, rest = field.partition(".")
+    if kind != "options":
+        kind, rest = "scenario", field
+    return f"{kind}.{game_type}.{rest}"

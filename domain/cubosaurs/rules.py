@@ -193,6 +193,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
                 "ROUNDS_OUT_OF_RANGE",
                 f"Rounds must be 0 (the default) to {MAX_ROUNDS}, "
                 f"not {options.rounds}.",
+                "options.rounds",
             )
         scenario = config.scenario
         if scenario is None:

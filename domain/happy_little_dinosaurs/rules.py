@@ -227,10 +227,13 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
                     "DINOSAURS_DO_NOT_MATCH_SEATS",
                     f"Choose one dinosaur per seat ({config.players}), "
                     f"not {len(options.dinosaurs)}.",
+                    "options.dinosaurs",
                 )
             if len(set(options.dinosaurs)) != len(options.dinosaurs):
                 raise InvalidCommand(
-                    "DINOSAUR_CHOSEN_TWICE", "Each dinosaur can be played once."
+                    "DINOSAUR_CHOSEN_TWICE",
+                    "Each dinosaur can be played once.",
+                    "options.dinosaurs",
                 )
         scenario: Scenario | None = config.scenario
         if scenario is None:

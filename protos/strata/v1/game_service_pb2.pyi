@@ -143,7 +143,12 @@ Global___ListGameTypesResponse: _TypeAlias = ListGameTypesResponse  # noqa: Y015
 
 @_typing.final
 class GameOptions(_message.Message):
-    """Options of a game at creation, typed per game type."""
+    """Options of a game at creation, typed per game type. Every option's zero
+    (0, false, empty) means the rulebook's value: a client that sets one option
+    sends zeros for the rest and gets the rulebook's for them. An option the
+    game refuses is named in the error's field violation as
+    `options.<game_type>.<field>` (e.g. `options.cubosaurs.rounds`).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -119,7 +119,11 @@ export const ListGameTypesResponseSchema: GenMessage<ListGameTypesResponse> = /*
   messageDesc(file_strata_v1_game_service, 2);
 
 /**
- * Options of a game at creation, typed per game type.
+ * Options of a game at creation, typed per game type. Every option's zero
+ * (0, false, empty) means the rulebook's value: a client that sets one option
+ * sends zeros for the rest and gets the rulebook's for them. An option the
+ * game refuses is named in the error's field violation as
+ * `options.<game_type>.<field>` (e.g. `options.cubosaurs.rounds`).
  *
  * @generated from message strata.v1.GameOptions
  */
