@@ -10,6 +10,12 @@ empty ``__init__.py`` in every package on the way (the games' modules are
 is not generated: it tells type checkers to read the stubs. For the
 services, ``*_connect.py`` too (``protoc-gen-connectrpc``: the Connect and
 gRPC-Web applications and clients, on google.protobuf's messages).
+
+Writing (not ``--check``), it regenerates the TypeScript client's code too
+(``clients/typescript``, ``node scripts/generate.mjs``) when its packages
+are installed (``npm ci`` there), and says so when they are not: one
+command after a proto change. ``--check`` checks the Python code only; the
+TypeScript code's check is in ``tests/clients/test_typescript.py``.
 """
 
 from __future__ import annotations
@@ -19,11 +25,13 @@ import filecmp
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 PROTOS = Path(__file__).resolve().parent
+TYPESCRIPT = PROTOS.parent / "clients" / "typescript"
 GENERATED_SUFFIXES = (
     "_pb2.py",
     "_pb2.pyi",
@@ -128,6 +136,21 @@ def main() -> None:
             if not any(directory.iterdir()):
                 directory.rmdir()  # a package whose protos moved away
         shutil.copytree(tmp, PROTOS, dirs_exist_ok=True)
+    generate_typescript()
+
+
+def generate_typescript() -> None:
+    """The TypeScript client's code, from the same protos (when its packages
+    are installed and ``node`` is on PATH)."""
+    node = shutil.which("node")
+    if node is None or not (TYPESCRIPT / "node_modules" / ".bin" / "buf").exists():
+        print(
+            "TypeScript code not regenerated: run `npm ci` in clients/typescript "
+            "(Node 20 or newer), then this again"
+        )
+        return
+    subprocess.run([node, "scripts/generate.mjs"], cwd=TYPESCRIPT, check=True)
+    print("TypeScript code regenerated in clients/typescript/src/gen")
 
 
 if __name__ == "__main__":

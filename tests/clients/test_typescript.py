@@ -18,6 +18,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import re
 import shutil
 import subprocess
 import tempfile
@@ -30,6 +31,7 @@ from google.protobuf import json_format
 from strata.v1 import game_service_pb2 as pb
 
 from clients.client import StrataClient, StrataError
+from domain import registry
 from eventstore import migrate
 from service.server import Running
 from tests.service.conftest import ADMIN_TOKEN, serve
@@ -170,8 +172,23 @@ def test_the_generated_code_covers_every_proto(node_modules: Path) -> None:
         str(p.relative_to(PACKAGE / "src" / "gen"))
         for p in (PACKAGE / "src" / "gen").rglob("*.ts")
     }
-    assert expected == generated
-    assert len(expected) == 7
+    assert expected | {"games.ts"} == generated
+    # The three services' files and one per registered game.
+    assert len(expected) == 3 + len(registry.game_types())
+
+
+def test_every_game_is_exported_by_name_without_a_hand_list(
+    node_modules: Path,
+) -> None:
+    """src/gen/games.ts (generated from the protos) exports each registered
+    game's module under its game type in camelCase; index.ts exports it."""
+    games = (PACKAGE / "src" / "gen" / "games.ts").read_text()
+    assert sorted(re.findall(r"export \* as (\w+) from", games)) == sorted(
+        camel(game_type) for game_type in registry.game_types()
+    )
+    index = (PACKAGE / "src" / "index.ts").read_text()
+    assert 'export * from "./gen/games.js";' in index
+    assert "strata/games/" not in index  # no hand-kept list of the games
 
 
 @pytest.mark.parametrize(

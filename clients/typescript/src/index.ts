@@ -6,7 +6,6 @@ export * from "./node.js";
 export * from "./gen/strata/v1/game_service_pb.js";
 export * as admin from "./gen/strata/v1/admin_service_pb.js";
 export * as integration from "./gen/strata/v1/integration_service_pb.js";
-export * as cubosaurs from "./gen/strata/games/cubosaurs/v1/cubosaurs_pb.js";
-export * as dinosaursExtinct from "./gen/strata/games/dinosaurs_extinct/v1/dinosaurs_extinct_pb.js";
-export * as escapingExtinction from "./gen/strata/games/escaping_extinction/v1/escaping_extinction_pb.js";
-export * as happyLittleDinosaurs from "./gen/strata/games/happy_little_dinosaurs/v1/happy_little_dinosaurs_pb.js";
+// Each game's messages, as a namespace named like its game type in camelCase
+// (cubosaurs, dinosaursExtinct, …), from src/gen/games.ts (generated).
+export * from "./gen/games.js";
