@@ -51,6 +51,24 @@ def test_the_bots_import_no_rules(game_type: str) -> None:
     assert "domain.session" not in imported
 
 
+def test_no_game_imports_another_directly_or_not() -> None:
+    """The games are independent (what import-linter's independence
+    contract checks, here over the registry's games: a new game is held to
+    it with no list to edit)."""
+    import grimp
+
+    graph = grimp.build_graph("domain", cache_dir=None)
+    chains = {
+        (importer, imported): graph.find_shortest_chain(
+            f"domain.{importer}", f"domain.{imported}", as_packages=True
+        )
+        for importer in GAME_TYPES
+        for imported in GAME_TYPES
+        if importer != imported
+    }
+    assert {pair: chain for pair, chain in chains.items() if chain} == {}
+
+
 @pytest.mark.parametrize("game_type", GAME_TYPES)
 def test_the_rules_class_declares_the_whole_contract(game_type: str) -> None:
     rules = registry.rules_for(game_type)
