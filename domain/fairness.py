@@ -26,31 +26,26 @@ service, no token.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from collections.abc import Sequence
 from typing import Any
 
-from domain import codec
+from domain import codec, registry
+from domain.chance import Rng
+from domain.clocks import TimeControl, check_timeout
+from domain.commitment import COMMITMENT_TAG, SeedRevealed, commitment
+from domain.rules import Role, Viewer
+from domain.session import LEAVE, GameCreated, Session, event_schema_version
 
-#: The domain separation tag of the commitment (its format's version).
-COMMITMENT_TAG = "strata-seed-commitment-v1"
-
-
-def commitment(seed: str, salt: str) -> str:
-    """The commitment to ``seed`` under ``salt`` (lowercase hex SHA-256)."""
-    message = f"{COMMITMENT_TAG}\0{salt}\0{seed}".encode()
-    return hashlib.sha256(message).hexdigest()
-
-
-@dataclasses.dataclass(frozen=True)
-class SeedRevealed:
-    """The game is over: its seed, the salt of its commitment and its
-    scenario, so that anyone can check the commitment and re-execute it."""
-
-    seed: str
-    salt: str
-    scenario: dict[str, Any] | None = None
+__all__ = [
+    "COMMITMENT_TAG",
+    "RecordCheck",
+    "SeedRevealed",
+    "canonical",
+    "commitment",
+    "encode_event",
+    "verify_record",
+]
 
 
 def canonical(type_name: str, data: Any) -> str:
@@ -86,10 +81,6 @@ def verify_record(record: dict[str, Any]) -> RecordCheck:
     the commitment matches the revealed seed and salt, and re-executing the
     command log from that seed yields, redacted for the player, exactly the
     events the player saw, version by version."""
-    # Imported here: the session imports this module for SeedRevealed.
-    from domain import registry
-    from domain.rules import Role, Viewer
-    from domain.session import GameCreated, Session
 
     try:
         events = list(record["events"])
@@ -175,8 +166,6 @@ class _Replay:
     def _stamp(self, version: int, event: Any) -> None:
         from datetime import datetime
 
-        from domain.session import event_schema_version
-
         at = self.times[version - 1] if version <= len(self.times) else None
         self.stamped.append(
             _Stamped(
@@ -192,8 +181,6 @@ class _Replay:
         """What is wrong with a logged timeout (the service acting for a
         seat whose time ran out): its seat's time had not run out at the
         instant it records, or the bot would move otherwise ('' if none)."""
-        from domain.clocks import TimeControl, check_timeout
-        from domain.session import LEAVE
 
         if any(s.recorded_at is None for s in self.stamped):
             return "the record gives no times to check the timeout with"
@@ -237,7 +224,6 @@ class _Replay:
         return None
 
     def run(self, created: Any) -> RecordCheck:
-        from domain.chance import Rng
 
         session = self.session
         problem = self._differs(1, created)

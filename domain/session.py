@@ -27,8 +27,8 @@ from typing import Any, ClassVar, Generic
 
 from domain import codec
 from domain.chance import Rng
+from domain.commitment import SeedRevealed, commitment
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
-from domain.fairness import SeedRevealed, commitment
 from domain.frozen import replace
 from domain.rules import GameConfig, GameRules, Outcome, S, Upcaster, Viewer
 
