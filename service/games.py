@@ -18,7 +18,14 @@ from typing import Any
 from domain import codec, registry
 from domain.rules import GameRules
 from domain.session import Session, SessionState, event_schema_version
-from eventstore.base import AppendResult, EventStore, NewEvent, RecordedEvent, Snapshot
+from eventstore.base import (
+    AppendResult,
+    EventStore,
+    NewCommand,
+    NewEvent,
+    RecordedEvent,
+    Snapshot,
+)
 from service import telemetry
 from service.errors import FailedPrecondition, InvalidArgument, NotFound
 from service.inputs import quote
@@ -224,6 +231,22 @@ class Games:
             )
             for offset, event in enumerate(events)
         ]
+
+    def commit(
+        self, game_id: str, loaded: Loaded, events: list[Any], command: NewCommand
+    ) -> int:
+        """The unit of work's last step, for a change decided on ``loaded``
+        (the lobby's seats, starts, leaves, expiries, rematches): append
+        ``events`` with ``command`` at ``loaded``'s version, then cache the
+        new state (:meth:`after_append`); returns the new version. Raises
+        the store's ConcurrencyError or DuplicateCommand when the game
+        changed meanwhile or the command was logged already: the caller
+        decides again, or answers with what was logged."""
+        result = self.store.append(
+            game_id, loaded.state.version, [new_event(e) for e in events], command
+        )
+        self.after_append(game_id, loaded, events, result.last_version)
+        return result.last_version
 
     def after_append(
         self, game_id: str, loaded: Loaded, events: list[Any], version: int

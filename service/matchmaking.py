@@ -35,9 +35,11 @@ from domain.session import Status
 from service import inputs
 from service.callers import Caller, hash_token, new_seat_token
 from service.commands import MAX_RETRIES
+from service.creating import request_game_id
 from service.errors import Aborted, FailedPrecondition, InvalidArgument, NotFound
-from service.lobby import NAME_TAKEN, Lobby, request_game_id
+from service.lobby import Lobby
 from service.queries import Queries
+from service.seating import NAME_TAKEN
 
 #: Games of the quick-join chain one FindGame call goes through before
 #: giving up (each earlier one full, started or finished).

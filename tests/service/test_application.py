@@ -10,7 +10,7 @@ import pytest
 from domain.errors import RuleViolation
 from eventstore.base import Snapshot
 from eventstore.memory import InMemoryEventStore
-from service import callers, games, lobby
+from service import callers, games, seating
 from service.application import GameApp
 from service.callers import Caller
 from service.errors import PermissionDenied
@@ -227,7 +227,7 @@ def test_seat_tokens_begin_with_the_st_prefix_and_never_with_a_dash():
 
 
 def test_a_seat_token_issued_before_the_prefix_still_acts(monkeypatch):
-    monkeypatch.setattr(lobby, "new_seat_token", lambda: "-legacy-token")
+    monkeypatch.setattr(seating, "new_seat_token", lambda: "-legacy-token")
     app = GameApp(InMemoryEventStore())
     game_id, tokens = seated(app)
     assert tokens[0] == "-legacy-token" == tokens[1]  # hot-seat: one token

@@ -1,0 +1,50 @@
+"""A game's logged creation, read back: the table settings (a bot for a
+leaver, the time control) and the host, which seating and the timekeeper
+follow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eventstore.base import EventStore
+from service.clocks import TimeControl
+from service.commands import CREATE
+
+#: ``CreateGameRequest.replace_leavers``: a leaver's seat goes to a bot.
+REPLACE_WITH_BOT = "bot"
+REPLACE_LEAVERS = ("", REPLACE_WITH_BOT)
+#: The table settings a creation logs beside the rules' options.
+TABLE_SETTINGS = ("replace_leavers", "time_control")
+
+
+class Creations:
+    """What each game of one store was created with."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store = store
+
+    def creation_of(self, game_id: str) -> dict[str, Any]:
+        """The body of the game's logged creation (empty if none)."""
+        record = self.store.find_command(game_id, CREATE)
+        if record is None:
+            return {}
+        body: dict[str, Any] = record.payload.get("command", {})
+        return body
+
+    def settings_of(self, game_id: str) -> dict[str, Any]:
+        """The table settings the game was created with (``replace_leavers``,
+        …), from its logged creation."""
+        body = self.creation_of(game_id)
+        return {k: v for k, v in body.items() if k in TABLE_SETTINGS}
+
+    def time_control_of(self, game_id: str) -> TimeControl:
+        """The game's time control (none for a game created without)."""
+        return TimeControl.from_body(self.settings_of(game_id).get("time_control"))
+
+    def host_of(self, game_id: str) -> tuple[str, str]:
+        """(creator, host token hash) of a game, from its logged creation
+        (empty strings for a game created before creations were logged)."""
+        record = self.store.find_command(game_id, CREATE)
+        if record is None:
+            return "", ""
+        return record.actor, str(record.payload.get("command", {}).get("host", ""))
