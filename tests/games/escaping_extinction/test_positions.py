@@ -41,7 +41,7 @@ from domain.escaping_extinction.model import (
     Travel,
     TravelMode,
 )
-from domain.escaping_extinction.rules import MAX_ROUND
+from domain.escaping_extinction.positions import MAX_ROUND
 from domain.rules import Viewer
 from domain.session import SessionState, Status
 from tests.gamekit import (
