@@ -16,13 +16,10 @@ import asyncio
 import contextvars
 import json
 import threading
-from collections.abc import AsyncIterator, Collection, Iterator, Sequence
+from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from eventstore.readmodels import ReadModels
+from typing import Any, Protocol
 
 JSON = Any
 
@@ -212,6 +209,43 @@ class PoolUsage:
     used: int
     idle: int
     max: int
+
+
+class ReadModels(Protocol):
+    """The read models a store keeps in the database of its log (checkpoints
+    written in the transactions that apply a batch): what projections use.
+    The SQL stores' is :class:`eventstore.readmodels.SQLReadModels`;
+    ``table`` and ``statement`` are SQLAlchemy's."""
+
+    def checkpoint(self, name: str) -> int:
+        """The position projection ``name`` has applied up to (0: none)."""
+        ...
+
+    def apply(
+        self,
+        name: str,
+        from_position: int,
+        to_position: int,
+        table: Any,
+        rows: Sequence[Mapping[str, Any]],
+    ) -> bool:
+        """Upsert ``rows`` and move checkpoint ``name`` from
+        ``from_position`` to ``to_position`` in one transaction; False when
+        the checkpoint was elsewhere."""
+        ...
+
+    def reset(self, name: str, table: Any) -> None:
+        """Empty ``table`` and put checkpoint ``name`` back to zero."""
+        ...
+
+    def query(self, statement: Any) -> list[Any]:
+        """The rows of a read of the read models."""
+        ...
+
+    def query_nearby(self, statement: Any, name: str, at_least: int) -> list[Any]:
+        """:meth:`query`, from a hot standby that has applied ``name`` up to
+        ``at_least`` when there is one."""
+        ...
 
 
 class EventStore(abc.ABC):

@@ -64,6 +64,7 @@ from eventstore.base import (
 )
 from eventstore.groupcommit import MAX_EVENTS_PER_TRANSACTION, Append, GroupCommitter
 from eventstore.rawread import RawReader
+from eventstore.readmodels import SQLReadModels
 from eventstore.sql import (
     _NO_SCHEMA,
     SQLAlchemyEventStore,
@@ -174,6 +175,12 @@ class PostgresEventStore(SQLAlchemyEventStore):
         self.primary_reads = 0
 
     # -- hot reads ----------------------------------------------------------
+
+    def read_models(self) -> SQLReadModels:
+        """The read models kept in this database (see
+        :meth:`EventStore.read_models`), with PostgreSQL's fast paths: a
+        batch in one round trip, reads from the hot standby."""
+        return SQLReadModels(self, postgres=self)
 
     def read_stream(
         self, game_id: str, from_version: int = 1, to_version: int | None = None

@@ -20,14 +20,22 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import Connection, Executable, Table, delete, insert, select, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    Executable,
+    Table,
+    delete,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import SQLAlchemyError
 
 from eventstore import pgsql, tables
 from eventstore.base import utc
-from eventstore.postgres import PostgresEventStore
 from eventstore.sql import SQLAlchemyEventStore, dumps_json, translate_errors
 
 
@@ -44,13 +52,32 @@ def _check_times(rows: Sequence[Mapping[str, Any]]) -> None:
                 utc(value)
 
 
-class ReadModels:
+class PostgresStore(Protocol):
+    """What the read models use of PostgreSQL's store, beside SQL: raw
+    statements (a batch in one round trip) and the hot standby."""
+
+    standby_wait: float
+    standby_reads: int
+    primary_reads: int
+
+    def execute_raw(
+        self, sql: str, parameters: Sequence[Any] | Mapping[str, Any] = ()
+    ) -> list[tuple[Any, ...]]: ...
+
+    def standby_engine(self) -> Engine | None: ...
+
+
+class SQLReadModels:
     """The read models of a SQL event store: checkpoints, and rows upserted
     with them."""
 
-    def __init__(self, store: SQLAlchemyEventStore) -> None:
+    def __init__(
+        self, store: SQLAlchemyEventStore, postgres: PostgresStore | None = None
+    ) -> None:
+        """``postgres``: the same store, when it is PostgreSQL's (its fast
+        paths)."""
         self.store = store
-        self._postgres = store if isinstance(store, PostgresEventStore) else None
+        self._postgres = postgres
 
     def checkpoint(self, name: str) -> int:
         """The position projection ``name`` has applied up to (0: none)."""

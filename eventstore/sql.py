@@ -45,7 +45,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import Connection, Engine, Row, func, select, update
 from sqlalchemy import exc as sa_exc
@@ -73,9 +73,6 @@ from eventstore.base import (
     encode_json,
 )
 from eventstore.loops import AppendNotifier
-
-if TYPE_CHECKING:
-    from eventstore.readmodels import ReadModels
 
 log = logging.getLogger(__name__)
 
@@ -225,13 +222,6 @@ class SQLAlchemyEventStore(EventStore):
 
     def _wake_watcher(self) -> None:
         """Interrupt the watcher's wait so it sees ``stop`` (default: nothing)."""
-
-    def read_models(self) -> ReadModels:
-        """The read models kept in this database (see
-        :meth:`EventStore.read_models`)."""
-        from eventstore.readmodels import ReadModels
-
-        return ReadModels(self)
 
     # -- appending --------------------------------------------------------
 

@@ -40,6 +40,7 @@ from sqlalchemy.sql.dml import Insert
 from eventstore import tables
 from eventstore.base import StoreError, StoreUnavailable
 from eventstore.migrate import upgrade_connection
+from eventstore.readmodels import SQLReadModels
 from eventstore.sql import SQLAlchemyEventStore, dumps_json
 from eventstore.urls import database_url, is_sqlite_memory
 
@@ -96,6 +97,11 @@ class SQLiteEventStore(SQLAlchemyEventStore):
             # Nobody else can migrate a private database: it starts migrated.
             with self._begin_write() as connection:
                 upgrade_connection(connection)
+
+    def read_models(self) -> SQLReadModels:
+        """The read models kept in this database (see
+        :meth:`EventStore.read_models`)."""
+        return SQLReadModels(self)
 
     def check_health(self) -> None:
         """Open the file afresh and take its write lock for a moment: a file

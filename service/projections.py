@@ -5,7 +5,7 @@ version, winners, result, characters, created and finished times) behind
 ListGames and the per-game-type statistics. It folds each game's events with
 the game's own rules (it needs them for the characters and the outcome), and
 writes each batch with its checkpoint in one transaction
-(:class:`eventstore.readmodels.ReadModels`: the store keeps the rows and
+(:class:`eventstore.base.ReadModels`: the store keeps the rows and
 the checkpoint, :class:`GameListRows` says what the rows are), so it never
 skips an event nor applies one twice, even when killed mid-batch or run by
 several replicas.
@@ -27,8 +27,7 @@ from sqlalchemy import func, select
 
 from domain import registry
 from domain.session import LIFECYCLE_EVENTS, GameCreated, Session, SessionState
-from eventstore.base import EventStore, RecordedEvent
-from eventstore.readmodels import ReadModels
+from eventstore.base import EventStore, ReadModels, RecordedEvent
 from eventstore.tables import game_list
 from service.outages import OutageLog
 

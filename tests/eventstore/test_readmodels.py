@@ -11,8 +11,6 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from eventstore.base import EventStore
-from eventstore.readmodels import ReadModels
-from eventstore.sql import SQLAlchemyEventStore
 from service.projections import GameListRows, GameRow
 from tests.eventstore.backends import Capability
 
@@ -44,8 +42,9 @@ def row(game_id: str, version: int = 1, **changes: object) -> GameRow:
 def models(store: EventStore) -> GameListRows:
     """The game list's rows (service/projections.py) on the store's generic
     read models: rows and checkpoint written together."""
-    assert isinstance(store, SQLAlchemyEventStore)
-    return GameListRows(ReadModels(store))
+    models = store.read_models()
+    assert models is not None
+    return GameListRows(models)
 
 
 def test_a_batch_writes_its_rows_and_moves_the_checkpoint(models: GameListRows) -> None:

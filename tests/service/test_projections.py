@@ -19,8 +19,8 @@ import pytest
 from clients.client import StrataClient, StrataError
 from domain import registry
 from eventstore import migrate
+from eventstore.base import EventStore, ReadModels
 from eventstore.factory import open_store
-from eventstore.readmodels import ReadModels
 from eventstore.sql import SQLAlchemyEventStore
 from service.application import GameApp
 from service.callers import Caller
@@ -42,6 +42,12 @@ def sql_store(request, tmp_path):
     assert isinstance(store, SQLAlchemyEventStore)
     yield store
     store.close()
+
+
+def read_models(store: EventStore) -> ReadModels:
+    models = store.read_models()
+    assert models is not None  # a SQL store
+    return models
 
 
 def test_a_rebuilt_game_list_equals_the_live_one_after_concurrent_writers(sql_store):
@@ -137,7 +143,7 @@ def test_a_runner_killed_with_sigkill_and_restarted_misses_and_doubles_nothing(
         runner.stdout.readline()
     runner.send_signal(signal.SIGKILL)
     runner.wait()
-    models = GameListRows(ReadModels(store))
+    models = GameListRows(read_models(store))
     stopped_at = models.checkpoint(GAME_LIST)
     assert 0 < stopped_at < store.last_position()
     restarted = GameListProjection(store, batch=10)
@@ -377,7 +383,7 @@ def test_the_game_list_shows_at_every_version_what_a_full_fold_shows(
 
     log = store.read_all(0, store.last_position())
     for batch in (1, 5):
-        GameListRows(ReadModels(store)).reset(GAME_LIST)
+        GameListRows(read_models(store)).reset(GAME_LIST)
         projection = GameListProjection(store, batch=batch)
         checked = 0
         while projection.run_once():

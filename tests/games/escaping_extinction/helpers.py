@@ -25,7 +25,7 @@ from domain.escaping_extinction.model import (
     TurnBegan,
     TurnEnded,
 )
-from domain.escaping_extinction.rules import world_set_up
+from domain.escaping_extinction.positions import world_set_up
 from tests.gamekit import given
 
 TERRY, REX, SARA, LONG_NECK = Dino.TERRY, Dino.REX, Dino.SARA, Dino.LONG_NECK

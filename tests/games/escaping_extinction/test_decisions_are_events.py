@@ -28,7 +28,7 @@ from domain.escaping_extinction.model import (
     TurnBegan,
     TurnEnded,
 )
-from domain.escaping_extinction.rules import the_end
+from domain.escaping_extinction.readings import the_end
 from tests.gamekit import given, when
 from tests.games.escaping_extinction.helpers import (
     LONG_NECK,

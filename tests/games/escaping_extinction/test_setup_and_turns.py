@@ -38,7 +38,7 @@ from domain.escaping_extinction.model import (
     TurnEnded,
     WorldSetUp,
 )
-from domain.escaping_extinction.rules import meteor_shuffle
+from domain.escaping_extinction.readings import meteor_shuffle
 from domain.rules import GameConfig
 from domain.session import GameFinished
 from tests.gamekit import new_game, when
