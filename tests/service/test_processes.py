@@ -93,7 +93,7 @@ def test_two_processes_serve_one_port_and_both_take_traffic(
     reader.start()
     channels: list[grpc.Channel] = []
     try:
-        assert both.wait(60), "".join(lines)
+        assert both.wait(120), "".join(lines)
         assert all(json.loads(line).get("port") in (None, port) for line in lines)
         for _ in range(16):
             # A channel of its own makes a connection of its own.
