@@ -73,6 +73,28 @@ class WithinTraces(trace.Tracer):
             yield current
 
 
+class _EngineTracer(EngineTracer):
+    """The instrumentation's tracer of one engine, which looks at a
+    statement only within a recorded span: outside one (nothing exported,
+    a call the sampler left out) a statement costs it one check, not the
+    URL's and the statement's parsing for a span nobody records."""
+
+    def _before_cur_exec(
+        self,
+        conn: Any,
+        cursor: Any,
+        statement: Any,
+        params: Any,
+        context: Any,
+        executemany: bool,
+    ) -> tuple[Any, Any]:
+        if not trace.get_current_span().is_recording():
+            return statement, params
+        return super()._before_cur_exec(  # type: ignore[no-any-return, no-untyped-call]
+            conn, cursor, statement, params, context, executemany
+        )
+
+
 _made: dict[str, Any] = {}
 
 
@@ -88,7 +110,7 @@ def trace_engine(engine: Engine) -> Engine:
             unit="connections",
             description="Connections in the state the attribute says",
         )
-    EngineTracer(_made["tracer"], engine, _made["usage"])  # type: ignore[no-untyped-call]
+    _EngineTracer(_made["tracer"], engine, _made["usage"])  # type: ignore[no-untyped-call]
     return engine
 
 
