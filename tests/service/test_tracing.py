@@ -90,10 +90,11 @@ def served(
     """``strata serve`` exporting spans to the receiver, with ``env`` on top."""
     processes: list[Served] = []
 
-    def start(**env: str) -> Served:
+    def start(database_url: str = "", **env: str) -> Served:
         process = Served(
             tmp_path,
-            {
+            database_url=database_url,
+            env={
                 "STRATA_ADMIN_TOKEN": ADMIN_TOKEN,
                 "OTEL_EXPORTER_OTLP_ENDPOINT": f"http://127.0.0.1:{receiver[1]}",
                 "OTEL_EXPORTER_OTLP_INSECURE": "true",
@@ -269,3 +270,32 @@ def test_a_streams_span_ends_with_the_stream_and_holds_its_loads(
         if s.name == "load" and s.parent_span_id == watched.span_id
     ]
     assert loads  # the stream's load is the stream's child, not a root
+
+
+@pytest.mark.postgres
+def test_on_postgresql_the_statements_name_the_server(
+    served: Callable[..., Served],
+    receiver: tuple[Receiver, int],
+    postgres_store_url: str,
+) -> None:
+    """The statements made through SQLAlchemy (snapshots, the command log,
+    the lobby, the read models) are spans naming the server; the hot reads
+    and the group commit speak psycopg directly, untraced (README)."""
+    server = served(database_url=postgres_store_url)
+    play_a_bots_game(server)
+    assert server.stop() == 0
+    spans = receiver[0].all()
+    sql = [s for s in spans if "db.system" in attributes_of(s.attributes)]
+    assert sql
+    for span in sql:
+        attributes = attributes_of(span.attributes)
+        assert attributes["db.system"] == "postgresql"
+        assert attributes["net.peer.name"] == "127.0.0.1"
+        assert attributes["net.peer.port"] == 5432
+        assert span.parent_span_id  # within a call or a background run
+    loads = {s.span_id for s in spans if s.name == "load"}
+    assert any(
+        s.parent_span_id in loads
+        and "snapshots" in attributes_of(s.attributes)["db.statement"]
+        for s in sql
+    )
