@@ -72,6 +72,7 @@ from eventstore.sql import (
     pool_usage,
     utc_now,
 )
+from eventstore.tracing import trace_engine
 from eventstore.urls import database_url
 
 log = logging.getLogger(__name__)
@@ -315,15 +316,17 @@ class PostgresEventStore(SQLAlchemyEventStore):
         with self._standby_engines_lock:
             engine = self._standby_engines.get(index)
             if engine is None:
-                engine = self._standby_engines[index] = create_engine(
-                    self._standby_urls[index],
-                    pool_size=2,
-                    max_overflow=4,
-                    pool_pre_ping=True,
-                    connect_args={
-                        "connect_timeout": self._connect_timeout,
-                        "application_name": "strata-standby-reader",
-                    },
+                engine = self._standby_engines[index] = trace_engine(
+                    create_engine(
+                        self._standby_urls[index],
+                        pool_size=2,
+                        max_overflow=4,
+                        pool_pre_ping=True,
+                        connect_args={
+                            "connect_timeout": self._connect_timeout,
+                            "application_name": "strata-standby-reader",
+                        },
+                    )
                 )
         return engine
 

@@ -73,6 +73,7 @@ from eventstore.base import (
     encode_json,
 )
 from eventstore.loops import AppendNotifier
+from eventstore.tracing import trace_engine
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +157,7 @@ class SQLAlchemyEventStore(EventStore):
     appends made elsewhere."""
 
     def __init__(self, engine: Engine) -> None:
-        self._engine = engine
+        self._engine = trace_engine(engine)
         self._notifier = AppendNotifier()
         self._stop = threading.Event()
         self._watcher_ready = threading.Event()

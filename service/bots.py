@@ -137,7 +137,8 @@ class BotRunner:
         moved = 0
         for index, game_id in enumerate(changed):
             try:
-                moved += self.move(game_id)
+                with telemetry.background("strata.bots.move", game_id):
+                    moved += self.move(game_id)
             except StoreError:
                 self._changed.update(changed[index:])  # try again later
                 raise

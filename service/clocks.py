@@ -52,6 +52,7 @@ from domain.clocks import (
 )
 from domain.session import GameFinished, GameStarted, Session, SessionState
 from eventstore.base import CommandRecord, StoreError
+from service import telemetry
 from service.callers import Caller
 from service.commands import TIMEOUT_PREFIX, Commands
 from service.errors import Aborted
@@ -214,7 +215,8 @@ class Timekeeper:
         changed, self._changed = sorted(self._changed), set()
         for index, game_id in enumerate(changed):
             try:
-                self._schedule(game_id)
+                with telemetry.background("strata.clocks.schedule", game_id):
+                    self._schedule(game_id)
             except StoreError:
                 self._changed.update(changed[index:])  # tried again later
                 raise
@@ -278,7 +280,8 @@ class Timekeeper:
             del self._due[game_id]
             self.checks += 1
             try:
-                acted = self.act(game_id, self._controls[game_id], now)
+                with telemetry.background("strata.clocks.timeout", game_id):
+                    acted = self.act(game_id, self._controls[game_id], now)
             except StoreError:
                 # Tried again shortly; what the act appended (if it did)
                 # comes back through the log.

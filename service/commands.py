@@ -198,7 +198,7 @@ class Commands:
         self.store = games.store
         #: Refused commands a game's log keeps (see :meth:`submit`).
         self.max_refusals = max_refusals
-        self.tracer = telemetry.tracer()
+        self.tracer = telemetry.step_tracer()
         self.metrics = CommandMetrics()
 
     def submit(

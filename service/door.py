@@ -234,9 +234,10 @@ class Door:
                     ) as slot:
                         READ_AFTER.set(read_after(call))
                         responses = iterate(request, call)
+                        within = outcome.context()
                         try:
                             while True:
-                                response = await _next(responses, slot)
+                                response = await _next(responses, slot, within)
                                 if response is _END:
                                     return
                                 if call.done() or call.expired():
@@ -388,10 +389,20 @@ def read_after(call: Call) -> int:
     return int(value) if value.isascii() and value.isdigit() and len(value) < 20 else 0
 
 
-async def _next(responses: AsyncIterator[Any], slot: StreamSlot | None) -> Any:
+async def _next(
+    responses: AsyncIterator[Any],
+    slot: StreamSlot | None,
+    within: contextvars.Context,
+) -> Any:
     """The next response (``_END`` after the last), or the stream's shedding
-    (a :class:`~service.errors.Refusal`) if it comes first."""
-    step = asyncio.ensure_future(anext(responses, _END))
+    (a :class:`~service.errors.Refusal`) if it comes first. Each step runs
+    in ``within``, the call's context with its span current: what a stream
+    loads is a child of its call, never a span of its own."""
+
+    async def step_once() -> Any:
+        return await anext(responses, _END)
+
+    step = asyncio.get_running_loop().create_task(step_once(), context=within)
     stopper = None if slot is None else slot.stopper
     if stopper is None:
         return await step
@@ -552,6 +563,14 @@ class _Observed:
                 **({"sent": self.sent} if self.sent else {}),
             )
         structlog.contextvars.clear_contextvars()
+
+    def context(self) -> contextvars.Context:
+        """A copy of the current context with the call's span current in it
+        (a stream's steps run there: its span is never current in the
+        stream's own task, whose context a closing generator may not be in)."""
+        within = contextvars.copy_context()
+        within.run(context_api.attach, trace.set_span_in_context(self.span))
+        return within
 
     def refused(self, error: BaseException) -> Refusal:
         """The refusal ``error`` is answered with (an unclassified error is

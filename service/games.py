@@ -105,7 +105,7 @@ class Games:
 
     def __init__(self, store: EventStore) -> None:
         self.store = store
-        self.tracer = telemetry.tracer()
+        self.tracer = telemetry.step_tracer()
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_lock = threading.Lock()
 

@@ -18,6 +18,7 @@ from datetime import UTC, datetime, timedelta
 import structlog
 
 from domain.session import Status
+from service import telemetry
 from service.application import GameApp
 from service.outages import OutageLog
 
@@ -51,7 +52,9 @@ class Housekeeper:
         now = self.clock()
         count = 0
         for game_id in list(self._open_since(now - self.ttl)):
-            if self.app.expire_game(game_id, now):
+            with telemetry.background("strata.housekeeping.expire", game_id):
+                expired = self.app.expire_game(game_id, now)
+            if expired:
                 log.info("housekeeping.expired", game_id=game_id)
                 count += 1
         self.expired += count

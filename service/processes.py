@@ -74,7 +74,7 @@ def serve(config: Config, reuse_port: bool = False) -> None:
         standbys=[_safe_url(url) for url in config.read_database_urls] or None,
         admin_token_set=bool(config.admin_token),
         background=",".join(config.background) or "none",
-        tls="mutual" if config.tls and config.tls.client_ca else bool(config.tls),
+        **running.tls_modes(),
     )
     _until_signal(log)
     running.stop(config.shutdown_grace)

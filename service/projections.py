@@ -29,6 +29,7 @@ from domain import registry
 from domain.session import LIFECYCLE_EVENTS, GameCreated, Session, SessionState
 from eventstore.base import EventStore, ReadModels, RecordedEvent
 from eventstore.tables import game_list
+from service import telemetry
 from service.outages import OutageLog
 
 log = structlog.get_logger("strata.projections")
@@ -184,8 +185,10 @@ class GameListProjection:
             return 0
         end = events[-1].position
         try:
-            rows = self._rows(events)
-            applied = self.models.apply_game_rows(GAME_LIST, start, end, rows)
+            with telemetry.background("strata.projection.apply") as span:
+                span.set_attribute("strata.events", len(events))
+                rows = self._rows(events)
+                applied = self.models.apply_game_rows(GAME_LIST, start, end, rows)
         except BaseException:
             self._games.clear()  # folded ahead of the checkpoint: forget it
             raise

@@ -48,7 +48,7 @@ from service.limits import Limits, LimitSettings
 from service.projections import GameList, GameListProjection, GameListReader
 from service.saturation import CountingPool, start_lag_watch
 from service.servicer import GameServicer
-from service.tls import TlsFiles
+from service.tls import Certificates, TlsFiles
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["GameService"].full_name
 ADMIN_SERVICE_NAME = admin_pb.DESCRIPTOR.services_by_name["AdminService"].full_name
@@ -92,6 +92,8 @@ class Running:
     metrics_http: HttpListener | None = None
     #: The door every call comes through (it refuses new ones on stopping).
     door: Door | None = None
+    #: The TLS files served (read again when they change), if any.
+    certificates: Certificates | None = None
     background: list[threading.Thread] = dataclasses.field(default_factory=list)
     gauges: list[tuple[str, Any]] = dataclasses.field(default_factory=list)
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
@@ -105,6 +107,17 @@ class Running:
     def metrics_port(self) -> int:
         """The metrics listener's port (0 when there is none)."""
         return 0 if self.metrics_http is None else self.metrics_http.port
+
+    def tls_modes(self) -> dict[str, str | None]:
+        """Whether each listener speaks TLS (``off``, ``on``, ``mutual``;
+        None: no such listener), for the start line."""
+        mode = "off" if self.certificates is None else self.certificates.files.mode
+        return {
+            "grpc_tls": mode,
+            "http_tls": mode if self.http is not None else None,
+            # The probes' and scrapes' listener asks for no certificate.
+            "metrics_tls": "off" if self.metrics_http is not None else None,
+        }
 
     def stop(self, grace: float = 5.0) -> None:
         """One drain for every listener, within ``grace`` seconds and a
@@ -177,6 +190,7 @@ def create_server(
     the bearer token ``/metrics`` asks for (empty: none)."""
     registry.game_types()  # every game's rules imported now, not by a first call
     limits = limits or LimitSettings()
+    certificates = Certificates(tls) if tls is not None else None
     app = GameApp(
         store,
         admin_token=admin_token,
@@ -297,8 +311,10 @@ def create_server(
             server,
         )
         try:
-            if tls is not None:
-                bound = server.add_secure_port(f"{host}:{port}", tls.grpc_credentials())
+            if certificates is not None:
+                bound = server.add_secure_port(
+                    f"{host}:{port}", certificates.grpc_credentials()
+                )
             else:
                 bound = server.add_insecure_port(f"{host}:{port}")
         except RuntimeError:
@@ -311,7 +327,7 @@ def create_server(
                 HttpListener(
                     http_app,
                     http.bind(host, http_port, reuse_port),
-                    tls.ssl_context() if tls is not None else None,
+                    certificates.ssl_context() if certificates is not None else None,
                     edge,
                 )
             )
@@ -359,6 +375,7 @@ def create_server(
         stopping=stopping,
         metrics_http=metrics_listener[0] if metrics_listener else None,
         door=door,
+        certificates=certificates,
     )
     running.gauges.extend(_gauges(running))
     running.background.extend(

@@ -17,9 +17,13 @@ the ``process`` label (:func:`set_process`), every log line ``process``
 and ``pid``.
 
 **Traces**: a span per RPC (a W3C ``traceparent`` from the caller is
-honoured) with child spans for loading, deciding and appending; exported
-over OTLP when the standard ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, nowhere
-otherwise. The trace id is in every log line of a call.
+honoured) with child spans for loading, deciding and appending
+(:func:`step_tracer`: never a root) and for each SQL statement
+(:mod:`eventstore.tracing`); one root span per run of background work
+(:func:`background`). Exported over OTLP when the standard
+``OTEL_EXPORTER_OTLP_ENDPOINT`` is set, nowhere otherwise; the SDK reads
+its own variables (the resource, the sampler, the exporter's and the batch's
+settings). The trace id is in every log line of a call.
 
 **Logs**: every line JSON on stderr, the standard library's and grpc's
 own included (:func:`configure_logging`), with the call's request id,
@@ -36,16 +40,18 @@ import logging
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import structlog
 from opentelemetry import metrics, trace
+from opentelemetry.context import Context
 from opentelemetry.exporter.prometheus import PrometheusMetricReader
 from opentelemetry.metrics import CallbackOptions, Observation
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
-from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.resources import OTELResourceDetector, Resource
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.sampling import (
@@ -58,6 +64,8 @@ from opentelemetry.sdk.trace.sampling import (
 from prometheus_client import CollectorRegistry, ProcessCollector, generate_latest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
+
+from eventstore.tracing import WithinTraces
 
 SERVICE = "strata"
 
@@ -114,14 +122,12 @@ def setup() -> None:
     OpenTelemetry settings are honoured: ``OTEL_SERVICE_NAME`` and
     ``OTEL_RESOURCE_ATTRIBUTES`` (the resource), ``OTEL_TRACES_SAMPLER``
     and ``OTEL_TRACES_SAMPLER_ARG`` (which spans are recorded), the
-    ``OTEL_EXPORTER_OTLP_*`` variables (where spans go)."""
+    ``OTEL_EXPORTER_OTLP_*`` variables and ``OTEL_TRACES_EXPORTER`` (where
+    spans go: ``none``, nowhere)."""
     with _lock:
         if _state:
             return
-        attributes = {"service.instance.id": f"{process_name()}-{os.getpid()}"}
-        if not os.environ.get("OTEL_SERVICE_NAME"):
-            attributes["service.name"] = SERVICE
-        resource = Resource.create(attributes)
+        resource = _resource()
         collected = CollectorRegistry()
         reader = PrometheusMetricReader(registry=collected)
         ProcessCollector(registry=collected)  # CPU, memory, descriptors
@@ -153,9 +159,7 @@ def setup() -> None:
             if chosen
             else TracerProvider(resource=resource, sampler=switch)
         )
-        if os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get(
-            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
-        ):
+        if _exports_otlp():
             from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
                 OTLPSpanExporter,
             )
@@ -166,6 +170,33 @@ def setup() -> None:
         _state.update(
             registry=registry, tracer_provider=tracer_provider, sampler=switch
         )
+
+
+def _resource() -> Resource:
+    """The SDK's resource (its detectors: ``OTEL_SERVICE_NAME``,
+    ``OTEL_RESOURCE_ATTRIBUTES``, ``OTEL_EXPERIMENTAL_RESOURCE_DETECTORS``),
+    with Strata's defaults only for what the operator did not set:
+    ``service.name`` ``strata`` and ``service.instance.id`` the process's
+    name and pid (a scrape's and a log line's ``process``)."""
+    chosen = OTELResourceDetector().detect().attributes
+    defaults = {
+        "service.name": SERVICE,
+        "service.instance.id": f"{process_name()}-{os.getpid()}",
+    }
+    return Resource.create({k: v for k, v in defaults.items() if k not in chosen})
+
+
+def _exports_otlp() -> bool:
+    """Whether spans go out over OTLP: an endpoint is set
+    (``OTEL_EXPORTER_OTLP_ENDPOINT`` or ``..._TRACES_ENDPOINT``) and
+    ``OTEL_TRACES_EXPORTER`` does not say ``none``."""
+    exporters = os.environ.get("OTEL_TRACES_EXPORTER", "otlp").lower()
+    if "otlp" not in {e.strip() for e in exporters.split(",")}:
+        return False
+    return bool(
+        os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT")
+        or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    )
 
 
 def shutdown() -> None:
@@ -216,6 +247,25 @@ def meter() -> metrics.Meter:
 def tracer() -> trace.Tracer:
     setup()
     return trace.get_tracer("strata")
+
+
+def step_tracer() -> trace.Tracer:
+    """The tracer of a unit of work's steps (load, decide, append): a step
+    is a child of its call or background run, never a span of its own."""
+    return WithinTraces(tracer())
+
+
+@contextmanager
+def background(name: str, game_id: str = "") -> Iterator[trace.Span]:
+    """One run of background work (a bot's move, a timeout, a projection's
+    batch, a sweep): a root span ``name`` (never a child of whatever was
+    current) with ``strata.game.id`` when the run is about one game; its
+    steps and SQL statements are its children."""
+    attributes = {"strata.game.id": game_id} if game_id else {}
+    with tracer().start_as_current_span(
+        name, context=Context(), kind=trace.SpanKind.INTERNAL, attributes=attributes
+    ) as span:
+        yield span
 
 
 class Gauges:
