@@ -8,7 +8,7 @@ from pathlib import Path
 
 from eventstore.urls import split_urls
 from service.addresses import parse_networks
-from service.door import MAX_TOKEN_CHARS, TOKEN_SHAPE
+from service.calls import MAX_TOKEN_CHARS, TOKEN_SHAPE
 from service.limits import LimitSettings
 from service.tls import TlsFiles
 

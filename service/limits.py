@@ -49,11 +49,12 @@ import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.protobuf.message import DecodeError
 
 from service import telemetry
+from service.calls import Call
 from service.errors import (
     DeadlineExceeded,
     InvalidArgument,
@@ -67,9 +68,6 @@ from service.streams import (
     StreamSlot,
     StreamSlots,
 )
-
-if TYPE_CHECKING:
-    from service.door import Call
 
 DEFAULT_RATE_PER_PEER = 500.0
 DEFAULT_RATE_PER_ADDRESS = 1000.0

@@ -8,7 +8,7 @@ import grimp
 import pytest
 
 #: The packages held to it.
-PACKAGES = ["domain", "eventstore"]
+PACKAGES = ["domain", "eventstore", "service"]
 
 
 def cycles(graph: grimp.ImportGraph, package: str) -> list[list[str]]:
