@@ -23,7 +23,7 @@ from service.administration import Administration
 from service.callers import Callers
 from service.clocks import Timeouts
 from service.commands import Commands
-from service.games import Games
+from service.games import Games, reads_after
 from service.lobby import Lobby
 from service.matchmaking import Matchmaking
 from service.queries import Queries
@@ -60,6 +60,7 @@ class GameApp:
         self.look = self.games.look
         self.cached = self.games.cached
         self.state_at = self.games.state_at
+        self.reads_after = reads_after
         self.create_game = self.lobby.create_game
         self.rematch = self.lobby.rematch
         self.join_game = self.lobby.join_game

@@ -40,7 +40,6 @@ import structlog
 from opentelemetry import context as context_api
 from opentelemetry import propagate, trace
 
-from eventstore.base import READ_AFTER
 from service import telemetry
 from service.addresses import TrustedProxies, canonical
 from service.calls import Call
@@ -76,6 +75,7 @@ class Door:
         proxies: TrustedProxies | None = None,
         seated: Callable[[str, str], bool] = lambda token, game_id: False,
         store_timeout: float = 0.0,
+        reads_after: Callable[[int], None] = lambda position: None,
     ) -> None:
         """``access_log``: ``all`` (a line per call), ``errors`` (a line per
         call that did not end OK) or ``off``. ``position``: the highest
@@ -86,7 +86,10 @@ class Door:
         game (a stream of a seat's player outranks anonymous streams; a
         made-up token does not); called in the pool. ``store_timeout``: the
         longest a unary call may wait (on the database) before it is
-        answered UNAVAILABLE ``STORE_TIMEOUT`` (0: no bound)."""
+        answered UNAVAILABLE ``STORE_TIMEOUT`` (0: no bound).
+        ``reads_after(position)``: the use cases' setter of the position the
+        call's reads must show (its ``strata-read-after``), called in the
+        call's context before the handler runs."""
         self.limits = limits
         self.pool = pool
         self.observer = Observer(access_log)
@@ -94,6 +97,7 @@ class Door:
         self.proxies = proxies or TrustedProxies()
         self.seated = seated
         self.store_timeout = store_timeout
+        self.reads_after = reads_after
         #: Set when the service shuts down: new calls are refused.
         self.stopping = False
         #: Checks of large requests run in the pool, one at a time.
@@ -129,7 +133,7 @@ class Door:
                         raise SHUTTING_DOWN
                     await self._check_input(request, call)
                     with limits.admit(request, call, checked=True):
-                        READ_AFTER.set(read_after(call))
+                        self.reads_after(read_after(call))
                         response = await self._bounded(run(request, call), call)
                 except asyncio.CancelledError:
                     # The caller went away or its deadline passed: its answer,
@@ -167,7 +171,7 @@ class Door:
                     with limits.admit(
                         request, call, stream=True, seated=seated, checked=True
                     ) as slot:
-                        READ_AFTER.set(read_after(call))
+                        self.reads_after(read_after(call))
                         responses = iterate(request, call)
                         within = outcome.context()
                         try:

@@ -19,6 +19,7 @@ from domain import codec, registry
 from domain.rules import GameRules
 from domain.session import Session, SessionState, event_schema_version
 from eventstore.base import (
+    READ_AFTER,
     AppendResult,
     EventStore,
     NewCommand,
@@ -78,6 +79,14 @@ def rules_session(game_id: str, game_type: str, rules_version: str) -> Session[A
             f"{quote(rules_version)} of {game_type}, which this service no longer "
             f"runs (it runs {shipped}).",
         ) from None
+
+
+def reads_after(position: int) -> None:
+    """The log position the current call's reads must show (the caller's
+    ``strata-read-after``: a position an earlier answer gave it): the store
+    reads a standby only once it has passed it. Set by the transports'
+    door, in the call's context."""
+    READ_AFTER.set(position)
 
 
 def decode_recorded(session: Session[Any], event: RecordedEvent) -> Any:

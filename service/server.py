@@ -227,6 +227,7 @@ def create_server(
         pool,
         access_log,
         position=store.known_position,
+        reads_after=app.reads_after,
         proxies=proxies,
         store_timeout=limits.store_timeout,
         seated=lambda token, game_id: bool(
