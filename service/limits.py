@@ -67,6 +67,7 @@ from service.streams import (
     StreamSlot,
     StreamSlots,
 )
+from service.variables import server_variable
 
 if TYPE_CHECKING:
     from service.door import Call
@@ -222,7 +223,7 @@ class LimitSettings:
         values: dict[str, Any] = {}
         found: list[str] = []
         for field in dataclasses.fields(cls):
-            name = _ENVIRONMENT[field.name]
+            name = server_variable(_ENVIRONMENT[field.name])
             raw = env.get(name, "").strip()
             if not raw:
                 continue
