@@ -308,6 +308,10 @@ def create_server(
             ),
             server,
         )
+        # Last: what none of the handlers above serves.
+        server.add_generic_rpc_handlers(
+            (grpc_transport.UnknownMethods(door, (s.full_name for s, _ in services)),)
+        )
         try:
             if tls is not None:
                 bound = server.add_secure_port(f"{host}:{port}", tls.grpc_credentials())
