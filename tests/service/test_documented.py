@@ -1,5 +1,6 @@
 """The README's configuration documents every variable the code reads, with
-the default the service's own table (:mod:`service.variables`) gives."""
+the default the service's own table (:mod:`service.variables`) gives; and
+docs/OPERATIONS.md every variable, endpoint, metric and alert."""
 
 from __future__ import annotations
 
@@ -49,3 +50,30 @@ def test_the_readme_table_gives_each_server_variable_the_default_it_has():
         else:
             assert shown.startswith(f"`{variable.default}`"), (variable.name, shown)
     assert set(rows) <= {v.name for v in variables.SERVER}, "rows of no variable"
+
+
+def test_the_operations_page_names_every_variable_endpoint_metric_and_alert():
+    from tests.service.test_alerting import (
+        RULES,
+        dashboard_expressions,
+        named_in,
+        rule_expressions,
+    )
+
+    page = (ROOT / "docs" / "OPERATIONS.md").read_text()
+    for variable in variables.SERVER:
+        default = (
+            "(none)" if variable.default == variables.NONE else f"`{variable.default}`"
+        )
+        assert f"| `{variable.name}` | {default} |" in page, variable.name
+    for endpoint in ("/livez", "/readyz", "/healthz", "/metrics"):
+        assert f"`GET {endpoint}`" in page or f"`{endpoint}`" in page, endpoint
+    for alert in re.findall(r"- alert: (\w+)", RULES.read_text()):
+        assert f"`{alert}`" in page, alert
+    metrics: set[str] = set()
+    for expression in rule_expressions() + dashboard_expressions():
+        metrics |= set(named_in(expression)) - {""}
+    assert metrics
+    for metric in metrics:
+        base = re.sub(r"_(bucket|count|sum)$", "", metric)
+        assert base in page, f"docs/OPERATIONS.md does not name {base}"
