@@ -65,6 +65,7 @@ def register(command: AddCommand) -> None:
     )
     # One of the processes of --processes (or of a supervisor of your own).
     serve.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)
+    _list_variables(serve)
 
     worker = command(
         "worker",
@@ -74,6 +75,7 @@ def register(command: AddCommand) -> None:
         "STRATA_BACKGROUND=none.",
     )
     worker.add_argument("--database-url", help="default $STRATA_DATABASE_URL or SQLite")
+    _list_variables(worker)
 
     migrate = command(
         "migrate", _needs_server(cmd_migrate), "Apply database migrations."
@@ -91,6 +93,16 @@ def register(command: AddCommand) -> None:
     projections.add_argument(
         "--target", help="unused: projections work on the database"
     )
+
+
+def _list_variables(parser: argparse.ArgumentParser) -> None:
+    """End ``parser``'s help with every variable of the server and its
+    default (:mod:`service.variables`, which needs only the standard
+    library)."""
+    from service import variables
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = variables.help_text()
 
 
 def missing_server_modules() -> list[str]:
@@ -158,6 +170,12 @@ def _os_problem(error: OSError) -> str:
             "another process has the port: stop it, or choose another with "
             "STRATA_PORT / STRATA_HTTP_PORT (--port)"
         ).replace(" ()", "")
+    if error.errno == errno.EADDRNOTAVAIL:
+        return (
+            f"cannot listen on {error.filename or 'STRATA_HOST'}: that address is "
+            "not one of this machine's; set STRATA_HOST to one of its addresses "
+            "(or [::] for all of them)"
+        )
     return " ".join(str(error).split())
 
 

@@ -190,6 +190,16 @@ class Timekeeper:
         self._due: dict[str, tuple[datetime, int]] = {}
         self._heap: list[tuple[datetime, str, int]] = []
         self._outage = OutageLog(log, "clocks")
+        meter = telemetry.meter()
+        self._timeouts = meter.create_counter(
+            "strata.timeouts",
+            description="Timeouts the timekeeper acted on, by policy (bot, forfeit)",
+        )
+        self._lateness = meter.create_histogram(
+            "strata.timeout.lateness",
+            unit="s",
+            description="From a seat's deadline to the timekeeper's act on it",
+        )
 
     @property
     def tracked(self) -> int:
@@ -292,6 +302,10 @@ class Timekeeper:
                 # say so and set the next deadline. Should it say nothing
                 # (a move the bot could not make), look again shortly.
                 self._schedule(game_id, retry=now + RETRY)
+            if acted:
+                policy = {"policy": self._controls[game_id].on_timeout}
+                self._timeouts.add(acted, policy)
+                self._lateness.record(max((now - due).total_seconds(), 0.0), policy)
             count += acted
             # What it appended comes through the log, which sets the game's
             # next deadline.

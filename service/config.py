@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import socket
 from pathlib import Path
 
-from eventstore.urls import split_urls
+from sqlalchemy.exc import ArgumentError
+
+from eventstore.urls import database_url, split_urls
 from service.addresses import parse_networks
 from service.calls import MAX_TOKEN_CHARS, TOKEN_SHAPE
 from service.limits import LimitSettings
 from service.tls import TlsFiles
+from service.variables import server_variable
 
 DEFAULT_PORT = 50051
 DEFAULT_HTTP_PORT = 8080
@@ -118,10 +122,10 @@ class Config:
         env = dict(os.environ if environ is None else environ)
         read = _Reader(env)
         config = cls(
-            database_url=env.get("STRATA_DATABASE_URL") or default_database_url(),
+            database_url=read.database("STRATA_DATABASE_URL"),
             port=read.port("STRATA_PORT", DEFAULT_PORT),
-            host=env.get("STRATA_HOST") or "[::]",
-            admin_token=env.get("STRATA_ADMIN_TOKEN", ""),
+            host=read.host("STRATA_HOST"),
+            admin_token=read.text("STRATA_ADMIN_TOKEN"),
             workers=read.integer("STRATA_WORKERS", 32, least=1),
             log_level=read.choice(
                 "STRATA_LOG_LEVEL", "info", ("debug", "info", "warning", "error")
@@ -136,7 +140,7 @@ class Config:
             ),
             shutdown_grace=read.number("STRATA_SHUTDOWN_GRACE", 10.0, least=0),
             tls=read.tls(),
-            read_database_urls=split_urls(env.get("STRATA_READ_DATABASE_URL", "")),
+            read_database_urls=read.standbys("STRATA_READ_DATABASE_URL"),
             trusted_proxies=read.networks("STRATA_TRUSTED_PROXIES"),
             metrics_address=read.address("STRATA_METRICS_ADDRESS"),
             metrics_token=read.token("STRATA_METRICS_TOKEN"),
@@ -149,12 +153,6 @@ class Config:
                 "STRATA_READ_DATABASE_URL names standbys of a PostgreSQL primary, "
                 f"and STRATA_DATABASE_URL is not one ({database.split(':', 1)[0]})"
             )
-        for url in config.read_database_urls:
-            if not url.startswith("postgres"):
-                read.problems.append(
-                    f"STRATA_READ_DATABASE_URL: {url.split(':', 1)[0]}: is not a "
-                    "PostgreSQL URL"
-                )
         if read.problems:
             raise ConfigError(read.problems)
         return config
@@ -176,7 +174,37 @@ class _Reader:
         self.problems: list[str] = []
 
     def _raw(self, name: str) -> str:
-        return self.env.get(name, "").strip()
+        return self.env.get(server_variable(name), "").strip()
+
+    def text(self, name: str) -> str:
+        return self.env.get(server_variable(name), "")
+
+    def database(self, name: str) -> str:
+        """A database URL the store can open (its scheme, hosts and ports
+        make sense); the problem never repeats the URL (a password)."""
+        raw = self._raw(name) or default_database_url()
+        problem = database_problem(raw)
+        if problem:
+            self.problems.append(f"{name}: {problem}")
+        return raw
+
+    def standbys(self, name: str) -> tuple[str, ...]:
+        urls = split_urls(self._raw(name))
+        for url in urls:
+            problem = database_problem(url)
+            if not problem and not url.startswith("postgres"):
+                problem = f"{url.split(':', 1)[0]}: is not a PostgreSQL URL"
+            if problem:
+                self.problems.append(f"{name}: {problem}")
+        return urls
+
+    def host(self, name: str) -> str:
+        """A host name or address that resolves (``[::1]`` for IPv6)."""
+        raw = self._raw(name) or "[::]"
+        problem = host_problem(raw)
+        if problem:
+            self.problems.append(f"{name}={raw!r} {problem}")
+        return raw
 
     def integer(self, name: str, default: int, least: int = 0) -> int:
         raw = self._raw(name)
@@ -225,7 +253,7 @@ class _Reader:
         return raw
 
     def listed(self, name: str) -> tuple[str, ...]:
-        return tuple(t.strip() for t in self.env.get(name, "").split(",") if t.strip())
+        return tuple(t.strip() for t in self.text(name).split(",") if t.strip())
 
     def networks(self, name: str) -> tuple[str, ...]:
         entries = self.listed(name)
@@ -287,7 +315,38 @@ class _Reader:
 
     def background(self) -> tuple[str, ...]:
         try:
-            return parse_background(self.env.get("STRATA_BACKGROUND"))
+            return parse_background(self.env.get(server_variable("STRATA_BACKGROUND")))
         except ValueError as error:
             self.problems.append(str(error))
             return BACKGROUND_WORK
+
+
+def database_problem(url: str) -> str:
+    """What is wrong with a database URL, in words ('': nothing). The URL
+    itself is not repeated: it may hold a password."""
+    try:
+        parsed = database_url(url)
+        parsed.port  # noqa: B018 # a port that is not a number raises here
+    except ArgumentError:
+        return (
+            "is not a database URL; write postgresql://user@host:5432/database "
+            "or sqlite:///path/to/file"
+        )
+    except ValueError as error:
+        reason = str(error).removeprefix("database URL: ")
+        if "invalid literal for int()" in reason:
+            reason = "its port is not a number"
+        return f"is not a usable database URL: {reason}"
+    return ""
+
+
+def host_problem(host: str) -> str:
+    """Why ``host`` cannot be bound ('': it resolves; whether it is one of
+    this machine's addresses is known only when it is bound)."""
+    name = host[1:-1] if host.startswith("[") and host.endswith("]") else host
+    try:
+        socket.getaddrinfo(name, None, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as error:
+        reason = error.strerror if isinstance(error, socket.gaierror) else error
+        return f"is not a host name or address this machine can resolve ({reason})"
+    return ""

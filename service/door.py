@@ -144,6 +144,7 @@ class Door:
                     raise
                 except BaseException as error:
                     raise outcome.refused(error) from None
+                outcome.names_game(getattr(response, "game_id", ""))
                 known = position()
                 if known:
                     call.response_headers[POSITION_HEADER] = str(known)
@@ -510,6 +511,14 @@ class _Observed:
         within = contextvars.copy_context()
         within.run(context_api.attach, trace.set_span_in_context(self.span))
         return within
+
+    def names_game(self, game_id: object) -> None:
+        """The game a call made (``CreateGame``, ``FindGame``: their
+        requests name none) on the call's lines from now, the access line
+        too."""
+        if game_id and not self.game_id:
+            self.game_id = str(game_id)[:64]
+            structlog.contextvars.bind_contextvars(game_id=self.game_id)
 
     def refused(self, error: BaseException) -> Refusal:
         """The refusal ``error`` is answered with (an unclassified error is

@@ -151,7 +151,13 @@ class Gate:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        await self.app(scope, replay, send)
+        answer = _Answer(send)
+        await self.app(scope, replay, answer.send)
+        if not call.request_id:
+            # The runtime answered before the door saw the call (a content
+            # type it does not serve, a malformed protocol header): still
+            # a call, with its access line and metric.
+            self.door.observer.record(call, method.path, answer.outcome())
 
     def _call(
         self, scope: Any, method: Method, headers: dict[str, str], content_type: str
@@ -245,29 +251,55 @@ class Gate:
     async def _unknown(
         self, scope: Any, headers: dict[str, str], receive: Any, send: Any
     ) -> None:
-        """A path under a service that names none of its methods: Connect's
-        answer (404), with the door's access line and metric."""
+        """A path that names none of the service's methods (or a service
+        not here): Connect's answer (404), with the door's access line and
+        metric."""
         # Whatever the caller wrote, the metrics and the log name no more
-        # than the service and "_OTHER" (a label per path would let anyone
-        # grow the metrics without bound).
+        # than the service (when it is this one) and "_OTHER" (a label per
+        # path would let anyone grow the metrics without bound).
         service = "/".join(scope.get("path", "").split("/")[:2])
-        path = f"{service}/_OTHER"
+        ours = any(known.startswith(f"{service}/") for known in self.methods)
+        path = f"{service}/_OTHER" if ours else "/_OTHER"
         call = self._call(
             scope, Method(path, Message, 0), headers, headers.get("content-type", "")
         )
         if _sanitized(scope["headers"]) != list(scope["headers"]):
             scope = {**scope, "headers": _sanitized(scope["headers"])}
-        status: list[int] = []
+        answer = _Answer(send)
+        await self.app(scope, receive, answer.send)
+        self.door.observer.record(call, path, answer.outcome("UNIMPLEMENTED"))
 
-        async def watched(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                status.append(int(message["status"]))
-            await send(message)
 
-        await self.app(scope, receive, watched)
-        self.door.observer.record(
-            call, path, ("UNIMPLEMENTED", f"HTTP_{status[0] if status else 0}")
-        )
+#: The code of a call the Connect runtime answered by itself, by the HTTP
+#: status it answered with (Connect's own mapping, read backwards): what a
+#: client sent wrong is never INTERNAL.
+_CODES_OF_STATUS = {
+    400: "INVALID_ARGUMENT",
+    404: "UNIMPLEMENTED",
+    405: "UNIMPLEMENTED",
+    408: "DEADLINE_EXCEEDED",
+    413: "RESOURCE_EXHAUSTED",
+    415: "UNIMPLEMENTED",
+    503: "UNAVAILABLE",
+}
+
+
+class _Answer:
+    """The status an ASGI application answers with, on its way out."""
+
+    def __init__(self, send: Any) -> None:
+        self._send = send
+        self.status = 0
+
+    async def send(self, message: Any) -> None:
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+        await self._send(message)
+
+    def outcome(self, code: str = "") -> tuple[str, str]:
+        """(code, reason): ``code``, else the status's; ``HTTP_<status>``."""
+        code = code or _CODES_OF_STATUS.get(self.status, "UNKNOWN")
+        return code, f"HTTP_{self.status}"
 
 
 def _too_large(size: int, limit: int, more: bool = False) -> ResourceExhausted:

@@ -20,7 +20,8 @@ from grpc_status import rpc_status
 
 from service.addresses import canonical
 from service.door import Call, Door
-from service.errors import Refusal, to_status
+from service.errors import Code, Refusal, to_status
+from service.inputs import quote
 from service.limits import tolerant
 
 AioContext = Any  # grpc.aio.ServicerContext
@@ -39,6 +40,39 @@ def handlers(
         }
         out.append(grpc.method_handlers_generic_handler(service.full_name, methods))
     return out
+
+
+class UnknownMethods:
+    """Every method no other handler serves (added last): answered
+    UNIMPLEMENTED ``UNKNOWN_METHOD`` as gRPC would, but with the door's
+    access line and metric, as every other call. The method is named in
+    them as ``<service>/_OTHER`` for Strata's services, ``_OTHER`` for any
+    other (a label per name would let any caller grow the metrics)."""
+
+    def __init__(self, door: Door, services: Iterable[str]) -> None:
+        self.door = door
+        self.services = frozenset(services)
+
+    def service(self, handler_call_details: Any) -> grpc.RpcMethodHandler:
+        """gRPC's generic handler's one method (a duck: grpc's base class
+        has no types)."""
+        asked = str(handler_call_details.method)
+        service = asked.strip("/").partition("/")[0]
+        path = f"/{service}/_OTHER" if service in self.services else "/_OTHER"
+        refusal = Refusal(
+            Code.UNIMPLEMENTED,
+            "UNKNOWN_METHOD",
+            f"No method {quote(asked[:200])} here.",
+        )
+
+        async def unknown(requests: AsyncIterator[bytes], context: AioContext) -> None:
+            call = call_of(self.door, path, context)
+            self.door.observer.record(call, path, (refusal.code.name, refusal.reason))
+            await abort(context, call, refusal)
+
+        # A stream both ways answers whatever the caller thinks it calls,
+        # without reading a byte of its request.
+        return grpc.stream_stream_rpc_method_handler(unknown)
 
 
 def message_class(descriptor: Any) -> Any:

@@ -7,7 +7,8 @@ every service's in ``grpc.health.v1`` (and ``GET /healthz``) to match:
 NOT_SERVING within two seconds of losing the database, SERVING again within
 two seconds of its return, and NOT_SERVING from the first moment of a
 graceful shutdown. It logs one line per change of state, never one per
-probe.
+probe. The status is a gauge too, ``strata_health_serving`` (1 or 0), what
+an alert on the store being down reads.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from collections.abc import Sequence
 
 import structlog
 from grpc_health.v1 import health, health_pb2
+from opentelemetry.metrics import Observation
 
 from eventstore.base import EventStore
+from service import telemetry
 
 log = structlog.get_logger("strata.health")
 
@@ -53,6 +56,14 @@ class HealthWatch:
         probing."""
         await self._probe()
         self._task = asyncio.create_task(self._run())
+        telemetry.GAUGES.watch(
+            "strata.health.serving",
+            "1 while the service says SERVING (its database answers), else 0",
+            self._observe,
+        )
+
+    def _observe(self) -> list[Observation]:
+        return [Observation(int(self.serving))]
 
     async def stop(self) -> None:
         """NOT_SERVING for good: the service is shutting down."""
@@ -63,6 +74,7 @@ class HealthWatch:
                 await self._task
         await self.servicer.enter_graceful_shutdown()
         self.serving = False
+        telemetry.GAUGES.forget("strata.health.serving", self._observe)
 
     async def _run(self) -> None:
         while not self.stopping:

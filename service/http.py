@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import re
 import socket
 import ssl
 import time
@@ -81,8 +82,15 @@ EXPOSED_HEADERS = (
 )
 
 
+#: The path of a call: ``/<package>.<Service>/<Method>``.
+_RPC_PATH = re.compile(r"/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+/[A-Za-z_]\w*")
+
+
 class Router:
-    """Connect and gRPC-Web by path prefix; everything else to ``site``."""
+    """Connect and gRPC-Web by path prefix; everything else to ``site``.
+    A POST to a path of a call whose service is not here goes to the first
+    service's application too, which answers it as an unknown method (404,
+    with an access line and the RPC metric, not the site's page)."""
 
     def __init__(self, rpc: Mapping[str, ASGIApp], site: ASGIApp) -> None:
         self.rpc = dict(rpc)
@@ -95,6 +103,9 @@ class Router:
                 if path.startswith(prefix):
                     await app(scope, receive, send)
                     return
+            if self.rpc and scope["method"] == "POST" and _RPC_PATH.fullmatch(path):
+                await next(iter(self.rpc.values()))(scope, receive, send)
+                return
         await self.site(scope, receive, send)
 
 

@@ -68,6 +68,7 @@ from service.streams import (
     StreamSlot,
     StreamSlots,
 )
+from service.variables import server_variable
 
 DEFAULT_RATE_PER_PEER = 500.0
 DEFAULT_RATE_PER_ADDRESS = 1000.0
@@ -220,7 +221,7 @@ class LimitSettings:
         values: dict[str, Any] = {}
         found: list[str] = []
         for field in dataclasses.fields(cls):
-            name = _ENVIRONMENT[field.name]
+            name = server_variable(_ENVIRONMENT[field.name])
             raw = env.get(name, "").strip()
             if not raw:
                 continue

@@ -30,7 +30,7 @@ import structlog
 from grpc_health.v1 import health
 
 from eventstore.base import EventStore
-from service import http, saturation, telemetry
+from service import http, saturation, telemetry, variables
 from service.application import GameApp
 from service.config import Config
 from service.health import HealthWatch
@@ -45,6 +45,8 @@ def serve(config: Config, reuse_port: bool = False) -> None:
     telemetry.set_process(os.environ.get("STRATA_PROCESS") or "serve")
     configure_logging(config.log_level)
     log = structlog.get_logger("strata")
+    if not reuse_port:  # else the supervisor of the processes warned
+        warn_unknown_variables(log)
     store = open_prepared_store(config.database_url, config.read_database_urls)
     running = create_server(
         store,
@@ -83,6 +85,19 @@ def serve(config: Config, reuse_port: bool = False) -> None:
     exit_now(0)
 
 
+def warn_unknown_variables(log: Any) -> None:
+    """A warning for each ``STRATA_*`` variable of the environment that no
+    part of Strata reads, naming the known one closest to it (its value
+    is not logged: it may be a secret)."""
+    for name, near in variables.unknown(os.environ):
+        log.warning(
+            "config.unknown_variable",
+            variable=name,
+            closest=near,
+            hint=f"did you mean {near}?" if near else "no known variable is like it",
+        )
+
+
 def exit_now(status: int) -> None:
     """End the process now that the service has stopped: a worker thread
     still blocked in a bounded wait (a stream's reader of the store) would
@@ -110,6 +125,7 @@ def serve_processes(config: Config, processes: int) -> int:
     telemetry.set_process("supervisor")
     configure_logging(config.log_level)
     log = structlog.get_logger("strata")
+    warn_unknown_variables(log)
     port = config.port or _free_port(config.host)
     http_port = config.http_port
     environ = {
@@ -208,6 +224,7 @@ def work(config: Config) -> None:
     telemetry.set_process(os.environ.get("STRATA_PROCESS") or "worker")
     configure_logging(config.log_level)
     log = structlog.get_logger("strata")
+    warn_unknown_variables(log)
     store = open_prepared_store(config.database_url, config.read_database_urls)
     app = GameApp(
         store,

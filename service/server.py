@@ -161,6 +161,18 @@ class Running:
             telemetry.GAUGES.forget(name, source)
 
 
+def _why_not_bound(host: str, port: int, reuse_port: bool) -> OSError:
+    """Why gRPC could not bind ``host:port`` (it says no more): the error of
+    binding it ourselves (an address not of this machine, a port in use),
+    else a port in use, by far the likeliest."""
+    try:
+        http.bind(host, port, reuse_port).close()
+    except OSError as error:
+        if error.errno != errno.EADDRINUSE:
+            return OSError(error.errno, error.strerror, f"{host}:{port} (gRPC)")
+    return OSError(errno.EADDRINUSE, "address in use", f"{host}:{port} (gRPC)")
+
+
 def create_server(
     store: EventStore,
     admin_token: str = "",
@@ -311,6 +323,10 @@ def create_server(
             ),
             server,
         )
+        # Last: what none of the handlers above serves.
+        server.add_generic_rpc_handlers(
+            (grpc_transport.UnknownMethods(door, (s.full_name for s, _ in services)),)
+        )
         try:
             if certificates is not None:
                 bound = server.add_secure_port(
@@ -321,8 +337,7 @@ def create_server(
         except RuntimeError:
             bound = 0
         if bound == 0:
-            # gRPC says no more; a port in use is by far the likeliest.
-            raise OSError(errno.EADDRINUSE, "address in use", f"{host}:{port} (gRPC)")
+            raise _why_not_bound(host, port, reuse_port)
         if http_port is not None:
             listener.append(
                 HttpListener(

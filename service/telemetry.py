@@ -145,6 +145,7 @@ def setup() -> None:
                 ("strata.store.batch.size", _BATCH),
                 ("strata.event_loop.lag", _LAG_BUCKETS),
                 ("strata.bot.move.delay", DURATION_BUCKETS),
+                ("strata.timeout.lateness", DURATION_BUCKETS),
             )
         ]
         metrics.set_meter_provider(

@@ -56,11 +56,24 @@ class TlsFiles:
             out.append("STRATA_TLS_CERT and STRATA_TLS_KEY go together")
         if self.client_ca and not self.cert:
             out.append("STRATA_TLS_CLIENT_CA needs STRATA_TLS_CERT and STRATA_TLS_KEY")
-        if not out and self.cert:
+        if out or not self.cert:
+            return out
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        try:
+            context.load_cert_chain(self.cert, self.key)
+        except (ssl.SSLError, OSError) as error:
+            out.append(
+                "STRATA_TLS_CERT and STRATA_TLS_KEY do not load as a PEM "
+                f"certificate and its key: {_reason(error)}"
+            )
+        if self.client_ca:
             try:
-                self.ssl_context()
+                context.load_verify_locations(self.client_ca)
             except (ssl.SSLError, OSError) as error:
-                out.append(f"the TLS certificate and key do not load: {error}")
+                out.append(
+                    f"STRATA_TLS_CLIENT_CA={self.client_ca!r} does not load as a "
+                    f"PEM certificate authority: {_reason(error)}"
+                )
         return out
 
     def grpc_credentials(self) -> grpc.ServerCredentials:
@@ -236,3 +249,10 @@ class _Current(ssl.SSLContext):
         return self.certificates.current().wrap_bio(
             incoming, outgoing, server_side, server_hostname, session
         )
+
+
+def _reason(error: ssl.SSLError | OSError) -> str:
+    """OpenSSL's reason (``[SSL] PEM lib (_ssl.c:3900)`` says little)."""
+    reason = getattr(error, "reason", None) or error.strerror or str(error)
+    text = " ".join(str(reason).split()).lower().replace("_", " ")
+    return "not PEM (or not what it should be)" if "pem lib" in text else text
