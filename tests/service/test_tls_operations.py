@@ -210,3 +210,47 @@ def test_refused_handshakes_are_one_log_line_a_while(
         assert lines[0]["interval_s"] == 10
     finally:
         server.stop()
+
+
+def client_files(authority: trustme.CA, folder: Path, tag: str) -> Tls:
+    issued = authority.issue_cert(f"client-{tag}")
+    cert, key = folder / f"client-{tag}.pem", folder / f"client-{tag}.key"
+    issued.cert_chain_pems[0].write_to_path(str(cert))
+    issued.private_key_pem.write_to_path(str(key))
+    return Tls("", str(cert), str(key))
+
+
+def test_a_replaced_client_authority_decides_the_next_connection(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    served_by = trustme.CA()
+    cert, key = write_cert(served_by, tmp_path, "served")
+    ca = authority_file(served_by, tmp_path, "served")
+    old, new = trustme.CA(), trustme.CA()
+    client_ca = tmp_path / "clients.pem"
+    old.cert_pem.write_to_path(str(client_ca))
+    files = TlsFiles(str(cert), str(key), str(client_ca))
+    old_client = client_files(old, tmp_path, "old")
+    new_client = client_files(new, tmp_path, "new")
+    store = open_store(sqlite_url)
+    running = create_server(
+        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, tls=files
+    )
+
+    def answers(client: Tls) -> bool:
+        tls = Tls(ca, client.cert_file, client.key_file)
+        try:
+            with StrataClient(f"127.0.0.1:{running.port}", tls=tls, timeout=3) as c:
+                return bool(c.list_game_types().game_types)
+        except StrataError:
+            return False
+
+    try:
+        assert answers(old_client) and not answers(new_client)
+        staged = tmp_path / "clients.pem.new"
+        new.cert_pem.write_to_path(str(staged))
+        os.replace(staged, client_ca)
+        assert answers(new_client) and not answers(old_client)
+    finally:
+        running.stop(grace=0.5)
+        store.close()
