@@ -144,12 +144,37 @@ def tls_files_on_disk(tmp_path: Path) -> dict[str, str]:
     return {
         "STRATA_TLS_CERT": str(cert),
         "STRATA_TLS_KEY": str(key),
+        # One authority signs the service's certificate and its clients'.
         "STRATA_TLS_CLIENT_CA": authority_file(authority, tmp_path, "clients"),
     }
 
 
-def test_plain_text_to_the_tls_port_is_one_log_line_a_while(
-    tmp_path: Path, tls_files_on_disk: dict[str, str]
+def plain_text(port: int) -> None:
+    """An HTTP request in plain text to a TLS port."""
+    with socket.create_connection(("127.0.0.1", port), 5) as plain:
+        plain.sendall(b"GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
+        with contextlib.suppress(OSError):
+            assert plain.recv(1024) == b""  # closed, unanswered
+
+
+def no_certificate(port: int, ca: str) -> None:
+    """A TLS client with no certificate of its own, to a mutual TLS port."""
+    context = ssl.create_default_context(cafile=ca)
+    with (
+        socket.create_connection(("127.0.0.1", port), timeout=5) as raw,
+        context.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
+        contextlib.suppress(OSError),
+    ):
+        tls.sendall(b"GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert tls.recv(1024) == b""
+
+
+@pytest.mark.parametrize(
+    ("client", "reason"),
+    [("plain", "HTTP_REQUEST"), ("anonymous", "PEER_DID_NOT_RETURN_A_CERTIFICATE")],
+)
+def test_refused_handshakes_are_one_log_line_a_while(
+    tmp_path: Path, tls_files_on_disk: dict[str, str], client: str, reason: str
 ) -> None:
     metrics = f"127.0.0.1:{free_port()}"
     server = Served(tmp_path, {**tls_files_on_disk, "STRATA_METRICS_ADDRESS": metrics})
@@ -160,28 +185,72 @@ def test_plain_text_to_the_tls_port_is_one_log_line_a_while(
         assert start["http_tls"] == "mutual"
         assert start["metrics_tls"] == "off"
         for _ in range(5):
-            with socket.create_connection(("127.0.0.1", server.http_port), 5) as plain:
-                plain.sendall(b"GET /livez HTTP/1.1\r\nHost: x\r\n\r\n")
-                with contextlib.suppress(OSError):
-                    assert plain.recv(1024) == b""  # closed, unanswered
-        refused: list[dict[str, Any]] = []
-        deadline = time.monotonic() + 10
-        while not refused and time.monotonic() < deadline:
-            refused = [
+            if client == "plain":
+                plain_text(server.http_port)
+            else:
+                no_certificate(
+                    server.http_port, tls_files_on_disk["STRATA_TLS_CLIENT_CA"]
+                )
+
+        def refused() -> list[dict[str, Any]]:
+            return [
                 line
                 for line in server.lines()
                 if line["event"] == "http.tls_handshakes_refused"
             ]
+
+        deadline = time.monotonic() + 10
+        while not refused() and time.monotonic() < deadline:
             time.sleep(0.1)
         time.sleep(0.5)  # the other four, had they each had a line
-        refused = [
-            line
-            for line in server.lines()
-            if line["event"] == "http.tls_handshakes_refused"
-        ]
-        assert len(refused) == 1, refused
-        assert refused[0]["level"] == "warning"
-        assert refused[0]["counts"] == {"HTTP_REQUEST": 1}
-        assert refused[0]["interval_s"] == 10
+        lines = refused()
+        assert len(lines) == 1, lines
+        assert lines[0]["level"] == "warning"
+        assert lines[0]["counts"] == {reason: 1}
+        assert lines[0]["interval_s"] == 10
     finally:
         server.stop()
+
+
+def client_files(authority: trustme.CA, folder: Path, tag: str) -> Tls:
+    issued = authority.issue_cert(f"client-{tag}")
+    cert, key = folder / f"client-{tag}.pem", folder / f"client-{tag}.key"
+    issued.cert_chain_pems[0].write_to_path(str(cert))
+    issued.private_key_pem.write_to_path(str(key))
+    return Tls("", str(cert), str(key))
+
+
+def test_a_replaced_client_authority_decides_the_next_connection(
+    tmp_path: Path, sqlite_url: str
+) -> None:
+    served_by = trustme.CA()
+    cert, key = write_cert(served_by, tmp_path, "served")
+    ca = authority_file(served_by, tmp_path, "served")
+    old, new = trustme.CA(), trustme.CA()
+    client_ca = tmp_path / "clients.pem"
+    old.cert_pem.write_to_path(str(client_ca))
+    files = TlsFiles(str(cert), str(key), str(client_ca))
+    old_client = client_files(old, tmp_path, "old")
+    new_client = client_files(new, tmp_path, "new")
+    store = open_store(sqlite_url)
+    running = create_server(
+        store, admin_token=ADMIN_TOKEN, port=0, limits=NO_RATE_LIMITS, tls=files
+    )
+
+    def answers(client: Tls) -> bool:
+        tls = Tls(ca, client.cert_file, client.key_file)
+        try:
+            with StrataClient(f"127.0.0.1:{running.port}", tls=tls, timeout=3) as c:
+                return bool(c.list_game_types().game_types)
+        except StrataError:
+            return False
+
+    try:
+        assert answers(old_client) and not answers(new_client)
+        staged = tmp_path / "clients.pem.new"
+        new.cert_pem.write_to_path(str(staged))
+        os.replace(staged, client_ca)
+        assert answers(new_client) and not answers(old_client)
+    finally:
+        running.stop(grace=0.5)
+        store.close()
