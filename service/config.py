@@ -191,8 +191,9 @@ class _Reader:
     def standbys(self, name: str) -> tuple[str, ...]:
         urls = split_urls(self._raw(name))
         for url in urls:
-            problem = database_problem(url)
-            if not problem and not url.startswith("postgres"):
+            if url.startswith("postgres"):
+                problem = database_problem(url)
+            else:
                 problem = f"{url.split(':', 1)[0]}: is not a PostgreSQL URL"
             if problem:
                 self.problems.append(f"{name}: {problem}")
