@@ -13,7 +13,7 @@ import pytest
 from eventstore.base import EventStore
 from eventstore.readmodels import ReadModels
 from eventstore.sql import SQLAlchemyEventStore
-from service.projections import GameListRows, GameRow
+from service.projections import GameListRows, GameRow, ListedSeat
 from tests.eventstore.backends import Capability
 
 #: Read models live in the SQL stores' databases.
@@ -60,8 +60,13 @@ def test_a_batch_writes_its_rows_and_moves_the_checkpoint(models: GameListRows) 
         # Another offset, stored as the same instant.
         created_at=T0.astimezone(timezone(timedelta(hours=-5))),
         finished_at=T0 + timedelta(minutes=3, microseconds=7),
+        seats=(
+            ListedSeat(taken=True, name='Ada "🦕"'),
+            ListedSeat(),
+            ListedSeat(taken=True, name="bot", bot="heuristic", left=True),
+        ),
     )
-    rows = [row("g-1"), finished]
+    rows = [row("g-1"), finished]  # g-1: a row written before seats were kept
 
     assert models.apply_game_rows(NAME, 0, 17, rows)
 
