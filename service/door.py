@@ -30,13 +30,7 @@ import dataclasses
 import inspect
 import re
 import threading
-from collections.abc import (
-    AsyncIterator,
-    Awaitable,
-    Callable,
-    Iterator,
-    Mapping,
-)
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from concurrent.futures import Executor
 from typing import Any, TypeAlias
 
