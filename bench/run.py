@@ -3,6 +3,7 @@
     python -m bench --quick          # about a minute
     python -m bench                  # the full run (a few minutes)
     python -m bench --tiny           # seconds: the smoke test's mode
+    python -m bench --ab ../base --quick --only e2e   # against another checkout
 
 It creates a database on the PostgreSQL server of ``--database-url``
 (default ``$STRATA_BENCH_DATABASE_URL``, else
@@ -30,7 +31,7 @@ from typing import Any
 
 import grpc
 
-from bench import clocks, load, store
+from bench import ab, clocks, load, reads, store
 from bench.db import Database, Service, create_database, drop_database, start_service
 from clients.client import StrataClient
 from eventstore.postgres import PostgresEventStore
@@ -54,6 +55,9 @@ class Mode:
     timed_games: int
     expiring: int
     clock_window: float
+    #: The listgames phase: games listed (few, then many), calls measured.
+    list_games: tuple[int, int] = (100, 10_000)
+    list_calls: int = 200
 
 
 MODES = {
@@ -63,7 +67,7 @@ MODES = {
     "quick": Mode(
         "quick", 1.0, 3.0, (1, 16, 64), 16, 100, 10_000, 1_000, 7, 2000, 50, 10.0
     ),
-    "tiny": Mode("tiny", 0.2, 1.0, (1,), 2, 4, 400, 100, 2, 20, 10, 1.0),
+    "tiny": Mode("tiny", 0.2, 1.0, (1,), 2, 4, 400, 100, 2, 20, 10, 1.0, (60, 120), 20),
 }
 
 
@@ -123,9 +127,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only",
         default="",
         help="comma-separated phases: e2e,processes,watch,appends,loads,projection,"
-        "standby,hostile,clocks",
+        "standby,hostile,clocks,listgames,follow",
     )
+    parser.add_argument(
+        "--ab",
+        default="",
+        metavar="CHECKOUT",
+        help="run this checkout and CHECKOUT (another commit's tree) round by "
+        "round with the other arguments; report this one's figures / the other's",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of --ab")
     args = parser.parse_args(argv)
+    if args.ab:
+        return ab.main(list(sys.argv[1:] if argv is None else argv))
     mode = MODES["tiny" if args.tiny else "quick" if args.quick else "full"]
     phases = set(args.only.split(",")) if args.only else set()
 
@@ -161,6 +175,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             hostile_bodies(report, database, mode)
         if wanted("clocks"):
             timekeeper(report, database, mode)
+        if wanted("listgames"):
+            list_games(report, database, mode)
+        if wanted("follow"):
+            follow_log(report, database, mode)
     finally:
         drop_database(database)
     report.figures["machine"]["load_average_at_end"] = os.getloadavg()
@@ -622,6 +640,33 @@ def timekeeper(report: Report, database: Database, mode: Mode) -> None:
     )
 
 
+def list_games(report: Report, database: Database, mode: Mode) -> None:
+    small, large = mode.list_games
+    print(f"bench: ListGames with {small} and {large} games", file=sys.stderr)
+    figures = reads.listgames(database, small, large, mode.list_calls)
+    report.figures["list_games"] = figures
+    report.target(
+        f"ListGames at a random page, {large} games / {small}",
+        figures["large_over_small"],
+        2.0,
+        False,
+        f"median of {mode.list_calls} calls each",
+    )
+
+
+def follow_log(report: Report, database: Database, mode: Mode) -> None:
+    print("bench: FollowLog against the store's read rate", file=sys.stderr)
+    figures = reads.follow(database, mode.long_game, 3)
+    report.figures["follow_log"] = figures
+    report.target(
+        "FollowLog events/s / store read_all events/s",
+        figures["follow_over_store"],
+        0.3,
+        True,
+        "the whole log, no_follow; median of 3 rounds taking turns",
+    )
+
+
 def projection(report: Report, database: Database) -> None:
     print("bench: projection rebuild", file=sys.stderr)
     applied, seconds = store.projection_rebuild(database)
@@ -898,6 +943,8 @@ def print_report(report: Report) -> None:
         "projection_rebuild",
         "standby",
         "timekeeper",
+        "list_games",
+        "follow_log",
     ):
         if section in figures:
             lines.append(f"{section}: {json.dumps(figures[section])}")

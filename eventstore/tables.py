@@ -148,6 +148,9 @@ game_list = Table(
     Column("characters", Text, nullable=False),
     Column("created_at", UTCDateTime, nullable=False),
     Column("finished_at", UTCDateTime, nullable=True),
+    # JSON text: per seat, null (free) or [player_name, bot, left]; NULL on
+    # a row not written since revision 0004.
+    Column("seats", Text, nullable=True),
     Index(None, "game_type", "game_id"),
 )
 

@@ -242,6 +242,7 @@ class Integration:
                 "UNKNOWN_GAME_TYPE", f"No game types {sorted(unknown)}.", "game_types"
             )
         store = self.store
+        known = frozenset(registry.game_types())
         spectator = Viewer.spectator()
         games = _FeedGames(store, FEED_GAMES)
         position = after_position
@@ -266,7 +267,7 @@ class Integration:
                 position = recorded.position
                 game_type, rules_version = await games.created(recorded)
                 wanted = (
-                    game_type in registry.game_types()
+                    game_type in known
                     and (not game_types or game_type in game_types)
                     and (not event_types or recorded.type in event_types)
                 )

@@ -26,33 +26,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import hashlib
+import dataclasses
 import inspect
-import itertools
 import threading
-import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from concurrent.futures import Executor
 from typing import Any, TypeAlias
 
 import structlog
-from opentelemetry import context as context_api
-from opentelemetry import propagate, trace
 
-from service import telemetry
 from service.addresses import TrustedProxies, canonical
 from service.calls import Call
 from service.errors import (
-    INTERNAL,
     Code,
     DeadlineExceeded,
     Refusal,
     Unavailable,
-    classify,
 )
 from service.inputs import check_request
 from service.limits import Limits
+from service.observer import Observer
 from service.streams import StreamSlot
 
 log = structlog.get_logger("strata.rpc")
@@ -174,10 +167,10 @@ class Door:
                     ) as slot:
                         self.reads_after(read_after(call))
                         responses = iterate(request, call)
-                        within = outcome.context()
+                        pump = _Pump(responses, slot, outcome.context())
                         try:
                             while True:
-                                response = await _next(responses, slot, within)
+                                response = await pump.next()
                                 if response is _END:
                                     return
                                 if call.done() or call.expired():
@@ -185,6 +178,7 @@ class Door:
                                 yield response
                                 outcome.sent += 1
                         finally:
+                            await pump.close()
                             await responses.aclose()  # type: ignore[attr-defined]
                 except (asyncio.CancelledError, GeneratorExit):
                     outcome.code = (
@@ -329,39 +323,85 @@ def read_after(call: Call) -> int:
     return int(value) if value.isascii() and value.isdigit() and len(value) < 20 else 0
 
 
-async def _next(
-    responses: AsyncIterator[Any],
-    slot: StreamSlot | None,
-    within: contextvars.Context,
-) -> Any:
-    """The next response (``_END`` after the last), or the stream's shedding
-    (a :class:`~service.errors.Refusal`) if it comes first. Each step runs
-    in ``within``, the call's context with its span current: what a stream
-    loads is a child of its call, never a span of its own."""
+class _Pump:
+    """A stream's responses, made in one task of their own up to
+    :data:`AHEAD` ahead of the stream, taken from a queue: a response
+    ready is passed on at once, and the stream waits (for the next one or
+    its shedding, whichever comes first) only when none is ready. One task
+    a stream and one wait a batch, not one of each a response (FollowLog
+    sends thousands a second)."""
 
-    async def step_once() -> Any:
-        return await anext(responses, _END)
+    def __init__(
+        self,
+        responses: AsyncIterator[Any],
+        slot: StreamSlot | None,
+        within: contextvars.Context,
+    ) -> None:
+        """``within``: the call's context with its span current, where the
+        responses are made (what a stream loads is a child of its call,
+        never a span of its own)."""
+        self.slot = slot
+        self.stopper = None if slot is None else slot.stopper
+        self.queue: asyncio.Queue[Any] = asyncio.Queue(AHEAD)
+        self._held: list[Any] = []  # a response taken while waiting
+        self.task = asyncio.get_running_loop().create_task(
+            self._run(responses), context=within
+        )
 
-    step = asyncio.get_running_loop().create_task(step_once(), context=within)
-    stopper = None if slot is None else slot.stopper
-    if stopper is None:
-        return await step
-    if not step.done():
+    async def _run(self, responses: AsyncIterator[Any]) -> None:
+        put = self.queue.put
         try:
-            await asyncio.wait((step, stopper), return_when=asyncio.FIRST_COMPLETED)
-        except asyncio.CancelledError:
-            # The call ended: stop the step, and let it finish before the
-            # responses are closed.
-            step.cancel()
-            with contextlib.suppress(BaseException):
-                await asyncio.wait((step,))
-            raise
-    if stopper.done() and slot is not None:
-        step.cancel()
+            async for response in responses:
+                await put(response)
+        except BaseException as error:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # closed: nobody takes what is left
+            await put(_Raised(error))  # the stream's end: the door classifies it
+        else:
+            await put(_END)
+
+    async def next(self) -> Any:
+        """The next response (``_END`` after the last), or the stream's
+        shedding (a :class:`~service.errors.Refusal`) if it comes first."""
+        stopper = self.stopper
+        if self.queue.empty() and stopper is not None and not stopper.done():
+            await self._wait(stopper)
+        if stopper is not None and stopper.done():
+            assert self.slot is not None
+            raise SHUTTING_DOWN if self.slot.stopped else self.slot.shed_refusal()
+        response = self._held.pop() if self._held else await self.queue.get()
+        if isinstance(response, _Raised):
+            raise response.error
+        return response
+
+    async def _wait(self, stopper: asyncio.Future[None]) -> None:
+        """Until a response is ready or the stream is shed."""
+        getter = asyncio.ensure_future(self.queue.get())
+        try:
+            await asyncio.wait((getter, stopper), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not getter.done():
+                getter.cancel()
+        if getter.done() and not getter.cancelled():
+            self._held.append(getter.result())
+
+    async def close(self) -> None:
+        """Stop making responses (the stream ended, or its caller left)."""
+        self.task.cancel()
         with contextlib.suppress(BaseException):
-            await step
-        raise SHUTTING_DOWN if slot.stopped else slot.shed_refusal()
-    return step.result()
+            await self.task
+
+
+@dataclasses.dataclass(frozen=True)
+class _Raised:
+    """What a stream's handler raised, in its queue of responses."""
+
+    error: BaseException
+
+
+#: How many responses a stream's handler makes ahead of what it sends.
+AHEAD = 64
 
 
 class _Responses:
@@ -384,173 +424,6 @@ class _Responses:
             close = getattr(self._responses, "close", None)
             if close is not None:
                 close()
-
-
-# -- what is seen of a call: a log line, a span, the RPC metrics ------------------
-
-
-class Observer:
-    """The access log, the span and the RPC metrics of every call."""
-
-    def __init__(self, access_log: str = "all") -> None:
-        if access_log not in ("all", "errors", "off"):
-            raise ValueError(f"access log {access_log!r}: use all, errors or off")
-        self.access_log = access_log
-        self.tracer = telemetry.tracer()
-        meter = telemetry.meter()
-        self.duration = meter.create_histogram(
-            "rpc.server.call.duration",
-            unit="s",
-            description="Duration of RPCs served, by system, method and status "
-            "(OpenTelemetry RPC conventions), every transport",
-        )
-        self.active = meter.create_up_down_counter(
-            "strata.rpc.server.active_calls",
-            description="Calls being served now, unary and streams, by method",
-        )
-
-    def call(self, request: Any, call: Call, method: str, current: bool) -> _Observed:
-        return _Observed(self, request, call, method, current)
-
-    def record(self, call: Call, method: str, outcome: tuple[str, str]) -> None:
-        """Record a call a transport answered without a handler (no such
-        method, the wrong protocol): ``outcome`` is its code's name and its
-        reason."""
-        with self.call(None, call, method, current=False) as observed:
-            observed.code = Code[outcome[0]]
-            observed.reason = outcome[1]
-
-
-class _Observed:
-    """One call's observation: binds request id, method, game id (and trace
-    id) to the log context of the call (context variables: each call's task
-    has its own), opens its span (the current span while a unary handler
-    runs), and at the end records its duration and writes its access line;
-    also classifies the error that ends it."""
-
-    def __init__(
-        self, observer: Observer, request: Any, call: Call, method: str, current: bool
-    ) -> None:
-        # Bounded before the request is checked (service.inputs): a log line
-        # never holds more than a short prefix of what a caller sent.
-        call.request_id = call.headers.get("x-request-id", "")[:128] or _next_id()
-        call.response_headers["x-request-id"] = call.request_id
-        self.observer = observer
-        self.call = call
-        self.method = method
-        self.game_id = str(getattr(request, "game_id", "") or "")[:64]
-        self.current = current
-        self.code = Code.OK
-        self.reason = ""
-        self.sent = 0
-        self._token: Any = None
-
-    def __enter__(self) -> _Observed:
-        call = self.call
-        self.attributes = {
-            "rpc.system.name": "connectrpc" if call.transport == "connect" else "grpc",
-            "rpc.method": self.method.strip("/"),
-            "strata.transport": call.transport,
-        }
-        self.observer.active.add(1, self.attributes)
-        parent = (
-            propagate.extract(call.headers) if "traceparent" in call.headers else None
-        )
-        self.span = self.observer.tracer.start_span(
-            self.attributes["rpc.method"],
-            context=parent,
-            kind=trace.SpanKind.SERVER,
-            attributes=self.attributes,
-        )
-        span_context = self.span.get_span_context()
-        structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(
-            request_id=call.request_id,
-            method=self.method,
-            game_id=self.game_id,
-            trace_id=format(span_context.trace_id, "032x"),
-        )
-        if self.current:
-            self._token = context_api.attach(trace.set_span_in_context(self.span))
-        self.started = time.perf_counter()
-        return self
-
-    def __exit__(self, kind: Any, error: Any, traceback: Any) -> None:
-        seconds = time.perf_counter() - self.started
-        ms = seconds * 1000
-        if self._token is not None:
-            context_api.detach(self._token)
-        self.observer.active.add(-1, self.attributes)
-        status = {"rpc.response.status_code": self.code.name}
-        if self.code is not Code.OK:
-            status["error.type"] = self.code.name
-        self.observer.duration.record(seconds, {**self.attributes, **status})
-        if self.code is not Code.OK:
-            self.span.set_status(trace.StatusCode.ERROR, self.reason)
-            self.span.set_attribute("strata.reason", self.reason)
-        self.span.set_attributes(status)
-        self.span.end()
-        mode = self.observer.access_log
-        if mode == "all" or (mode == "errors" and self.code is not Code.OK):
-            call = self.call
-            log.info(
-                "rpc",
-                code=self.code.name,
-                reason=self.reason,
-                ms=round(ms, 2),
-                transport=call.transport,
-                peer=_peer_hash(call.peer),
-                **({"sent": self.sent} if self.sent else {}),
-            )
-        structlog.contextvars.clear_contextvars()
-
-    def context(self) -> contextvars.Context:
-        """A copy of the current context with the call's span current in it
-        (a stream's steps run there: its span is never current in the
-        stream's own task, whose context a closing generator may not be in)."""
-        within = contextvars.copy_context()
-        within.run(context_api.attach, trace.set_span_in_context(self.span))
-        return within
-
-    def names_game(self, game_id: object) -> None:
-        """The game a call made (``CreateGame``, ``FindGame``: their
-        requests name none) on the call's lines from now, the access line
-        too."""
-        if game_id and not self.game_id:
-            self.game_id = str(game_id)[:64]
-            structlog.contextvars.bind_contextvars(game_id=self.game_id)
-
-    def refused(self, error: BaseException) -> Refusal:
-        """The refusal ``error`` is answered with (an unclassified error is
-        logged with its traceback: a bug)."""
-        refusal = classify(error)
-        if refusal is None:
-            log.error(
-                "rpc.internal_error",
-                method=self.method,
-                transport=self.call.transport,
-                exc_info=error,
-            )
-            self.span.record_exception(error)
-            refusal = INTERNAL
-        self.code = refusal.code
-        self.reason = refusal.reason
-        return refusal
-
-
-def _peer_hash(peer: str) -> str:
-    """A caller's address in a log line: a short hash, not the address."""
-    return hashlib.sha256(peer.encode()).hexdigest()[:12] if peer else ""
-
-
-#: Request ids made here: this process's random prefix and a counter (unique
-#: enough to find a call's log lines, and no system call per call).
-_REQUEST_IDS = itertools.count(1)
-_REQUEST_ID_PREFIX = uuid.uuid4().hex[:12]
-
-
-def _next_id() -> str:
-    return f"{_REQUEST_ID_PREFIX}-{next(_REQUEST_IDS):x}"
 
 
 __all__ = ["Call", "Code", "Door", "Refusal"]

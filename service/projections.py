@@ -1,7 +1,7 @@
 """Projections: read models rebuilt from the global log.
 
-:class:`GameListProjection` keeps the game list (type, status, seats,
-version, winners, result, characters, created and finished times) behind
+:class:`GameListProjection` keeps the game list (type, status, seats and
+who holds them, version, winners, result, characters, created and finished times) behind
 ListGames and the per-game-type statistics. It folds each game's events with
 the game's own rules (it needs them for the characters and the outcome), and
 writes each batch with its checkpoint in one transaction
@@ -38,6 +38,40 @@ GAME_LIST = "game_list"
 
 
 @dataclasses.dataclass(frozen=True)
+class ListedSeat:
+    """A seat as the game list shows it: free, or who took it."""
+
+    taken: bool = False
+    name: str = ""
+    bot: str = ""
+    left: bool = False
+
+
+def listed_seats(state: SessionState[Any]) -> tuple[ListedSeat, ...]:
+    """Every seat of a game: free, or who took it (a bot, a player who
+    left). What ListGames and GetGame show of the seats."""
+    return tuple(
+        ListedSeat()
+        if s is None
+        else ListedSeat(taken=True, name=s.name, bot=s.bot, left=i in state.left)
+        for i, s in enumerate(state.seats)
+    )
+
+
+def _seats_json(seats: tuple[ListedSeat, ...]) -> str:
+    return json.dumps([[s.name, s.bot, s.left] if s.taken else None for s in seats])
+
+
+def _seats_from_json(text: str | None) -> tuple[ListedSeat, ...] | None:
+    if text is None:
+        return None  # a row written before the seats were kept
+    return tuple(
+        ListedSeat() if s is None else ListedSeat(True, s[0], s[1], s[2])
+        for s in json.loads(text)
+    )
+
+
+@dataclasses.dataclass(frozen=True)
 class GameRow:
     """One game in the game list."""
 
@@ -52,6 +86,8 @@ class GameRow:
     characters: dict[int, str]
     created_at: datetime
     finished_at: datetime | None
+    #: None: a row written before the read model kept the seats.
+    seats: tuple[ListedSeat, ...] | None = None
 
     def values(self) -> dict[str, Any]:
         """The row as the ``game_list`` table holds it."""
@@ -67,6 +103,7 @@ class GameRow:
             "characters": self._characters(),
             "created_at": self.created_at,
             "finished_at": self.finished_at,
+            "seats": None if self.seats is None else _seats_json(self.seats),
         }
 
     def _winners(self) -> str:
@@ -89,6 +126,7 @@ def _game_row(row: Any) -> GameRow:
         characters={int(k): v for k, v in json.loads(row.characters).items()},
         created_at=row.created_at,
         finished_at=row.finished_at,
+        seats=_seats_from_json(row.seats),
     )
 
 
@@ -331,6 +369,7 @@ class GameListProjection:
             characters=dict(characters),
             created_at=game.created_at,
             finished_at=game.finished_at,
+            seats=listed_seats(state),
         )
 
 
@@ -490,4 +529,6 @@ __all__ = [
     "GameList",
     "GameListProjection",
     "GameListReader",
+    "ListedSeat",
+    "listed_seats",
 ]

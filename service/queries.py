@@ -27,7 +27,7 @@ from service.errors import (
 )
 from service.fanout import GameFeeds
 from service.games import Games, Loaded, decode_recorded
-from service.projections import GameList
+from service.projections import GameList, ListedSeat, listed_seats
 
 #: How many finished games' records :meth:`Queries.player_record_text` keeps.
 RECORD_CACHE_SIZE = 64
@@ -58,6 +58,8 @@ class Listing:
     result: str
     created_at: datetime | None
     finished_at: datetime | None
+    #: None: not in the read model yet (a row older than its seats column).
+    seats: tuple[ListedSeat, ...] | None = None
 
 
 class Queries:
@@ -340,6 +342,7 @@ class Queries:
                 result=row.result,
                 created_at=row.created_at,
                 finished_at=row.finished_at,
+                seats=row.seats,
             )
             for row in rows[:page_size]
         ]
@@ -388,6 +391,7 @@ class Queries:
                         result="" if outcome is None else outcome.result,
                         created_at=loaded.created_at,
                         finished_at=None,
+                        seats=listed_seats(state),
                     )
                 )
                 if len(out) == page_size:

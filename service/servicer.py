@@ -39,6 +39,8 @@ from service.door import Call
 from service.errors import InvalidArgument, NotFound, PermissionDenied
 from service.games import Loaded
 from service.inputs import quote
+from service.projections import ListedSeat, listed_seats
+from service.queries import Listing
 
 _STATUS_TO_PROTO = {
     Status.OPEN: pb.GAME_STATUS_OPEN,
@@ -78,11 +80,13 @@ class GameServicer:
     def _caller(self, call: Call) -> Caller:
         return self.app.caller(call.token, call.peer)
 
-    def _seats_of(self, game_id: str) -> list[pb.Seat]:
-        """A listed game's seats (from the game, cached: the list's read
-        model keeps only counts)."""
+    def _seats_of(self, row: Listing) -> list[pb.Seat]:
+        """A listed game's seats: from the list, or from the game (cached)
+        for a row the read model wrote before it kept the seats."""
+        if row.seats is not None:
+            return _seats_to_proto(row.seats)
         try:
-            return seats_to_proto(self.app.load(game_id, refresh=False).state)
+            return seats_to_proto(self.app.load(row.game_id, refresh=False).state)
         except NotFound:
             return []
 
@@ -380,7 +384,7 @@ class GameServicer:
                 summary.created_at.FromDatetime(row.created_at)
             if row.finished_at is not None:
                 summary.finished_at.FromDatetime(row.finished_at)
-            summary.seats.extend(self._seats_of(row.game_id))
+            summary.seats.extend(self._seats_of(row))
             summaries.append(summary)
         return pb.ListGamesResponse(games=summaries, next_page_token=token)
 
@@ -434,17 +438,15 @@ def describe(command: Any) -> str:
 
 def seats_to_proto(state: Any) -> list[pb.Seat]:
     """Every seat of a game: free, or who took it (a bot, a player who left)."""
+    return _seats_to_proto(listed_seats(state))
+
+
+def _seats_to_proto(seats: tuple[ListedSeat, ...]) -> list[pb.Seat]:
     return [
-        pb.Seat(seat=i)
-        if s is None
-        else pb.Seat(
-            seat=i,
-            taken=True,
-            player_name=s.name,
-            bot=s.bot,
-            left=i in state.left,
-        )
-        for i, s in enumerate(state.seats)
+        pb.Seat(seat=i, taken=True, player_name=s.name, bot=s.bot, left=s.left)
+        if s.taken
+        else pb.Seat(seat=i)
+        for i, s in enumerate(seats)
     ]
 
 

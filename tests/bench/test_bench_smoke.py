@@ -39,6 +39,8 @@ def test_the_bench_runs_every_phase_and_writes_its_figures(
         "loads",
         "projection_rebuild",
         "timekeeper",
+        "list_games",
+        "follow_log",
     }
     commands = figures["end_to_end"]["1"]["commands"]
     # The window is a second: on a loaded machine the bots may still be
@@ -61,10 +63,16 @@ def test_the_bench_runs_every_phase_and_writes_its_figures(
     keeper = figures["timekeeper"]
     assert keeper["acted"] + keeper["missed"] == keeper["expiring"] > 0
     assert keeper["acted"] > 0
+    # ListGames was timed with few and many games; FollowLog sent the log.
+    assert figures["list_games"]["large_ms"]["p50"] > 0
+    follow = figures["follow_log"]
+    assert 0 < follow["follow_log_events_sent"] <= follow["log_events"]
     assert {t["target"].split(" ")[0] for t in report["targets"]} >= {
         "commands/s",
         "watch",
         "store",
         "cold",
         "fold",
+        "ListGames",
+        "FollowLog",
     }

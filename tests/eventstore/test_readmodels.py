@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta, timezone
 import pytest
 
 from eventstore.base import EventStore
-from service.projections import GameListRows, GameRow
+from service.projections import GameListRows, GameRow, ListedSeat
 from tests.eventstore.backends import Capability
 
 #: Read models live in the SQL stores' databases.
@@ -59,8 +59,13 @@ def test_a_batch_writes_its_rows_and_moves_the_checkpoint(models: GameListRows) 
         # Another offset, stored as the same instant.
         created_at=T0.astimezone(timezone(timedelta(hours=-5))),
         finished_at=T0 + timedelta(minutes=3, microseconds=7),
+        seats=(
+            ListedSeat(taken=True, name='Ada "🦕"'),
+            ListedSeat(),
+            ListedSeat(taken=True, name="bot", bot="heuristic", left=True),
+        ),
     )
-    rows = [row("g-1"), finished]
+    rows = [row("g-1"), finished]  # g-1: a row written before seats were kept
 
     assert models.apply_game_rows(NAME, 0, 17, rows)
 

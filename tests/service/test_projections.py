@@ -4,6 +4,7 @@ misses nothing and doubles nothing; the integration feed and statistics."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from strata.v1 import game_service_pb2 as pb
 
 from clients.client import StrataClient, StrataError
 from domain import registry
@@ -24,7 +26,9 @@ from eventstore.factory import open_store
 from eventstore.sql import SQLAlchemyEventStore
 from service.application import GameApp
 from service.callers import Caller
+from service.door import Call
 from service.projections import GAME_LIST, GameListProjection, GameListRows
+from service.servicer import GameServicer, seats_to_proto
 from tests.service.conftest import INTEGRATION_TOKEN
 from tests.service.test_replays import random_game
 
@@ -447,3 +451,44 @@ def test_a_steady_stream_of_appends_is_applied_in_few_batches(sql_store, monkeyp
         stop.set()
         projection.wait_for(0, timeout=0)  # wakes the linger, which sees stop
         runner.join()
+
+
+def test_listed_games_show_their_seats_from_the_read_model_alone(sql_store):
+    """ListGames answers from the game list's rows: the seats (free, a bot,
+    a player, one who left) as GetGame shows them, with no game loaded; a
+    row written before the read model kept seats is answered from the game."""
+    store = sql_store
+    app = GameApp(store)
+    admin = Caller(admin=True)
+    waiting = app.create_game(admin, "cubosaurs", 3, bots=[(1, "heuristic")]).game_id
+    app.join_game(Caller(token="st_ada"), waiting, 0, "Ada")
+    started = app.create_game(admin, "cubosaurs", 3, bots=[(2, "random")]).game_id
+    app.join_game(Caller(token="st_bo"), started, None, "Bo")
+    app.join_game(Caller(token="st_cy"), started, None, "Cy")
+    app.start_game(admin, started)
+    app.leave_game(admin, started, 1)
+    projection = GameListProjection(store)
+    projection.run_until_caught_up()
+    listing = GameApp(store)  # a replica that has loaded no game yet
+    listing.queries.game_list = projection
+    servicer = GameServicer(listing)
+    call = Call("/strata.v1.GameService/ListGames", {}, "127.0.0.1", "test")
+
+    listed = servicer.ListGames(pb.ListGamesRequest(), call).games
+
+    expected = {g: seats_to_proto(app.load(g).state) for g in (waiting, started)}
+    assert {g.game_id: list(g.seats) for g in listed} == expected
+    assert [(s.taken, s.bot, s.left) for s in expected[started]] == [
+        (True, "", False),
+        (True, "", True),
+        (True, "random", False),
+    ]
+    assert listing.cached(waiting) is None and listing.cached(started) is None
+
+    (old,) = [r for r in projection.models.all_games() if r.game_id == waiting]
+    at = projection.position
+    rows = [dataclasses.replace(old, seats=None)]
+    assert projection.models.apply_game_rows(GAME_LIST, at, at, rows)
+    listed = servicer.ListGames(pb.ListGamesRequest(), call).games
+    assert {g.game_id: list(g.seats) for g in listed} == expected
+    assert listing.cached(waiting) is not None and listing.cached(started) is None
