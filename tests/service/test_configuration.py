@@ -29,8 +29,9 @@ def serve_on_sqlite(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[s
     )
 
 
-def test_serve_help_lists_every_variable_with_its_default() -> None:
-    result = strata("serve", "--help")
+@pytest.mark.parametrize("command", ["serve", "worker"])
+def test_the_help_lists_every_variable_with_its_default(command: str) -> None:
+    result = strata(command, "--help")
     assert result.returncode == 0, result.stderr
     for variable in variables.SERVER:
         if variable.default == variables.NONE:

@@ -214,6 +214,7 @@ def test_each_serving_process_is_scraped_on_an_address_of_its_own(
         {
             "STRATA_METRICS_ADDRESS": f"127.0.0.1:{first}",
             "STRATA_ACCESS_LOG": "all",
+            "STRATA_MAX_STREAM": "5",  # misspelt: warned of once, not per process
         },
         database_url=postgres_store_url,
         args=("--processes", "2"),
@@ -241,6 +242,12 @@ def test_each_serving_process_is_scraped_on_an_address_of_its_own(
         serving = [line for line in server.lines() if line["event"] == "strata.serving"]
         assert sorted(line["process"] for line in serving) == ["serve-0", "serve-1"]
         assert len({line["pid"] for line in serving}) == 2
+        warned = [
+            (line["process"], line["variable"], line["closest"])
+            for line in server.lines()
+            if line["event"] == "config.unknown_variable"
+        ]
+        assert warned == [("supervisor", "STRATA_MAX_STREAM", "STRATA_MAX_STREAMS")]
     finally:
         server.stop()
 
