@@ -9,6 +9,7 @@ collected.
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import itertools
 import random
@@ -234,6 +235,23 @@ class _Observed:
                 **({"sent": self.sent} if self.sent else {}),
             )
         structlog.contextvars.clear_contextvars()
+
+    def context(self) -> contextvars.Context:
+        """A copy of the current context with the call's span current in it
+        (a stream's responses are made there: its span is never current in
+        the stream's own task, whose context a closing generator may not be
+        in)."""
+        within = contextvars.copy_context()
+        within.run(context_api.attach, trace.set_span_in_context(self.span))
+        return within
+
+    def names_game(self, game_id: object) -> None:
+        """The game a call made (``CreateGame``, ``FindGame``: their
+        requests name none) on the call's lines from now, the access line
+        too."""
+        if game_id and not self.game_id:
+            self.game_id = str(game_id)[:64]
+            structlog.contextvars.bind_contextvars(game_id=self.game_id)
 
     def refused(self, error: BaseException) -> Refusal:
         """The refusal ``error`` is answered with (an unclassified error is
