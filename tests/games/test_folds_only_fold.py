@@ -20,6 +20,7 @@ import copy
 import importlib
 import inspect
 import pkgutil
+import sys
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -135,37 +136,48 @@ def content_bindings(game_type: str) -> dict[types.ModuleType, set[str]]:
         importlib.import_module(f"{package.__name__}.{m.name}")
         for m in pkgutil.iter_modules(package.__path__)
     ]
+    trees = {module: ast.parse(inspect.getsource(module)) for module in modules}
     for module in modules:
-        if module is content:
-            continue
-        tree = ast.parse(inspect.getsource(module))
-        names: set[str] = set()
-        for node in tree.body:
-            if isinstance(node, ast.ImportFrom) and node.module == content.__name__:
-                names |= {a.asname or a.name for a in node.names if a.name in roots}
-            # The content module itself, by name, would hide what is read.
-            imported = (
-                {f"{node.module}.{a.name}" for a in node.names}
-                if isinstance(node, ast.ImportFrom)
-                else {a.name for a in node.names}
-                if isinstance(node, ast.Import)
-                else set()
-            )
-            assert content.__name__ not in imported, module.__name__
-        # Values computed from those names, to a fixed point.
-        assigned = list(_assignments(tree.body))
-        while True:
-            more = {
-                name
-                for name, value in assigned
-                if name not in names
-                and _names(value) & names
-                and not _is_vocabulary(vars(module)[name])
-            }
-            if not more:
-                break
-            names |= more
-        bound[module] = names
+        if module is not content:
+            for node in trees[module].body:
+                # The content module itself, by name, would hide what is read.
+                imported = (
+                    {f"{node.module}.{a.name}" for a in node.names}
+                    if isinstance(node, ast.ImportFrom)
+                    else {a.name for a in node.names}
+                    if isinstance(node, ast.Import)
+                    else set()
+                )
+                assert content.__name__ not in imported, module.__name__
+            bound[module] = set()
+    # To a fixed point over the game's modules: names imported from a module
+    # where they are content (``content.py``, or a part of the rules that
+    # computed them), and values computed from such names.
+    changed = True
+    while changed:
+        changed = False
+        for module in modules:
+            if module is content:
+                continue
+            names = bound[module]
+            before = len(names)
+            for node in trees[module].body:
+                if isinstance(node, ast.ImportFrom):
+                    source = sys.modules.get(node.module or "")
+                    if source in bound:
+                        names |= {
+                            a.asname or a.name
+                            for a in node.names
+                            if a.name in bound[source]
+                        }
+            for name, value in _assignments(trees[module].body):
+                if (
+                    name not in names
+                    and _names(value) & names
+                    and not _is_vocabulary(vars(module)[name])
+                ):
+                    names.add(name)
+            changed |= len(names) != before
     return bound
 
 
@@ -244,9 +256,13 @@ def test_withholding_finds_each_games_content() -> None:
         wanted = importlib.import_module(f"domain.{game_type}.{module}")
         return found[game_type][wanted]
 
-    assert {"CONTENT", "_SORTED_NEIGHBOURS", "_KEEP_CARDS"} <= names(
-        "escaping_extinction", "rules"
+    assert {"CONTENT", "SORTED_NEIGHBOURS", "KEEP_CARDS"} <= names(
+        "escaping_extinction", "readings"
     )
+    # A value computed from the content in one part of the rules is content
+    # where another part imports it too.
+    assert "SORTED_NEIGHBOURS" in names("escaping_extinction", "legality")
+    assert "CONTENT" in names("escaping_extinction", "rules")
     assert "load" in names("dinosaurs_extinct", "rules")
     assert {"TILES", "CARDS"} <= names("cubosaurs", "rules")
     assert "catalogue" in names("happy_little_dinosaurs", "rules")
