@@ -12,7 +12,7 @@ import pytest
 
 from clients.client import StrataClient
 from service.server import Running
-from tests.web.conftest import api
+from tests.web.conftest import api, create_for_two
 
 #: The button a player of the test prefers, by the words on it (the first
 #: that matches; otherwise the first button): a short game, not a good one.
@@ -153,12 +153,7 @@ def test_a_person_plays_a_whole_game_against_a_bot(
 def test_one_browser_may_play_two_seats_at_one_table(people: Any) -> None:
     ada = people()
     page = ada.page
-    ada.goto("/")
-    page.select_option("#game-type", "dinosaurs_extinct")
-    page.select_option('#seat-choices select[data-seat="1"]', "person")
-    page.fill("#player-name", "Ada")
-    page.click("#create")
-    page.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
+    create_for_two(ada, "dinosaurs_extinct")
     page.click('button.join[data-seat="1"]')  # hot seat: the same token
     page.click('button.leave[data-seat="1"]')  # changed her mind ...
     page.wait_for_function(
