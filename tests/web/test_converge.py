@@ -82,7 +82,8 @@ def test_a_page_offline_while_the_other_moved_catches_up_by_itself(
     ada.page.wait_for_selector(ACTION)  # her actions are back, clickable
     assert ada.page.locator("#connection").is_hidden()
     # No error outlives the drop: nothing like "Failed to fetch" is shown.
-    assert ada.page.locator("#error").is_hidden(), ada.page.locator("#error").inner_text()
+    error = ada.page.locator("#error")
+    assert error.is_hidden(), error.inner_text()
     assert "Your move" in ada.page.locator("#status").inner_text()
     # The log has every event the page missed, up to the last.
     versions = [
