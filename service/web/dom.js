@@ -9,6 +9,9 @@ export function h(tag, attrs, ...children) {
     if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
     else if (key === "class") el.className = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
+    // Through the CSSOM: the page's CSP (style-src 'self') refuses style
+    // attributes, so setAttribute("style", …) would be dropped.
+    else if (key === "style") el.style.cssText = value;
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   append(el, children);

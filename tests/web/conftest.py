@@ -213,3 +213,43 @@ def hot_seat(person: Person, game_type: str) -> str:
     person.page.click('button.join[data-seat="1"]')
     person.page.click("#start")
     return game_id
+
+
+#: axe-core, from npm: a devDependency of the TypeScript client, installed
+#: by `npm ci --prefix clients/typescript` (.ci/run does it).
+AXE = ROOT / "clients" / "typescript" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script, installed with the TypeScript client's packages
+    when missing."""
+    if not AXE.exists():
+        import shutil
+        import subprocess
+
+        npm = shutil.which("npm")
+        assert npm, "axe-core comes from npm: install Node 20 and npm"
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=AXE.parents[2],
+            check=True,
+            capture_output=True,
+        )
+    return AXE.read_text()
+
+
+def axe_violations(page: Any, source: str) -> list[str]:
+    """What axe-core finds wrong on the page as it is now (every rule of
+    WCAG 2.1 A and AA and axe's best practices), one line a violation."""
+    if not page.evaluate("() => Boolean(window.axe)"):
+        page.evaluate(source)
+    found: list[dict[str, Any]] = page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ["violations"]}))
+            .violations.map((v) => ({id: v.id, impact: v.impact,
+              help: v.help, nodes: v.nodes.map((n) => n.target.join(" "))}))"""
+    )
+    return [
+        f"{v['impact']} {v['id']} ({v['help']}): {', '.join(v['nodes'][:5])}"
+        for v in found
+    ]

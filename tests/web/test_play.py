@@ -12,7 +12,7 @@ import pytest
 
 from clients.client import StrataClient
 from service.server import Running
-from tests.web.conftest import api, create_for_two
+from tests.web.conftest import api, axe_violations, create_for_two
 
 #: The button a player of the test prefers, by the words on it (the first
 #: that matches; otherwise the first button): a short game, not a good one.
@@ -68,7 +68,7 @@ def create_against_a_bot(page: Any, game_type: str, options: dict[str, Any]) -> 
 
 @pytest.mark.parametrize("game", sorted(PREFERENCES))
 def test_a_person_plays_a_whole_game_against_a_bot(
-    game: str, people: Any, web_server: Running, output_dir: Path
+    game: str, people: Any, web_server: Running, output_dir: Path, axe_source: str
 ) -> None:
     game_type = game.split("-")[0]
     ada = people()
@@ -93,6 +93,8 @@ def test_a_person_plays_a_whole_game_against_a_bot(
         if clicks == 2:
             assert page.locator("#status").inner_text()
             page.screenshot(path=str(output_dir / f"{game}.png"), full_page=True)
+            # axe-core finds nothing wrong with the table being played.
+            assert axe_violations(page, axe_source) == []
         try:
             buttons.nth(choose(labels, PREFERENCES[game])).click(timeout=3000)
         except Exception:  # redrawn under the click: look again
@@ -102,6 +104,7 @@ def test_a_person_plays_a_whole_game_against_a_bot(
         pytest.fail(f"{game}: no end after {clicks} clicks")
 
     assert clicks > 2
+    assert axe_violations(page, axe_source) == []  # nor with the game over
     assert (output_dir / f"{game}.png").exists()
     # Every command and every event was put in words by the page, never shown
     # as the API's raw description.

@@ -65,7 +65,14 @@ function hexMap(ctx) {
       const a = (Math.PI / 180) * (60 * i - 30);
       return `${(cx + size * Math.cos(a)).toFixed(1)},${(cy + size * Math.sin(a)).toFixed(1)}`;
     }).join(" ");
-  const map = svg("svg", { viewBox: "-220 -190 440 380", class: "hexmap", role: "img" });
+  const explored = (v.places || []).filter((p) => p.revealed).length;
+  const map = svg("svg", {
+    viewBox: "-220 -190 440 380",
+    class: "hexmap",
+    role: "img",
+    // Its name for screen readers; each place's own words are its title.
+    "aria-label": `The map: ${(v.places || []).length} places, ${explored} explored.`,
+  });
   for (const p of v.places || []) {
     const q = p.q || 0;
     const r = p.r || 0;

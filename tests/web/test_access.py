@@ -1,0 +1,115 @@
+"""Every page of every game for everyone: axe-core (from npm) finds no
+violation on the lobby, the waiting room, a table being played and a
+finished one (the last two in tests/web/test_play.py, which plays each game
+to its end); focus lands on the next action after a move; the turn is
+announced to screen readers and in the tab's title; and on a phone
+(390x844) no page scrolls sideways, your actions are on the first screen
+and no text is under 12 px."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import axe_violations, create_for_two
+
+GAMES = [
+    "cubosaurs",
+    "dinosaurs_extinct",
+    "escaping_extinction",
+    "happy_little_dinosaurs",
+]
+PHONE = (390, 844)
+ACTION = "#actions button.action:not([disabled])"
+
+#: The page as a phone shows it: how wide it is beside the screen, the
+#: smallest text drawn (SVG text scaled as drawn), where the first action is.
+MEASURE = """() => {
+  const small = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (!node.textContent.trim() || !el || el.closest(".visually-hidden")) continue;
+    const rect = el.getBoundingClientRect();
+    if (!rect.width || !rect.height) continue;
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    if (el instanceof SVGElement && el.getScreenCTM()) size *= el.getScreenCTM().a;
+    const text = node.textContent.trim().slice(0, 30);
+    if (size < 12) small.push(`${size.toFixed(1)}px ${text}`);
+  }
+  const first = document.querySelector("#actions button.action");
+  return {
+    width: document.documentElement.scrollWidth,
+    screen: window.innerWidth,
+    small,
+    actionBottom: first ? first.getBoundingClientRect().bottom : null,
+  };
+}"""
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+def test_no_accessibility_violation_before_the_start(
+    game_type: str, people: Any, axe_source: str
+) -> None:
+    ada, bob = people(), people()
+    ada.goto("/")
+    assert axe_violations(ada.page, axe_source) == []
+    game_id = create_for_two(ada, game_type)
+    ada.page.wait_for_selector("#join")
+    assert axe_violations(ada.page, axe_source) == []
+    bob.goto(f"/game/{game_id}")  # a spectator who may take the free seat
+    bob.page.wait_for_selector("button.join")
+    assert axe_violations(bob.page, axe_source) == []
+    assert ada.errors == [] and bob.errors == []
+
+
+@pytest.mark.parametrize("game_type", GAMES)
+def test_a_phone_shows_the_table_without_sideways_scroll(
+    game_type: str, people: Any
+) -> None:
+    ada = people(viewport=PHONE)
+    create_for_two(ada, game_type, second="heuristic")
+    page = ada.page
+    assert page.evaluate(MEASURE)["width"] <= PHONE[0]  # the waiting room
+    page.click("#start")
+    page.wait_for_selector(ACTION)
+    seen = page.evaluate(MEASURE)
+    assert seen["width"] <= seen["screen"], seen
+    assert seen["small"] == []
+    # The first action is on the first screen, without scrolling.
+    assert seen["actionBottom"] is not None
+    assert seen["actionBottom"] <= PHONE[1], seen
+    if game_type == "happy_little_dinosaurs":
+        # Nobody has escaped yet: the Escape track's bars are empty (their
+        # width is set through the CSSOM, which the page's CSP allows).
+        widths = page.locator(".escape-fill").evaluate_all(
+            "bars => bars.map((b) => b.getBoundingClientRect().width)"
+        )
+        assert widths and set(widths) == {0}
+    assert ada.errors == []
+
+
+def test_the_turn_is_announced_and_focus_follows_the_moves(people: Any) -> None:
+    ada = people()
+    create_for_two(ada, "dinosaurs_extinct", second="heuristic")
+    page = ada.page
+    page.click("#start")
+    for _ in range(3):
+        page.wait_for_selector(ACTION)
+        page.wait_for_function(
+            "() => document.activeElement"
+            " && document.activeElement.matches('#actions button.action')"
+        )
+        assert page.title().startswith("Your move")
+        announced = page.locator("#announce")
+        assert announced.get_attribute("aria-live") == "polite"
+        assert "Your move" in announced.inner_text()
+        # A player on a keyboard: the focused action, by Enter.
+        page.keyboard.press("Enter")
+        # The focus never falls to the page's body.
+        page.wait_for_function(
+            "() => document.activeElement !== document.body"
+            " || document.body.dataset.busy"
+        )
+    assert ada.errors == []
