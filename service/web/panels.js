@@ -183,3 +183,17 @@ export function seatsPanel(table, ctx) {
     ),
   );
 }
+
+/** The game's rules in brief (its module's help), behind a link: one
+ * element for the page's life, so it stays open across redrawings. */
+export function help(table, ctx) {
+  const module = table.module();
+  if (table.helpBox) return table.helpBox;
+  table.helpBox = h(
+    "details",
+    { id: "help", class: "help" },
+    h("summary", {}, `How to play ${module.title}`),
+    module.help(ctx).map((line) => h("p", {}, line)),
+  );
+  return table.helpBox;
+}

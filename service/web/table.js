@@ -18,7 +18,7 @@
 import { ApiError, call, stream } from "./api.js";
 import { h } from "./dom.js";
 import { GAMES, clearError, errorText, jsonKey, main, newId, showError, store, stored } from "./common.js";
-import { describe, header, lobbyPanel, outcomeText, seatsPanel, statusText, yourMove } from "./panels.js";
+import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, yourMove } from "./panels.js";
 
 /** After the player's click, how long new action buttons ignore clicks (ms):
  * longer than a slow double click (about 600 ms). */
@@ -211,6 +211,10 @@ export class Table {
       isYou: (seat) => you.includes(seat),
       name: (seat) => this.seatName(seat),
       who: (seat) => (you.includes(seat) ? `${this.seatName(seat)} (you)` : this.seatName(seat)),
+      // For pieces drawn as controls (a map's places): the legal actions
+      // and the click (ignored while the action buttons are).
+      actions: this.actions,
+      act: ((version) => (action) => this.act(action, version))(this.actionsVersion),
     };
   }
 
@@ -291,8 +295,9 @@ export class Table {
     this.scheduleRefresh();
   }
 
-  /** Submits a legal action, pinned to the version it was listed at. */
-  async act(action) {
+  /** Submits a legal action, pinned to the version it was listed at
+   * (`version`: the version of the actions it was drawn from). */
+  async act(action, version = this.actionsVersion) {
     if (this.busy || !this.online || this.guarded()) return;
     this.busy = true;
     this.lastClick = performance.now();
@@ -307,7 +312,7 @@ export class Table {
           gameId: this.gameId,
           seat: action.seat || 0,
           commandId: newId(),
-          expectedVersion: String(this.actionsVersion),
+          expectedVersion: String(version),
           command: action.command,
           includeLegalActions: true,
         },
@@ -364,6 +369,23 @@ export class Table {
     await this.sync();
   }
 
+  /** The rematch (created by the first player to ask: the same game for
+   * every later one), each of this browser's seats claimed with its token
+   * (the service kept them for it); then its table. */
+  async rematch() {
+    clearError("action");
+    try {
+      const { gameId } = await call("CreateGame", { rematchOf: this.gameId, requestId: newId() }, this.token);
+      for (const seat of this.yourSeats()) {
+        await call("JoinGame", { gameId, seat }, this.token);
+      }
+      store(gameId, { token: this.token });
+      location.assign(`/game/${gameId}`);
+    } catch (error) {
+      showError(error);
+    }
+  }
+
   async startGame() {
     clearError("action");
     try {
@@ -412,6 +434,7 @@ export class Table {
       h("p", { id: "connection", class: "connection", role: "status", hidden: true }),
       h("p", { id: "error", class: "error", role: "alert", hidden: !errorText() }, errorText()),
     ];
+    if (module.help) sections.push(help(this, ctx));
     if (game.status === "GAME_STATUS_FINISHED") {
       sections.push(
         h(
@@ -419,6 +442,13 @@ export class Table {
           { id: "outcome", class: "outcome" },
           h("h2", {}, "Game over"),
           h("p", {}, outcomeText(this, game.outcome || {})),
+          you.length
+            ? h(
+                "button",
+                { id: "rematch", type: "button", onclick: () => this.rematch() },
+                game.rematch ? "Go to the rematch" : "Rematch: play again with the same seats",
+              )
+            : null,
         ),
       );
     }

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from tests.web.conftest import axe_violations, create_for_two
+from tests.web.conftest import api, axe_violations, create_for_two
 
 GAMES = [
     "cubosaurs",
@@ -80,6 +80,17 @@ def test_a_phone_shows_the_table_without_sideways_scroll(
     # The first action is on the first screen, without scrolling.
     assert seen["actionBottom"] is not None
     assert seen["actionBottom"] <= PHONE[1], seen
+    # The game's rules in brief, behind its help link.
+    page.click("#help summary")
+    rules = page.locator("#help").inner_text()
+    assert len(page.locator("#help p").all()) >= 2
+    wanted = {
+        "happy_little_dinosaurs": ["Elimination", "Traits: Bad Luck Bronto"],
+        "escaping_extinction": ["Injured", "Rocket Parts"],
+        "dinosaurs_extinct": ["Earth Event"],
+        "cubosaurs": ["packet"],
+    }[game_type]
+    assert all(word in rules for word in wanted), rules
     if game_type == "happy_little_dinosaurs":
         # Nobody has escaped yet: the Escape track's bars are empty (their
         # width is set through the CSSOM, which the page's CSP allows).
@@ -112,4 +123,31 @@ def test_the_turn_is_announced_and_focus_follows_the_moves(people: Any) -> None:
             "() => document.activeElement !== document.body"
             " || document.body.dataset.busy"
         )
+    assert ada.errors == []
+
+
+def test_a_place_on_the_escaping_extinction_map_is_clicked_to_travel(
+    people: Any, web_server: Any
+) -> None:
+    ada = people()
+    game_id = create_for_two(ada, "escaping_extinction", second="heuristic")
+    page = ada.page
+    page.click("#start")
+    page.wait_for_selector(ACTION)
+    assert ada.errors == []
+    place = page.locator("svg.hexmap g.travel").first
+    place.wait_for()
+    position = int(place.get_attribute("data-position") or "0")
+    assert "travel to" in (place.locator("title").text_content() or "")
+    version = page.evaluate("document.body.dataset.version")
+    place.click()
+    page.wait_for_function(
+        "v => Number(document.body.dataset.version) > Number(v)", arg=version
+    )
+    travel = ada.commands[-1]["command"]["escapingExtinction"]["travel"]
+    assert travel.get("destination", 0) == position
+    assert ada.commands[-1]["expectedVersion"] == version
+    game = api(web_server, "GetGame", {"gameId": game_id})["game"]
+    dinos = game["view"]["escapingExtinction"]["dinos"]
+    assert position in [d.get("position", 0) for d in dinos]
     assert ada.errors == []

@@ -151,6 +151,17 @@ def test_a_person_plays_a_whole_game_against_a_bot(
     assert ada.requested
     foreign = [u for u in ada.requested if not u.startswith(ada.base_url + "/")]
     assert foreign == [], foreign
+    if game == "dinosaurs_extinct":
+        # A rematch: the same seats, Ada's kept for her, the bot's for it.
+        page.click("#rematch")
+        page.wait_for_url(re.compile(rf"/game/(?!{game_id})[0-9a-f]+$"))
+        assert page.locator("#you").inner_text() == "You play seat 1 (Ada)."
+        rematch = page.url.rsplit("/", 1)[1]
+        assert (
+            api(web_server, "GetGame", {"gameId": rematch})["game"]["rematchOf"]
+            == game_id
+        )
+        assert "heuristic bot" in page.locator("#seats").inner_text()
 
 
 def test_one_browser_may_play_two_seats_at_one_table(people: Any) -> None:
