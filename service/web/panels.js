@@ -178,6 +178,7 @@ export function seatsPanel(table, ctx) {
           s.taken ? (s.bot ? `${s.bot} bot` : s.playerName || "a player") : "free",
           ctx.isYou(seat) ? " (you)" : "",
           active.includes(seat) ? " ◀ to act" : "",
+          clock(game, seat),
         );
       }),
     ),
@@ -196,4 +197,37 @@ export function help(table, ctx) {
     module.help(ctx).map((line) => h("p", {}, line)),
   );
   return table.helpBox;
+}
+
+/** A seat's time in a timed game (none otherwise): its time left, counting
+ * down while it acts (the page ticks it, see tickClocks). */
+function clock(game, seat) {
+  const control = game.timeControl || {};
+  if (!control.baseSeconds && !control.decisionSeconds) return null;
+  const c = (game.clocks || []).find((x) => (x.seat || 0) === seat);
+  if (!c) return null;
+  const deadline = c.deadline ? Date.parse(c.deadline) : NaN;
+  const left = c.remainingMs !== undefined ? Number(c.remainingMs) : NaN;
+  const el = h("span", { class: "clock", dataset: { seat } });
+  if (!Number.isNaN(deadline)) el.dataset.deadline = String(deadline);
+  else if (!Number.isNaN(left)) el.dataset.left = String(left);
+  else return null;
+  showClock(el);
+  return [" ", el];
+}
+
+/** "1:05" from milliseconds (never below 0:00). */
+export function clockText(ms) {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+}
+
+function showClock(el) {
+  const ms = el.dataset.deadline ? Number(el.dataset.deadline) - Date.now() : Number(el.dataset.left);
+  el.textContent = `⏱ ${clockText(ms)}`;
+}
+
+/** Counts the running clocks down, once a second. */
+export function tickClocks() {
+  setInterval(() => document.querySelectorAll(".clock[data-deadline]").forEach(showClock), 1000);
 }

@@ -18,7 +18,7 @@
 import { ApiError, call, stream } from "./api.js";
 import { h } from "./dom.js";
 import { GAMES, clearError, errorText, jsonKey, main, newId, showError, store, stored } from "./common.js";
-import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, yourMove } from "./panels.js";
+import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, tickClocks, yourMove } from "./panels.js";
 
 /** After the player's click, how long new action buttons ignore clicks (ms):
  * longer than a slow double click (about 600 ms). */
@@ -101,6 +101,7 @@ export class Table {
       if (this.wake) this.wake();
       this.scheduleRefresh(0);
     });
+    tickClocks();
     this.watch();
   }
 

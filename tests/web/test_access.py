@@ -151,3 +151,37 @@ def test_a_place_on_the_escaping_extinction_map_is_clicked_to_travel(
     dinos = game["view"]["escapingExtinction"]["dinos"]
     assert position in [d.get("position", 0) for d in dinos]
     assert ada.errors == []
+
+
+def test_a_timed_game_shows_each_seats_clock_running_down(
+    people: Any, web_server: Any, axe_source: str
+) -> None:
+    created = api(
+        web_server,
+        "CreateGame",
+        {
+            "gameType": "dinosaurs_extinct",
+            "players": 2,
+            "bots": [{"seat": 1, "bot": "heuristic"}],
+            "timeControl": {"baseSeconds": 300},
+        },
+    )
+    ada = people()
+    page = ada.page
+    ada.goto(f"/game/{created['gameId']}")
+    page.fill("#join-name", "Ada")
+    page.click('button.join[data-seat="0"]')
+    page.click("#start")
+    page.wait_for_selector(ACTION)
+    mine = page.locator('.seat[data-seat="0"] .clock')
+    first = mine.inner_text()
+    assert first.startswith("⏱ 5:00") or first.startswith("⏱ 4:"), first
+    # Ada's clock runs while she has to act.
+    page.wait_for_function(
+        "t => document.querySelector('.seat[data-seat=\"0\"] .clock').textContent"
+        " !== t",
+        arg=first,
+    )
+    assert page.locator('.seat[data-seat="1"] .clock').count() == 1
+    assert axe_violations(page, axe_source) == []
+    assert ada.errors == []
