@@ -19,6 +19,7 @@ import { ApiError, call, stream } from "./api.js";
 import { h } from "./dom.js";
 import { GAMES, clearError, errorText, jsonKey, main, newId, showError, store, stored } from "./common.js";
 import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, tickClocks, yourMove } from "./panels.js";
+import { replayPanel } from "./replay.js";
 
 /** After the player's click, how long new action buttons ignore clicks (ms):
  * longer than a slow double click (about 600 ms). */
@@ -201,8 +202,9 @@ export class Table {
     return `Seat ${seat + 1}`;
   }
 
-  context() {
-    const game = this.game;
+  /** What a game's renderer draws from (`game`: this one, or the game
+   * at an earlier version in a replay). */
+  context(game = this.game) {
     const you = this.yourSeats();
     return {
       game,
@@ -370,6 +372,21 @@ export class Table {
     await this.sync();
   }
 
+  /** The finished game as it was at `version` (GetGame at_version), shown
+   * in the replay panel. */
+  async replayAt(version) {
+    this.replay = { version, game: null };
+    try {
+      const { game } = await call("GetGame", { gameId: this.gameId, atVersion: String(version) }, this.token);
+      if (!this.replay || this.replay.version !== version) return; // moved on
+      this.replay.game = game;
+      clearError("action");
+    } catch (error) {
+      showError(error);
+    }
+    this.draw();
+  }
+
   /** The rematch (created by the first player to ask: the same game for
    * every later one), each of this browser's seats claimed with its token
    * (the service kept them for it); then its table. */
@@ -453,6 +470,7 @@ export class Table {
         ),
       );
     }
+    if (game.status === "GAME_STATUS_FINISHED") sections.push(replayPanel(this));
     if (game.status === "GAME_STATUS_OPEN") sections.push(this.lobbyPanel());
     if (game.status !== "GAME_STATUS_OPEN") {
       // The actions first: on a phone they are on the first screen.

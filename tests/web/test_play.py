@@ -152,6 +152,21 @@ def test_a_person_plays_a_whole_game_against_a_bot(
     foreign = [u for u in ada.requested if not u.startswith(ada.base_url + "/")]
     assert foreign == [], foreign
     if game == "dinosaurs_extinct":
+        # A replay: the table as it was at an earlier version, by the slider.
+        early = 8
+        page.fill("#replay-version", str(early))
+        page.wait_for_selector(f'#replay-view[data-version="{early}"]')
+        then = api(web_server, "GetGame", {"gameId": game_id, "atVersion": early})
+        shown = page.locator("#replay-view").inner_text()
+        assert f"version {early}" in shown
+        assert page.locator("#replay-shown").inner_text().strip() == (
+            f"{early} of {truth['version']}"
+        )
+        assert then["game"]["version"] == str(early)
+        # Not the table at its end: the players' state then.
+        at_early = page.locator("#replay-view table").last.inner_text()
+        assert at_early != page.locator("#players table").inner_text()
+        assert axe_violations(page, axe_source) == []
         # A rematch: the same seats, Ada's kept for her, the bot's for it.
         page.click("#rematch")
         page.wait_for_url(re.compile(rf"/game/(?!{game_id})[0-9a-f]+$"))
