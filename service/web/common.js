@@ -4,6 +4,7 @@
 import cubosaurs from "./games/cubosaurs.js";
 import dinosaursExtinct from "./games/dinosaurs_extinct.js";
 import escapingExtinction from "./games/escaping_extinction.js";
+import generic from "./games/generic.js";
 import happyLittleDinosaurs from "./games/happy_little_dinosaurs.js";
 
 /** Each game type's renderer (games/<game>.js), by game type id. */
@@ -13,6 +14,20 @@ export const GAMES = {
   escaping_extinction: escapingExtinction,
   happy_little_dinosaurs: happyLittleDinosaurs,
 };
+
+const generics = {};
+
+/** The renderer of a game type: its own (games/<game>.js), or the generic
+ * one (its view as a tree, its actions as the API describes them) for a game
+ * that has none yet, so that no game is hidden from the table. With
+ * `localStorage["strata.renderer"] = "generic"` every game is shown through
+ * the generic one: a preview of a new game before its renderer is written. */
+export function renderer(gameType, title) {
+  const own = GAMES[gameType];
+  if (own && localStorage.getItem("strata.renderer") !== "generic") return own;
+  generics[gameType] = generics[gameType] || generic(gameType, title);
+  return generics[gameType];
+}
 
 /** The JSON name of a game type's field in the `oneof game` messages. */
 export function jsonKey(gameType) {

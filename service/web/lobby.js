@@ -3,13 +3,13 @@
 
 import { call } from "./api.js";
 import { h } from "./dom.js";
-import { GAMES, jsonKey, main, newId, showError, store } from "./common.js";
+import { jsonKey, renderer, main, newId, showError, store } from "./common.js";
 
 
 export async function lobby() {
   document.title = "Strata: new game";
   const { gameTypes } = await call("ListGameTypes", {});
-  const types = (gameTypes || []).filter((t) => GAMES[t.gameType]);
+  const types = gameTypes || [];
   const typeSelect = h(
     "select",
     { id: "game-type", name: "game-type" },
@@ -56,7 +56,7 @@ export async function lobby() {
     });
   }
   function drawOptions() {
-    const wanted = GAMES[current().gameType].options || [];
+    const wanted = renderer(current().gameType, current().title).options || [];
     options.replaceChildren(
       ...wanted.map((o) =>
         h(

@@ -17,7 +17,7 @@
 
 import { ApiError, call, stream } from "./api.js";
 import { h } from "./dom.js";
-import { GAMES, clearError, errorText, jsonKey, main, newId, showError, store, stored } from "./common.js";
+import { clearError, errorText, jsonKey, main, newId, renderer, showError, store, stored } from "./common.js";
 import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, tickClocks, yourMove } from "./panels.js";
 import { replayPanel } from "./replay.js";
 
@@ -107,7 +107,7 @@ export class Table {
   }
 
   module() {
-    return GAMES[this.game.gameType];
+    return renderer(this.game.gameType);
   }
 
   async loadContent() {
