@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -100,12 +101,17 @@ def _numbers(run: dict[str, Any]) -> dict[str, float]:
         if isinstance(value, dict):
             for key, inner in value.items():
                 walk(f"{prefix}.{key}" if prefix else str(key), inner)
-        elif isinstance(value, int | float) and not isinstance(value, bool):
+        elif (
+            isinstance(value, int | float)
+            and not isinstance(value, bool)
+            and math.isfinite(value)  # a figure a run could not make is NaN
+        ):
             out[prefix] = float(value)
 
     walk("", run.get("figures", {}))
     for target in run.get("targets", []):
-        out[f"target: {target['target']}"] = float(target["value"])
+        if math.isfinite(target["value"]):
+            out[f"target: {target['target']}"] = float(target["value"])
     out.pop("machine.cpus", None)
     return {k: v for k, v in out.items() if not k.startswith("machine.load")}
 

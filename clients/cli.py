@@ -48,6 +48,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+import grpc
 from google.protobuf import json_format, text_format
 from strata.v1 import admin_service_pb2 as admin_pb
 from strata.v1 import game_service_pb2 as pb
@@ -674,13 +675,44 @@ def cmd_play(args: argparse.Namespace) -> int:
             if not answer.isdigit() or int(answer) >= len(legal.actions):
                 print("choose one of the numbers")
                 continue
-            action = legal.actions[int(answer)]
-            try:
-                me.submit_command(
-                    game_id, action.seat, action.command, expected_version=legal.version
-                )
-            except StrataError as error:
+            _submit_chosen(me, game_id, legal.actions[int(answer)], legal.version)
+
+
+#: How often a choice is tried again on the game's new version (ABORTED).
+CHOICE_RETRIES = 5
+
+
+def _submit_chosen(
+    me: StrataClient, game_id: str, action: pb.LegalAction, version: int
+) -> None:
+    """Submits the person's choice pinned to the version it was listed at;
+    when the game moved on meanwhile (a bot, another seat: ABORTED), submits
+    it again at the new version if it is still legal there, and otherwise
+    says the choice is gone."""
+    for _ in range(CHOICE_RETRIES):
+        try:
+            me.submit_command(
+                game_id, action.seat, action.command, expected_version=version
+            )
+            return
+        except StrataError as error:
+            if error.code != grpc.StatusCode.ABORTED:
                 print(f"refused: {error}")
+                return
+        legal = me.list_legal_actions(game_id)
+        wanted = action.command.SerializeToString(deterministic=True)
+        still = [
+            a
+            for a in legal.actions
+            if a.seat == action.seat
+            and a.command.SerializeToString(deterministic=True) == wanted
+        ]
+        if not still:
+            print("the game moved on and that choice is gone: choose again")
+            return
+        print(f"the game moved on (version {legal.version}); your choice still holds")
+        version = legal.version
+    print("the game keeps moving: choose again")
 
 
 def _add_time_control(parser: argparse.ArgumentParser) -> None:

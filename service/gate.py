@@ -218,19 +218,13 @@ class Gate:
 
     async def _grpc_here(self, scope: Any, headers: dict[str, str], send: Any) -> None:
         """gRPC needs HTTP/2 and trailers: it is served on the gRPC port."""
-        call = self._call(
-            scope,
-            Method(scope.get("path", ""), Message, 0),
-            headers,
-            "application/grpc",
-        )
+        path = self._named(scope.get("path", ""))
+        call = self._call(scope, Method(path, Message, 0), headers, "application/grpc")
         call.transport = "grpc"
         message = (
             "gRPC needs HTTP/2: call the gRPC port, or use gRPC-Web or Connect here."
         )
-        self.door.observer.record(
-            call, scope.get("path", ""), ("UNIMPLEMENTED", "GRPC_NEEDS_HTTP2")
-        )
+        self.door.observer.record(call, path, ("UNIMPLEMENTED", "GRPC_NEEDS_HTTP2"))
         body = json.dumps(
             {"code": "unimplemented", "message": message}, separators=(",", ":")
         ).encode()
@@ -248,18 +242,24 @@ class Gate:
         )
         await send({"type": "http.response.body", "body": body, "more_body": False})
 
+    def _named(self, path: str) -> str:
+        """The name a call's metrics and log give ``path``: itself when it is
+        one of the service's methods, else no more than the service (when it
+        is one of ours) and ``_OTHER``: whatever the caller wrote, a label
+        per path would let anyone grow the metrics without bound."""
+        if path in self.methods:
+            return path
+        service = "/".join(path.split("/")[:2])
+        ours = any(known.startswith(f"{service}/") for known in self.methods)
+        return f"{service}/_OTHER" if ours else "/_OTHER"
+
     async def _unknown(
         self, scope: Any, headers: dict[str, str], receive: Any, send: Any
     ) -> None:
         """A path that names none of the service's methods (or a service
         not here): Connect's answer (404), with the door's access line and
         metric."""
-        # Whatever the caller wrote, the metrics and the log name no more
-        # than the service (when it is this one) and "_OTHER" (a label per
-        # path would let anyone grow the metrics without bound).
-        service = "/".join(scope.get("path", "").split("/")[:2])
-        ours = any(known.startswith(f"{service}/") for known in self.methods)
-        path = f"{service}/_OTHER" if ours else "/_OTHER"
+        path = self._named(scope.get("path", ""))
         call = self._call(
             scope, Method(path, Message, 0), headers, headers.get("content-type", "")
         )

@@ -7,7 +7,8 @@ One ASGI application (served by uvicorn) routes:
   binary) and gRPC-Web, through the same door as gRPC
   (:mod:`service.connect_transport`);
 - ``GET /`` and ``GET /game/<id>``: the web table (static files shipped in
-  the package, ``service/web/``: no build step, no CDN);
+  the package, ``service/web/``: no build step, no CDN; gzip-compressed,
+  with ETags, :mod:`service.web_files`);
 - ``GET /healthz``: ``{"status": "SERVING"}`` (or 503 with
   ``NOT_SERVING``), for load balancers that speak plain HTTP, the same
   truth as ``grpc.health.v1`` (:mod:`service.health`);
@@ -40,12 +41,12 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
-from starlette.staticfiles import StaticFiles
 
 from service import telemetry
 from service.http_edge import Edge, EdgeSettings, protocol_class
+from service.web_files import WebFiles
 
 ASGIApp = Callable[[Any, Any, Any], Awaitable[None]]
 
@@ -286,18 +287,17 @@ def application(
     """The HTTP listener's whole application (``metrics``: served at
     ``/metrics`` here; None when it is served elsewhere, or not at all)."""
 
-    async def index(request: Request) -> Response:
-        return FileResponse(WEB / "index.html")
-
+    # The web table's files, compressed, with ETags (service.web_files).
+    files = WebFiles(WEB)
     metrics_routes = [] if metrics is None else [Route("/metrics", metrics.respond)]
     site = Starlette(
         routes=[
-            Route("/", index),
-            Route("/game/{game_id}", index),
+            Route("/", files.page(), methods=["GET", "HEAD"]),
+            Route("/game/{game_id}", files.page(), methods=["GET", "HEAD"]),
             *health_routes(serving),
             *metrics_routes,
             *extra_routes,
-            Mount("/static", StaticFiles(directory=WEB), name="static"),
+            Mount("/static", files, name="static"),
         ]
     )
     app: ASGIApp = Router(rpc, PageHeaders(site))

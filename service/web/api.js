@@ -48,12 +48,18 @@ function errorOf(body, status) {
   return new ApiError(code, (body && body.message) || code, reason);
 }
 
-/** One unary call: the response message as JSON, or an ApiError. */
+/** How long a unary call may take before it is given up (ms): a call
+ * caught by a network drop fails instead of hanging, and is retried. */
+const CALL_TIMEOUT_MS = 15000;
+
+/** One unary call: the response message as JSON, or an ApiError (or the
+ * fetch's own error when the service was not reached). */
 export async function call(method, request, token) {
   const response = await fetch(SERVICE + method, {
     method: "POST",
     headers: headers(token, "application/json"),
     body: JSON.stringify(request || {}),
+    signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
   });
   note(response);
   let body = null;
@@ -77,9 +83,10 @@ function envelope(message) {
 /**
  * A server stream: calls onMessage(message) for each message, resolves when
  * the stream ends well, rejects with an ApiError when it ends with an error.
- * `signal` (an AbortSignal) cancels it.
+ * `signal` (an AbortSignal) cancels it; `onOpen()` is called once the
+ * service has answered (the stream is open).
  */
-export async function stream(method, request, token, onMessage, signal) {
+export async function stream(method, request, token, onMessage, signal, onOpen) {
   const response = await fetch(SERVICE + method, {
     method: "POST",
     headers: headers(token, "application/connect+json"),
@@ -95,6 +102,7 @@ export async function stream(method, request, token, onMessage, signal) {
     }
     throw errorOf(body, response.status);
   }
+  if (onOpen) onOpen();
   const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = new Uint8Array(0);

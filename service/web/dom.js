@@ -9,6 +9,9 @@ export function h(tag, attrs, ...children) {
     if (key.startsWith("on")) el.addEventListener(key.slice(2), value);
     else if (key === "class") el.className = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
+    // Through the CSSOM: the page's CSP (style-src 'self') refuses style
+    // attributes, so setAttribute("style", …) would be dropped.
+    else if (key === "style") el.style.cssText = value;
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   append(el, children);
@@ -56,12 +59,15 @@ export function cardBox(id, name, text, note) {
   );
 }
 
-/** A small table: headers and rows of cells. */
+/** A small table: headers and rows of cells. Each cell carries its
+ * column's header (`data-label`): on a phone the rows are stacked, each cell
+ * on a line of its own after its header. */
 export function table(headers, rows, attrs) {
+  const given = attrs || {};
   return h(
     "table",
-    attrs || {},
-    h("thead", {}, h("tr", {}, headers.map((x) => h("th", {}, x)))),
+    { ...given, class: `stack ${given.class || ""}`.trim() },
+    h("thead", {}, h("tr", {}, headers.map((x) => h("th", { scope: "col" }, x)))),
     h(
       "tbody",
       {},
@@ -69,7 +75,7 @@ export function table(headers, rows, attrs) {
         h(
           "tr",
           row.attrs || {},
-          (row.cells || row).map((x) => h("td", {}, x)),
+          (row.cells || row).map((x, i) => h("td", { dataset: { label: headers[i] || "" } }, x)),
         ),
       ),
     ),

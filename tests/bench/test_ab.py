@@ -21,8 +21,16 @@ def run(per_second: float, p99: float, met: float, **more: object) -> dict[str, 
 
 
 def test_each_shared_figure_is_this_side_over_the_other_per_round_and_median() -> None:
-    this = [run(300, 10, 0.5), run(200, 12, 0.4, only_here=1), run(330, 9, 0.6)]
-    other = [run(100, 20, 1.0), run(100, 24, 1.0), run(110, 18, 1.0)]
+    this = [
+        run(300, 10, 0.5, unmade=1.0),
+        run(200, 12, 0.4, only_here=1, unmade=float("nan")),
+        run(330, 9, 0.6, unmade=1.0),
+    ]
+    other = [
+        run(100, 20, 1.0, unmade=1.0),
+        run(100, 24, 1.0, unmade=1.0),
+        run(110, 18, 1.0, unmade=1.0),
+    ]
 
     figures = ab.compare(this, other)["figures"]
 
@@ -34,8 +42,10 @@ def test_each_shared_figure_is_this_side_over_the_other_per_round_and_median() -
     }
     assert figures["watch.p99_ms"]["rounds"] == [0.5, 0.5, 0.5]
     assert figures["target: watch ratio"]["ratio"] == 0.5
-    # Only what both sides report in every round, and no machine facts.
+    # Only what both sides report in every round (a NaN is no figure), and
+    # no machine facts.
     assert "watch.only_here" not in figures
+    assert "watch.unmade" not in figures
     assert not any(key.startswith("machine") for key in figures)
 
 

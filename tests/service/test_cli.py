@@ -321,3 +321,50 @@ def test_autoplay_plays_cubosaurs_in_advanced_mode(sqlite_target, capsys):
         "tileBought" in json.dumps(e) or "dnaTokensGained" in json.dumps(e)
         for e in events
     )
+
+
+def test_a_choice_overtaken_by_another_move_is_played_at_the_new_version(
+    sqlite_target, capsys, monkeypatch
+):
+    """Happy Little Dinosaurs, both seats in the terminal: while the person
+    chooses seat 1's card, seat 2's card is played elsewhere; the choice,
+    still legal, is submitted again at the new version instead of refused."""
+    from clients.client import StrataClient
+
+    printed: list[str] = []
+    chosen: list[str] = []
+
+    def answer(prompt: str = "") -> str:
+        printed.append(capsys.readouterr().out)
+        if chosen:
+            return "q"
+        token = "".join(printed).split("every seat's token: ")[1].split()[0]
+        game_id = "".join(printed).split("hot-seat game ")[1].split(";")[0]
+        with StrataClient(sqlite_target, token=token) as other:
+            legal = other.list_legal_actions(game_id)
+            seat_2 = next(a for a in legal.actions if a.seat == 1)
+            other.submit_command(game_id, seat_2.seat, seat_2.command)
+        chosen.append(game_id)
+        return "0"
+
+    monkeypatch.setattr("builtins.input", answer)
+    code = cli.main(
+        [
+            "play",
+            "--game",
+            "happy_little_dinosaurs",
+            "--players",
+            "2",
+            "--target",
+            sqlite_target,
+        ]
+    )
+    assert code == 0
+    out = "".join(printed) + capsys.readouterr().out
+    assert "your choice still holds" in out
+    assert "refused" not in out
+    # Both seats played their card: neither is to play one any more.
+    token = out.split("every seat's token: ")[1].split()[0]
+    with StrataClient(sqlite_target, token=token) as me:
+        game = me.get_game(chosen[0])
+    assert list(game.active_seats) != [0, 1]

@@ -183,3 +183,28 @@ def test_no_line_of_the_log_is_an_error(served: Served) -> None:
     """Nothing a caller sent wrong is the service's error."""
     levels = {line["level"] for line in served.lines()}
     assert "error" not in levels
+
+
+def test_made_up_grpc_paths_on_the_http_port_grow_no_metric(served: Served) -> None:
+    """gRPC over HTTP/1.1 is refused (it needs HTTP/2) with its line and
+    metric, named as the method when it is one, else ``_OTHER``: a caller
+    making up paths cannot add series to the scrape."""
+    made_up = [f"/strata.v1.GameService/Made{n}Up" for n in range(20)]
+    made_up += [f"/made.up{n}.Service/Call" for n in range(20)]
+    for path in made_up:
+        status, _, _ = http_call(
+            served.http_port, "POST", path, b"", {"content-type": "application/grpc"}
+        )
+        assert status == 415
+    body = scrape(served)
+    assert not [path for path in made_up if path.lstrip("/") in body]
+    for method in ("strata.v1.GameService/_OTHER", "_OTHER"):
+        assert (
+            figure(
+                body,
+                CALLS,
+                rpc_method=method,
+                rpc_response_status_code="UNIMPLEMENTED",
+            )
+            >= 20
+        )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -70,8 +71,14 @@ class Person:
     """One browser context (one person's storage) with one page, and what the
     page met: script errors and the API's responses."""
 
-    def __init__(self, browser: Any, base_url: str) -> None:
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def __init__(
+        self,
+        browser: Any,
+        base_url: str,
+        viewport: tuple[int, int] = (1280, 900),
+    ) -> None:
+        width, height = viewport
+        self.context = browser.new_context(viewport={"width": width, "height": height})
         self.context.set_default_timeout(15_000)
         self.page = self.context.new_page()
         self.base_url = base_url
@@ -79,7 +86,10 @@ class Person:
         self.responses: list[Any] = []
         self.streams: list[str] = []
         self.requested: list[str] = []
+        #: The body of every SubmitCommand the page sent (Connect JSON).
+        self.commands: list[dict[str, Any]] = []
         self.page.on("request", lambda r: self.requested.append(r.url))
+        self.page.on("request", self._command)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
         self.page.on(
             "response",
@@ -92,6 +102,10 @@ class Person:
         self.cdp.on("Network.requestWillBeSent", self._request)
         self.cdp.on("Network.dataReceived", self._data)
         self.stream_data: dict[str, bytearray] = {}
+
+    def _command(self, request: Any) -> None:
+        if request.url.endswith("/strata.v1.GameService/SubmitCommand"):
+            self.commands.append(json.loads(request.post_data or "{}"))
 
     def _request(self, event: dict[str, Any]) -> None:
         if "/strata.v1.GameService/WatchGame" in event["request"]["url"]:
@@ -138,11 +152,12 @@ class Person:
 
 @pytest.fixture
 def people(browser: Any, base_url: str) -> Iterator[Any]:
-    """A factory of people (fresh browser contexts), closed after the test."""
+    """A factory of people (fresh browser contexts, on a desktop screen unless
+    a viewport is given), closed after the test."""
     made: list[Person] = []
 
-    def person() -> Person:
-        made.append(Person(browser, base_url))
+    def person(viewport: tuple[int, int] = (1280, 900)) -> Person:
+        made.append(Person(browser, base_url, viewport))
         return made[-1]
 
     yield person
@@ -173,3 +188,68 @@ def api(
         return data
     finally:
         connection.close()
+
+
+def create_for_two(person: Person, game_type: str, second: str = "person") -> str:
+    """Creates a two-seat game in ``person``'s lobby, seat 1 theirs (named
+    Ada), seat 2 ``second`` ("person": a join link; or a bot); the game's
+    id, once the page shows its table."""
+    page = person.page
+    person.goto("/")
+    page.select_option("#game-type", game_type)
+    page.fill("#players", "2")
+    page.dispatch_event("#players", "change")
+    page.select_option('#seat-choices select[data-seat="1"]', second)
+    page.fill("#player-name", "Ada")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
+    return str(page.url.rsplit("/", 1)[1])
+
+
+def hot_seat(person: Person, game_type: str) -> str:
+    """A started two-seat game both of whose seats ``person``'s browser
+    plays (one token); the game's id."""
+    game_id = create_for_two(person, game_type)
+    person.page.click('button.join[data-seat="1"]')
+    person.page.click("#start")
+    return game_id
+
+
+#: axe-core, from npm: a devDependency of the TypeScript client, installed
+#: by `npm ci --prefix clients/typescript` (.ci/run does it).
+AXE = ROOT / "clients" / "typescript" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script, installed with the TypeScript client's packages
+    when missing."""
+    if not AXE.exists():
+        import shutil
+        import subprocess
+
+        npm = shutil.which("npm")
+        assert npm, "axe-core comes from npm: install Node 20 and npm"
+        subprocess.run(
+            [npm, "ci", "--no-audit", "--no-fund"],
+            cwd=AXE.parents[2],
+            check=True,
+            capture_output=True,
+        )
+    return AXE.read_text()
+
+
+def axe_violations(page: Any, source: str) -> list[str]:
+    """What axe-core finds wrong on the page as it is now (every rule of
+    WCAG 2.1 A and AA and axe's best practices), one line a violation."""
+    if not page.evaluate("() => Boolean(window.axe)"):
+        page.evaluate(source)
+    found: list[dict[str, Any]] = page.evaluate(
+        """async () => (await axe.run(document, {resultTypes: ["violations"]}))
+            .violations.map((v) => ({id: v.id, impact: v.impact,
+              help: v.help, nodes: v.nodes.map((n) => n.target.join(" "))}))"""
+    )
+    return [
+        f"{v['impact']} {v['id']} ({v['help']}): {', '.join(v['nodes'][:5])}"
+        for v in found
+    ]

@@ -12,7 +12,7 @@ import pytest
 
 from clients.client import StrataClient
 from service.server import Running
-from tests.web.conftest import api
+from tests.web.conftest import api, axe_violations, create_for_two
 
 #: The button a player of the test prefers, by the words on it (the first
 #: that matches; otherwise the first button): a short game, not a good one.
@@ -68,7 +68,7 @@ def create_against_a_bot(page: Any, game_type: str, options: dict[str, Any]) -> 
 
 @pytest.mark.parametrize("game", sorted(PREFERENCES))
 def test_a_person_plays_a_whole_game_against_a_bot(
-    game: str, people: Any, web_server: Running, output_dir: Path
+    game: str, people: Any, web_server: Running, output_dir: Path, axe_source: str
 ) -> None:
     game_type = game.split("-")[0]
     ada = people()
@@ -93,6 +93,8 @@ def test_a_person_plays_a_whole_game_against_a_bot(
         if clicks == 2:
             assert page.locator("#status").inner_text()
             page.screenshot(path=str(output_dir / f"{game}.png"), full_page=True)
+            # axe-core finds nothing wrong with the table being played.
+            assert axe_violations(page, axe_source) == []
         try:
             buttons.nth(choose(labels, PREFERENCES[game])).click(timeout=3000)
         except Exception:  # redrawn under the click: look again
@@ -102,6 +104,7 @@ def test_a_person_plays_a_whole_game_against_a_bot(
         pytest.fail(f"{game}: no end after {clicks} clicks")
 
     assert clicks > 2
+    assert axe_violations(page, axe_source) == []  # nor with the game over
     assert (output_dir / f"{game}.png").exists()
     # Every command and every event was put in words by the page, never shown
     # as the API's raw description.
@@ -148,17 +151,38 @@ def test_a_person_plays_a_whole_game_against_a_bot(
     assert ada.requested
     foreign = [u for u in ada.requested if not u.startswith(ada.base_url + "/")]
     assert foreign == [], foreign
+    if game == "dinosaurs_extinct":
+        # A replay: the table as it was at an earlier version, by the slider.
+        early = 8
+        page.fill("#replay-version", str(early))
+        page.wait_for_selector(f'#replay-view[data-version="{early}"]')
+        then = api(web_server, "GetGame", {"gameId": game_id, "atVersion": early})
+        shown = page.locator("#replay-view").inner_text()
+        assert f"version {early}" in shown
+        assert page.locator("#replay-shown").inner_text().strip() == (
+            f"{early} of {truth['version']}"
+        )
+        assert then["game"]["version"] == str(early)
+        # Not the table at its end: the players' state then.
+        at_early = page.locator("#replay-view table").last.inner_text()
+        assert at_early != page.locator("#players table").inner_text()
+        assert axe_violations(page, axe_source) == []
+        # A rematch: the same seats, Ada's kept for her, the bot's for it.
+        page.click("#rematch")
+        page.wait_for_url(re.compile(rf"/game/(?!{game_id})[0-9a-f]+$"))
+        assert page.locator("#you").inner_text() == "You play seat 1 (Ada)."
+        rematch = page.url.rsplit("/", 1)[1]
+        assert (
+            api(web_server, "GetGame", {"gameId": rematch})["game"]["rematchOf"]
+            == game_id
+        )
+        assert "heuristic bot" in page.locator("#seats").inner_text()
 
 
 def test_one_browser_may_play_two_seats_at_one_table(people: Any) -> None:
     ada = people()
     page = ada.page
-    ada.goto("/")
-    page.select_option("#game-type", "dinosaurs_extinct")
-    page.select_option('#seat-choices select[data-seat="1"]', "person")
-    page.fill("#player-name", "Ada")
-    page.click("#create")
-    page.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
+    create_for_two(ada, "dinosaurs_extinct")
     page.click('button.join[data-seat="1"]')  # hot seat: the same token
     page.click('button.leave[data-seat="1"]')  # changed her mind ...
     page.wait_for_function(

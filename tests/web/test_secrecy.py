@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from service.server import Running
-from tests.web.conftest import Person, api
+from tests.web.conftest import Person, api, create_for_two
 
 
 @dataclass
@@ -39,14 +39,7 @@ def table(browser: Any, base_url: str, web_server: Running) -> Iterator[Table]:
 
 
 def start(ada: Person, bea: Person, web_server: Running) -> Table:
-    ada.goto("/")
-    ada.page.select_option("#game-type", "happy_little_dinosaurs")
-    ada.page.fill("#players", "2")
-    ada.page.dispatch_event("#players", "change")
-    ada.page.select_option('#seat-choices select[data-seat="1"]', "person")
-    ada.page.fill("#player-name", "Ada")
-    ada.page.click("#create")
-    ada.page.wait_for_url(re.compile(r"/game/[0-9a-f]+$"))
+    create_for_two(ada, "happy_little_dinosaurs")
     link = ada.page.locator("#share").input_value()
     game_id = link.rsplit("/", 1)[1]
 

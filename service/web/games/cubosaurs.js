@@ -64,6 +64,15 @@ function cardList(ctx, cards) {
 export default {
   title: "Cubosaurs",
 
+  /** The rules in brief, behind the page's help link. */
+  help(ctx) {
+    const kinds = Object.values((ctx.content || {}).kinds || {});
+    return [
+      "The packet goes round the table: on your turn take it into your collection or pass it on. At the end each kind scores as its card says.",
+      ...kinds.map((k) => `${k.name}: ${k.text}`),
+    ];
+  },
+
   /** The game's options at creation (strata.games.cubosaurs.v1.Options). */
   options: [
     { name: "advanced", label: "Advanced mode (DNA tokens and DNA tiles)", type: "checkbox" },

@@ -36,6 +36,16 @@ const PURPOSES = {
 export default {
   title: "Dinosaurs Extinct?",
 
+  /** The rules in brief, behind the page's help link. */
+  help(ctx) {
+    const events = ((ctx.content || {}).earth_events || {}).cards || [];
+    return [
+      "Roll the die and move along the track from the Prehistoric Era towards the 21st Century; the Earth Event, \"No Bones on Me\", Dino Switch and Time Warp spaces act when landed on (the log says how).",
+      "An Earth Event must be survived: the die must roll higher than its number.",
+      events.length ? `Earth Events: ${events.map((e) => `${e.name} (${e.number})`).join(", ")}.` : "",
+    ].filter(Boolean);
+  },
+
   status(ctx) {
     const v = ctx.view;
     if (v.phase === "PHASE_CHOOSE_SWITCH") return "A Dino Switch is waiting for its choice.";

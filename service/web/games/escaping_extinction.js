@@ -8,7 +8,10 @@ const SVG = "http://www.w3.org/2000/svg";
 
 function svg(tag, attrs, ...children) {
   const el = document.createElementNS(SVG, tag);
-  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, String(v));
+  }
   for (const c of children) {
     if (c === null || c === undefined) continue;
     el.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
@@ -65,7 +68,16 @@ function hexMap(ctx) {
       const a = (Math.PI / 180) * (60 * i - 30);
       return `${(cx + size * Math.cos(a)).toFixed(1)},${(cy + size * Math.sin(a)).toFixed(1)}`;
     }).join(" ");
-  const map = svg("svg", { viewBox: "-220 -190 440 380", class: "hexmap", role: "img" });
+  const explored = (v.places || []).filter((p) => p.revealed).length;
+  const travels = (ctx.actions || []).some((a) => ((a.command || {}).escapingExtinction || {}).travel);
+  const map = svg("svg", {
+    viewBox: "-220 -190 440 380",
+    class: "hexmap",
+    // With places to click it is a group of controls, otherwise a picture.
+    role: travels ? "group" : "img",
+    // Its name for screen readers; each place's own words are its title.
+    "aria-label": `The map: ${(v.places || []).length} places, ${explored} explored.`,
+  });
   for (const p of v.places || []) {
     const q = p.q || 0;
     const r = p.r || 0;
@@ -78,21 +90,49 @@ function hexMap(ctx) {
     if (p.token) marks.push(RESOURCE(p.token));
     if (p.lava) marks.push("Lava");
     if (p.cave) marks.push("Cave");
+    // A place a Dino of yours may travel to now is a button: click it (or
+    // Enter) to travel there (the first such action, as its label says).
+    const travel = (ctx.actions || []).find((a) => {
+      const c = ((a.command || {}).escapingExtinction || {}).travel;
+      const plain = !["TRAVEL_MODE_PUSH", "TRAVEL_MODE_CAVE"].includes(c && c.mode);
+      return c && plain && (c.destination || 0) === (p.position || 0);
+    });
+    const name = p.revealed ? (tile ? tile.name : p.tile) : `? ${p.position || 0}`;
+    const dinosHere = here.map((d) => dinoName(ctx, d.dino).split(" ").pop()).join(", ");
+    // What it shows, then the move (speech input names it by what it shows).
+    const shown = [name, marks.join(" "), dinosHere].filter(Boolean).join(" ");
+    const label = travel ? `${shown}: ${module.label("travel", travel.command.escapingExtinction.travel, ctx)}` : "";
+    const act = () => ctx.act(travel);
     map.appendChild(
       svg(
         "g",
-        { class: "hex", "data-position": p.position || 0 },
+        travel
+          ? {
+              class: "hex travel",
+              "data-position": p.position || 0,
+              role: "button",
+              tabindex: 0,
+              onclick: act,
+              onkeydown: (event) => {
+                if (event.key === "Enter" || event.key === " ") {
+                  event.preventDefault();
+                  act();
+                }
+              },
+            }
+          : { class: "hex", "data-position": p.position || 0 },
         svg("polygon", { points: points(cx, cy), fill, stroke: "#333", "stroke-width": 1.5 }),
-        svg("text", { x: cx, y: cy - 16, "text-anchor": "middle", "font-size": 9 }, p.revealed ? (tile ? tile.name : p.tile) : `? ${p.position || 0}`),
+        svg("text", { x: cx, y: cy - 16, "text-anchor": "middle", "font-size": 9 }, name),
         marks.length ? svg("text", { x: cx, y: cy - 4, "text-anchor": "middle", "font-size": 8 }, marks.join(" ")) : null,
         here.length
           ? svg(
               "text",
               { x: cx, y: cy + 14, "text-anchor": "middle", "font-size": 10, "font-weight": "bold" },
-              here.map((d) => dinoName(ctx, d.dino).split(" ").pop()).join(", "),
+              dinosHere,
             )
           : null,
-        svg("title", {}, `${p.position || 0}: ${p.revealed ? (tile ? tile.name : p.tile) : "unexplored"}`),
+        // Its name (and tooltip): the move when it is a button.
+        svg("title", {}, label || `${p.position || 0}: ${p.revealed ? name : "unexplored"}`),
       ),
     );
   }
@@ -104,8 +144,19 @@ function cardShown(ctx, id, note) {
   return cardBox(id, c ? c.name : id, c ? c.text : "", note);
 }
 
-export default {
+const module = {
   title: "Escaping Extinction",
+
+  /** The rules in brief, behind the page's help link. */
+  help(ctx) {
+    const launch = (ctx.content || {}).launch || {};
+    return [
+      "Everyone plays together: the team wins when the rocket launches and loses when the Meteor reaches Earth.",
+      `The launch needs ${launch.rocket_parts || "?"} Rocket Parts and ${launch.wood || "?"} Wood on the Launchpad.`,
+      "On a Dino's turn it travels (click a place on the map, or its button), explores, resupplies at the Oasis, collects Rocket Parts, heals or trades, then ends its turn.",
+      "Injured: a Dino at Health 0 is Injured. Its turn passes by itself unless it can heal itself with its own Vines; Sergeant Sara cannot heal while Injured. Injured Dinos on the Oasis still count.",
+    ];
+  },
 
   /** The game's options at creation (strata.games.escaping_extinction.v1.Options). */
   options: [
@@ -368,3 +419,5 @@ export default {
     }
   },
 };
+
+export default module;

@@ -53,6 +53,18 @@ const REASONS = {
 export default {
   title: "Happy Little Dinosaurs",
 
+  /** The rules in brief, behind the page's help link. */
+  help(ctx) {
+    const dinos = Object.values((ctx.content || {}).dinosaurs || {});
+    return [
+      "Each round a Disaster is flipped and everyone plays a Point card face down; then they are revealed and scored (card value, plus or minus your dinosaur's trait when the Disaster is of that type, plus bonuses).",
+      "The highest score moves up the Escape track; a single lowest score faces the Disaster (a tie for lowest plays Sudden Death). Instants may be played in their windows.",
+      "Elimination: a player whose Disasters come to three of one type, or three of different types (Meteors are wild), is out; their hand is discarded.",
+      `Reaching ${(ctx.content || {}).winning_escape || 50} on the Escape track wins at once (equal totals share); the last dinosaur not eliminated wins too.`,
+      dinos.length ? `Traits: ${dinos.map((d) => `${d.name} ${d.traits}`).join("; ")}.` : "",
+    ].filter(Boolean);
+  },
+
   status(ctx) {
     const v = ctx.view;
     const parts = [`Round ${v.round || 0}.`];

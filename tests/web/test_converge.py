@@ -1,0 +1,162 @@
+"""The table converges on the service's truth by itself, and a click plays
+at most once: a page offline while the other player moved catches up when
+the network is back (it says it is reconnecting meanwhile, and keeps no
+stale error); a slow double click makes one move; a click on a table that
+has moved on is refused, said so, and the refusal goes once the game moves
+on. Every command the page sends carries the version it was chosen at."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from service.server import Running
+from tests.web.conftest import Person, api, create_for_two, hot_seat
+
+ACTION = "#actions button.action:not([disabled])"
+
+
+def game_of_two(
+    people: Any, game_type: str = "dinosaurs_extinct"
+) -> tuple[Person, Person, str]:
+    """A started game of two people, Ada (seat 1) and Bob (seat 2), each in
+    their own browser; the game's id."""
+    ada, bob = people(), people()
+    game_id = create_for_two(ada, game_type)
+    bob.goto(f"/game/{game_id}")
+    bob.page.fill("#join-name", "Bob")
+    bob.page.click('button.join[data-seat="1"]')
+    ada.page.click("#start")
+    return ada, bob, game_id
+
+
+def truth(web_server: Running, game_id: str) -> dict[str, Any]:
+    game: dict[str, Any] = api(web_server, "GetGame", {"gameId": game_id})["game"]
+    return game
+
+
+def caught_up(person: Person, version: str) -> None:
+    """Waits until the page shows the game at `version`, online."""
+    try:
+        person.page.wait_for_function(
+            "v => document.body.dataset.version === v"
+            " && document.body.dataset.connection === 'live'",
+            arg=version,
+        )
+    except Exception as error:
+        shown = person.page.evaluate("JSON.stringify(document.body.dataset)")
+        raise AssertionError(f"not at version {version}: {shown}") from error
+
+
+def play_until(person: Person, done: Any, moves: int = 60) -> None:
+    """Clicks the person's first action until `done()`."""
+    for _ in range(moves):
+        if done():
+            return
+        try:
+            person.page.locator(ACTION).first.click(timeout=5000)
+        except Exception:  # redrawn under the click, or not this seat's move
+            continue
+    assert done()
+
+
+def test_a_page_offline_while_the_other_moved_catches_up_by_itself(
+    people: Any, web_server: Running
+) -> None:
+    ada, bob, game_id = game_of_two(people)
+
+    def active() -> list[int]:
+        return list(truth(web_server, game_id).get("activeSeats", []))
+
+    play_until(ada, lambda: 0 not in active())  # Bob's move now
+    ada.context.set_offline(True)
+    ada.page.wait_for_selector("body[data-connection=reconnecting]")
+    assert "Reconnecting" in ada.page.locator("#connection").inner_text()
+    play_until(bob, lambda: 0 in active())  # Bob moved: Ada's move again
+    offline_at = ada.page.evaluate("document.body.dataset.version")
+    version = truth(web_server, game_id)["version"]
+    assert offline_at != version  # the page missed Bob's moves
+
+    ada.context.set_offline(False)
+    caught_up(ada, version)
+    ada.page.wait_for_selector(ACTION)  # her actions are back, clickable
+    assert ada.page.locator("#connection").is_hidden()
+    # No error outlives the drop: nothing like "Failed to fetch" is shown.
+    error = ada.page.locator("#error")
+    assert error.is_hidden(), error.inner_text()
+    assert "Your move" in ada.page.locator("#status").inner_text()
+    # The log has every event the page missed, up to the last.
+    versions = [
+        int(v)
+        for v in ada.page.locator("#log li").evaluate_all(
+            "items => items.map((li) => li.dataset.version)"
+        )
+    ]
+    assert versions == sorted(versions) and str(versions[-1]) == version
+    assert ada.errors == [] and bob.errors == []
+
+
+def test_a_slow_double_click_makes_one_move(people: Any, web_server: Running) -> None:
+    # One browser playing both seats: after Ada's click, Bob's new buttons
+    # appear at once under the pointer.
+    ada = people()
+    page = ada.page
+    game_id = hot_seat(ada, "escaping_extinction")
+    for pause in (60, 300, 550):
+        # Where the first action is (the page may be drawing it again).
+        x, y = page.wait_for_function(
+            """sel => { const b = document.querySelector(sel);
+                if (!b) return null; const r = b.getBoundingClientRect();
+                return [r.x + 5, r.y + r.height / 2]; }""",
+            arg=ACTION,
+        ).json_value()
+        before = truth(web_server, game_id)["version"]
+        sent = len(ada.commands)
+        page.mouse.click(x, y)
+        page.wait_for_timeout(pause)
+        page.mouse.click(x, y)  # the pointer has not moved: a slip
+        caught_up(ada, truth(web_server, game_id)["version"])
+        assert len(ada.commands) == sent + 1, f"{pause} ms: two commands"
+        assert truth(web_server, game_id)["version"] != before
+    # Every command was pinned to the version its button was listed at.
+    assert all("expectedVersion" in c for c in ada.commands)
+    assert ada.errors == []
+
+
+def test_a_click_on_a_table_that_moved_on_is_refused_until_it_moves_again(
+    people: Any, web_server: Running
+) -> None:
+    ada = people()
+    page = ada.page
+    game_id = hot_seat(ada, "escaping_extinction")
+    page.wait_for_selector(ACTION)
+    played: list[str] = []
+
+    def another_tab_moves_first(route: Any) -> None:
+        # The same seat moves from elsewhere (another tab) before this
+        # click reaches the service: the page's table is now stale.
+        body = json.loads(route.request.post_data or "{}")
+        token = route.request.headers["authorization"].split(" ", 1)[1]
+        other = {**body, "commandId": "f" * 32}
+        other.pop("expectedVersion", None)
+        played.append(api(web_server, "SubmitCommand", other, token)["version"])
+        route.continue_()
+
+    page.route("**/SubmitCommand", another_tab_moves_first, times=1)
+    shown = page.locator(ACTION).first.get_attribute("data-version")
+    page.locator(ACTION).first.click()
+    error = page.locator("#error")
+    error.wait_for(state="visible")
+    assert "moved on" in error.inner_text()
+    # Refused, not played: only the other tab's move was made.
+    assert ada.commands[-1]["expectedVersion"] == shown
+    assert truth(web_server, game_id)["version"] == played[0]
+    caught_up(ada, played[0])
+    # The refusal goes once the game moves on from the table it was shown on.
+    page.wait_for_selector(ACTION)
+    page.locator(ACTION).first.click()
+    page.wait_for_function(
+        "v => Number(document.body.dataset.version) > Number(v)", arg=played[0]
+    )
+    assert error.is_hidden()
+    assert ada.errors == []
