@@ -437,6 +437,13 @@ export class Table {
   }
 
   draw() {
+    // Where the focus and the caret are, before drawing moves the elements
+    // kept across drawings (the name input) out of the page.
+    const scroll = window.scrollY;
+    const focused = document.activeElement;
+    const inMain = focused && focused !== document.body && main.contains(focused);
+    const keep = inMain && focused.id ? focused.id : null;
+    const selection = inMain && "selectionStart" in focused ? [focused.selectionStart, focused.selectionEnd] : null;
     const game = this.game;
     const ctx = this.context();
     const module = this.module();
@@ -489,11 +496,6 @@ export class Table {
     }
     sections.push(seatsPanel(this, ctx));
     sections.push(h("section", { id: "log" }, h("h2", {}, "What happened"), this.logItems));
-    const scroll = window.scrollY;
-    const focused = document.activeElement;
-    const inMain = focused && focused !== document.body && main.contains(focused);
-    const keep = inMain && focused.id ? focused.id : null;
-    const selection = inMain && "selectionStart" in focused ? [focused.selectionStart, focused.selectionEnd] : null;
     main.replaceChildren(...sections);
     window.scrollTo(0, scroll);
     this.logItems.scrollTop = this.logItems.scrollHeight;

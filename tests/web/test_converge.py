@@ -160,3 +160,29 @@ def test_a_click_on_a_table_that_moved_on_is_refused_until_it_moves_again(
     )
     assert error.is_hidden()
     assert ada.errors == []
+
+
+def test_a_name_being_typed_survives_another_player_joining(
+    people: Any, web_server: Running
+) -> None:
+    created = api(
+        web_server, "CreateGame", {"gameType": "dinosaurs_extinct", "players": 3}
+    )
+    game_id = created["gameId"]
+    carl = people()
+    carl.goto(f"/game/{game_id}")
+    page = carl.page
+    page.click("#join-name")
+    page.fill("#join-name", "")
+    page.keyboard.type("Bo")
+    # Bob takes seat 1 meanwhile: Carl's waiting room is drawn again.
+    api(web_server, "JoinGame", {"gameId": game_id, "seat": 0, "playerName": "Bob"}, "")
+    page.wait_for_selector('button.join[data-seat="0"]', state="detached")
+    page.keyboard.type("bby")  # the focus and the caret stayed in the field
+    assert page.locator("#join-name").input_value() == "Bobby"
+    page.click('button.join[data-seat="1"]')
+    page.wait_for_function(
+        "() => document.querySelector('#you').textContent"
+        " === 'You play seat 2 (Bobby).'"
+    )
+    assert carl.errors == []
