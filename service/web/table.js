@@ -33,6 +33,19 @@ function backoff(n) {
   return Math.min(8000, 500 * 2 ** Math.min(n, 5)) * (0.75 + Math.random() / 4);
 }
 
+/** A refusal about a seat, in the page's words: the API numbers seats from
+ * 0, the page (and its players) from 1. */
+function seatError(error, seat) {
+  const shown = seat + 1;
+  const words = {
+    SEAT_TAKEN: `Seat ${shown} was taken just before you: choose another.`,
+    SEAT_FREE: `Seat ${shown} is free: nobody to take out.`,
+    SEAT_LEFT: `Seat ${shown} has left the game.`,
+    BOT_SEAT: `A bot plays seat ${shown}.`,
+  };
+  return (error instanceof ApiError && words[error.reason]) || error;
+}
+
 function transient(error) {
   return !(error instanceof ApiError) || TRANSIENT.has(error.code);
 }
@@ -367,7 +380,7 @@ export class Table {
       store(this.gameId, this.mine);
       this.restartWatch();
     } catch (error) {
-      showError(error);
+      showError(seatError(error, seat));
     }
     await this.sync();
   }
@@ -419,7 +432,7 @@ export class Table {
     try {
       await call("LeaveGame", { gameId: this.gameId, seat }, this.token);
     } catch (error) {
-      showError(error);
+      showError(seatError(error, seat));
     }
     await this.sync();
   }

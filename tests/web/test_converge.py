@@ -186,3 +186,33 @@ def test_a_name_being_typed_survives_another_player_joining(
         " === 'You play seat 2 (Bobby).'"
     )
     assert carl.errors == []
+
+
+def test_a_seat_taken_just_before_is_told_in_the_pages_numbers(
+    people: Any, web_server: Running
+) -> None:
+    created = api(
+        web_server, "CreateGame", {"gameType": "dinosaurs_extinct", "players": 2}
+    )
+    game_id = created["gameId"]
+    bob = people()
+    bob.goto(f"/game/{game_id}")
+    page = bob.page
+    page.fill("#join-name", "Bob")
+
+    def someone_else_first(route: Any) -> None:
+        body = {"gameId": game_id, "seat": 1, "playerName": "Eve"}
+        api(web_server, "JoinGame", body, "")
+        route.continue_()
+
+    page.route("**/JoinGame", someone_else_first, times=1)
+    page.click('button.join[data-seat="1"]')  # "Take seat 2"
+    error = page.locator("#error")
+    error.wait_for(state="visible")
+    assert error.inner_text() == "Seat 2 was taken just before you: choose another."
+    page.click('button.join[data-seat="0"]')  # the one left: the error goes
+    page.wait_for_function(
+        "() => document.querySelector('#you').textContent === 'You play seat 1 (Bob).'"
+    )
+    assert error.is_hidden()
+    assert bob.errors == []
