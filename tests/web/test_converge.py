@@ -162,15 +162,21 @@ def test_a_click_on_a_table_that_moved_on_is_refused_until_it_moves_again(
     assert ada.errors == []
 
 
+def waiting_room(people: Any, web_server: Running, players: int) -> tuple[Person, str]:
+    """A person at the waiting room of a new game of ``players`` free seats
+    (created by the admin); the game's id."""
+    created = api(
+        web_server, "CreateGame", {"gameType": "dinosaurs_extinct", "players": players}
+    )
+    person = people()
+    person.goto(f"/game/{created['gameId']}")
+    return person, str(created["gameId"])
+
+
 def test_a_name_being_typed_survives_another_player_joining(
     people: Any, web_server: Running
 ) -> None:
-    created = api(
-        web_server, "CreateGame", {"gameType": "dinosaurs_extinct", "players": 3}
-    )
-    game_id = created["gameId"]
-    carl = people()
-    carl.goto(f"/game/{game_id}")
+    carl, game_id = waiting_room(people, web_server, players=3)
     page = carl.page
     page.click("#join-name")
     page.fill("#join-name", "")
@@ -191,12 +197,7 @@ def test_a_name_being_typed_survives_another_player_joining(
 def test_a_seat_taken_just_before_is_told_in_the_pages_numbers(
     people: Any, web_server: Running
 ) -> None:
-    created = api(
-        web_server, "CreateGame", {"gameType": "dinosaurs_extinct", "players": 2}
-    )
-    game_id = created["gameId"]
-    bob = people()
-    bob.goto(f"/game/{game_id}")
+    bob, game_id = waiting_room(people, web_server, players=2)
     page = bob.page
     page.fill("#join-name", "Bob")
 
