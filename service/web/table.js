@@ -17,7 +17,7 @@
 
 import { ApiError, call, stream } from "./api.js";
 import { h } from "./dom.js";
-import { GAMES, clearError, errorText, jsonKey, main, newId, showError, store, stored } from "./common.js";
+import { GAMES, clearError, errorText, jsonKey, main, newId, seatError, showError, store, stored, transient } from "./common.js";
 import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, tickClocks, yourMove } from "./panels.js";
 import { replayPanel } from "./replay.js";
 
@@ -25,29 +25,12 @@ import { replayPanel } from "./replay.js";
  * longer than a slow double click (about 600 ms). */
 const GUARD_MS = 700;
 
-/** Codes of an answer that may well differ on a later try. */
-const TRANSIENT = new Set(["unavailable", "deadline_exceeded", "resource_exhausted", "aborted", "unknown", "http_502", "http_503", "http_504"]);
+/** How long the service may take to answer a WatchGame call (ms). */
+const OPEN_TIMEOUT_MS = 10000;
 
 /** The wait before the n-th retry (ms): 0.5 s doubling to 8 s, jittered. */
 function backoff(n) {
   return Math.min(8000, 500 * 2 ** Math.min(n, 5)) * (0.75 + Math.random() / 4);
-}
-
-/** A refusal about a seat, in the page's words: the API numbers seats from
- * 0, the page (and its players) from 1. */
-function seatError(error, seat) {
-  const shown = seat + 1;
-  const words = {
-    SEAT_TAKEN: `Seat ${shown} was taken just before you: choose another.`,
-    SEAT_FREE: `Seat ${shown} is free: nobody to take out.`,
-    SEAT_LEFT: `Seat ${shown} has left the game.`,
-    BOT_SEAT: `A bot plays seat ${shown}.`,
-  };
-  return (error instanceof ApiError && words[error.reason]) || error;
-}
-
-function transient(error) {
-  return !(error instanceof ApiError) || TRANSIENT.has(error.code);
 }
 
 export class Table {
@@ -112,6 +95,8 @@ export class Table {
       if (this.watching) this.watching.abort();
     });
     window.addEventListener("online", () => {
+      // An attempt made while offline may hang rather than fail: start anew.
+      if (!this.link.stream) this.restartWatch();
       if (this.wake) this.wake();
       this.scheduleRefresh(0);
     });
@@ -241,8 +226,11 @@ export class Table {
   async watch() {
     let failures = 0;
     for (;;) {
-      this.watching = new AbortController();
-      const signal = this.watching.signal;
+      const watching = new AbortController();
+      this.watching = watching;
+      const signal = watching.signal;
+      // A stream the service has not answered in a while is given up.
+      const opening = setTimeout(() => watching.abort(), OPEN_TIMEOUT_MS);
       try {
         await stream(
           "WatchGame",
@@ -251,6 +239,7 @@ export class Table {
           ({ event }) => this.onEvent(event),
           signal,
           () => {
+            clearTimeout(opening);
             failures = 0;
             if (!this.link.stream) this.scheduleRefresh(0);
             this.setLink("stream", true);
@@ -266,6 +255,8 @@ export class Table {
           continue;
         }
         if (!transient(error)) showError(error, "connection");
+      } finally {
+        clearTimeout(opening);
       }
       if (this.finished && this.link.stream) return;
       this.setLink("stream", false);
