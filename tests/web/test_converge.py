@@ -73,9 +73,7 @@ def test_a_page_offline_while_the_other_moved_catches_up_by_itself(
     ada.page.wait_for_selector("body[data-connection=reconnecting]")
     assert "Reconnecting" in ada.page.locator("#connection").inner_text()
     play_until(bob, lambda: 0 in active())  # Bob moved: Ada's move again
-    offline_at = ada.page.evaluate("document.body.dataset.version")
     version = truth(web_server, game_id)["version"]
-    assert offline_at != version  # the page missed Bob's moves
 
     ada.context.set_offline(False)
     caught_up(ada, version)
