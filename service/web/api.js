@@ -37,13 +37,25 @@ export function position() {
   return readAfter;
 }
 
+/** The `reason` of a google.rpc.ErrorInfo in Connect's JSON error details:
+ * its field 1 (a string) read from the message's base64 bytes. */
+function errorInfoReason(value) {
+  try {
+    const text = atob(String(value || "").replace(/-/g, "+").replace(/_/g, "/"));
+    if (text.charCodeAt(0) !== 0x0a) return "";
+    const length = text.charCodeAt(1);
+    return length < 0x80 ? text.slice(2, 2 + length) : "";
+  } catch (_) {
+    return "";
+  }
+}
+
 function errorOf(body, status) {
   const code = (body && body.code) || `http_${status}`;
   let reason = "";
   for (const detail of (body && body.details) || []) {
-    if (detail.type === "google.rpc.ErrorInfo" && detail.debug) {
-      reason = detail.debug.reason || "";
-    }
+    if (detail.type !== "google.rpc.ErrorInfo") continue;
+    reason = (detail.debug && detail.debug.reason) || errorInfoReason(detail.value) || reason;
   }
   return new ApiError(code, (body && body.message) || code, reason);
 }

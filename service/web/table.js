@@ -17,7 +17,7 @@
 
 import { ApiError, call, stream } from "./api.js";
 import { h } from "./dom.js";
-import { clearError, errorText, jsonKey, main, newId, renderer, showError, store, stored } from "./common.js";
+import { clearError, errorText, jsonKey, main, newId, renderer, seatError, showError, store, stored, transient } from "./common.js";
 import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, tickClocks, yourMove } from "./panels.js";
 import { replayPanel } from "./replay.js";
 
@@ -25,16 +25,12 @@ import { replayPanel } from "./replay.js";
  * longer than a slow double click (about 600 ms). */
 const GUARD_MS = 700;
 
-/** Codes of an answer that may well differ on a later try. */
-const TRANSIENT = new Set(["unavailable", "deadline_exceeded", "resource_exhausted", "aborted", "unknown", "http_502", "http_503", "http_504"]);
+/** How long the service may take to answer a WatchGame call (ms). */
+const OPEN_TIMEOUT_MS = 10000;
 
 /** The wait before the n-th retry (ms): 0.5 s doubling to 8 s, jittered. */
 function backoff(n) {
   return Math.min(8000, 500 * 2 ** Math.min(n, 5)) * (0.75 + Math.random() / 4);
-}
-
-function transient(error) {
-  return !(error instanceof ApiError) || TRANSIENT.has(error.code);
 }
 
 export class Table {
@@ -99,6 +95,8 @@ export class Table {
       if (this.watching) this.watching.abort();
     });
     window.addEventListener("online", () => {
+      // An attempt made while offline may hang rather than fail: start anew.
+      if (!this.link.stream) this.restartWatch();
       if (this.wake) this.wake();
       this.scheduleRefresh(0);
     });
@@ -228,8 +226,11 @@ export class Table {
   async watch() {
     let failures = 0;
     for (;;) {
-      this.watching = new AbortController();
-      const signal = this.watching.signal;
+      const watching = new AbortController();
+      this.watching = watching;
+      const signal = watching.signal;
+      // A stream the service has not answered in a while is given up.
+      const opening = setTimeout(() => watching.abort(), OPEN_TIMEOUT_MS);
       try {
         await stream(
           "WatchGame",
@@ -238,6 +239,7 @@ export class Table {
           ({ event }) => this.onEvent(event),
           signal,
           () => {
+            clearTimeout(opening);
             failures = 0;
             if (!this.link.stream) this.scheduleRefresh(0);
             this.setLink("stream", true);
@@ -253,6 +255,8 @@ export class Table {
           continue;
         }
         if (!transient(error)) showError(error, "connection");
+      } finally {
+        clearTimeout(opening);
       }
       if (this.finished && this.link.stream) return;
       this.setLink("stream", false);
@@ -367,7 +371,7 @@ export class Table {
       store(this.gameId, this.mine);
       this.restartWatch();
     } catch (error) {
-      showError(error);
+      showError(seatError(error, seat));
     }
     await this.sync();
   }
@@ -419,7 +423,7 @@ export class Table {
     try {
       await call("LeaveGame", { gameId: this.gameId, seat }, this.token);
     } catch (error) {
-      showError(error);
+      showError(seatError(error, seat));
     }
     await this.sync();
   }
@@ -437,6 +441,13 @@ export class Table {
   }
 
   draw() {
+    // Where the focus and the caret are, before drawing moves the elements
+    // kept across drawings (the name input) out of the page.
+    const scroll = window.scrollY;
+    const focused = document.activeElement;
+    const inMain = focused && focused !== document.body && main.contains(focused);
+    const keep = inMain && focused.id ? focused.id : null;
+    const selection = inMain && "selectionStart" in focused ? [focused.selectionStart, focused.selectionEnd] : null;
     const game = this.game;
     const ctx = this.context();
     const module = this.module();
@@ -489,11 +500,6 @@ export class Table {
     }
     sections.push(seatsPanel(this, ctx));
     sections.push(h("section", { id: "log" }, h("h2", {}, "What happened"), this.logItems));
-    const scroll = window.scrollY;
-    const focused = document.activeElement;
-    const inMain = focused && focused !== document.body && main.contains(focused);
-    const keep = inMain && focused.id ? focused.id : null;
-    const selection = inMain && "selectionStart" in focused ? [focused.selectionStart, focused.selectionEnd] : null;
     main.replaceChildren(...sections);
     window.scrollTo(0, scroll);
     this.logItems.scrollTop = this.logItems.scrollHeight;
