@@ -333,6 +333,7 @@ def test_a_choice_overtaken_by_another_move_is_played_at_the_new_version(
 
     printed: list[str] = []
     chosen: list[str] = []
+    overtaken_at: list[int] = []
 
     def answer(prompt: str = "") -> str:
         printed.append(capsys.readouterr().out)
@@ -343,7 +344,8 @@ def test_a_choice_overtaken_by_another_move_is_played_at_the_new_version(
         with StrataClient(sqlite_target, token=token) as other:
             legal = other.list_legal_actions(game_id)
             seat_2 = next(a for a in legal.actions if a.seat == 1)
-            other.submit_command(game_id, seat_2.seat, seat_2.command)
+            done = other.submit_command(game_id, seat_2.seat, seat_2.command)
+        overtaken_at.append(done.version)
         chosen.append(game_id)
         return "0"
 
@@ -363,8 +365,14 @@ def test_a_choice_overtaken_by_another_move_is_played_at_the_new_version(
     out = "".join(printed) + capsys.readouterr().out
     assert "your choice still holds" in out
     assert "refused" not in out
-    # Both seats played their card: neither is to play one any more.
+    # Seat 1's choice was played after seat 2's move, at the new version.
     token = out.split("every seat's token: ")[1].split()[0]
     with StrataClient(sqlite_target, token=token) as me:
         game = me.get_game(chosen[0])
-    assert list(game.active_seats) != [0, 1]
+        played = [
+            e
+            for e in me.watch_game(chosen[0], follow=False)
+            if e.version > overtaken_at[0]
+        ]
+    assert game.version > overtaken_at[0]
+    assert played
