@@ -163,6 +163,7 @@ from domain.escaping_extinction.model import (
     turn_began_v1_to_v2,
     world_set_up_v1_to_v2,
 )
+from domain.escaping_extinction.search import SEARCH
 from domain.frozen import replace, without
 from domain.rules import (
     Bot,
@@ -170,6 +171,7 @@ from domain.rules import (
     GameRules,
     ImplicitDecisions,
     Outcome,
+    Search,
     Upcaster,
     Viewer,
 )
@@ -1226,6 +1228,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     character_events: ClassVar[frozenset[type] | None] = frozenset({DinosHandedOver})
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    search: ClassVar[Search | None] = SEARCH
     upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {
         ("WorldSetUp", 1): world_set_up_v1_to_v2,
         ("TurnBegan", 1): turn_began_v1_to_v2,

@@ -23,6 +23,7 @@ GAME_FILES = {
     "model.py",
     "content.py",
     "bots.py",
+    "search.py",
     "README.md",
 }
 
@@ -38,10 +39,14 @@ def test_every_game_folder_holds_the_same_files(game_type: str) -> None:
     assert files == GAME_FILES
 
 
-@pytest.mark.parametrize("game_type", GAME_TYPES)
-def test_the_bots_import_no_rules(game_type: str) -> None:
-    # A bot sees what a player sees: the shapes and the printed content.
-    tree = ast.parse((ROOT / "domain" / game_type / "bots.py").read_text())
+@pytest.mark.parametrize(
+    ("game_type", "module"),
+    [(t, m) for t in GAME_TYPES for m in ("bots.py", "search.py")],
+)
+def test_the_bots_import_no_rules(game_type: str, module: str) -> None:
+    # A bot sees what a player sees: the shapes and the printed content (the
+    # strong bot's adapter too: it deals secrets again, it does not decide).
+    tree = ast.parse((ROOT / "domain" / game_type / module).read_text())
     imported = {
         node.module
         for node in ast.walk(tree)
@@ -73,6 +78,7 @@ def test_no_game_imports_another_directly_or_not() -> None:
 def test_the_rules_class_declares_the_whole_contract(game_type: str) -> None:
     rules = registry.rules_for(game_type)
     assert set(rules.bots) == {"heuristic"}
+    assert rules.search is not None and rules.search.horizon > 0
     assert isinstance(rules.cooperative, bool)
     assert all(
         name in {t.__name__ for t in rules.event_types} and version >= 1

@@ -1,0 +1,170 @@
+"""The strong bot: determinised search from a seat's own view.
+
+A seat does not know the other hands, the decks' order or the cards played
+face down. The strong bot samples what they could be (the game's
+:meth:`~domain.rules.Search.determinise`, which reads the state only
+through what the seat sees), and in each sample plays every candidate move
+out with the game's own ``decide``/``evolve`` and legal actions: every seat
+then plays its heuristic (now and then a random move), whoever may act in a
+simultaneous window acting in a random order, until the game ends or the
+game's ``horizon`` is reached, where the game's ``evaluate`` judges the
+position. Each sample scores every candidate (a win is 1, a loss 0), the
+scores of all samples are summed, and the best total is the move; the
+number of samples in which a move came out best breaks a tie, then the
+heuristic's own choice. The chance of a playout comes from the bot's own
+generator, never from the game's seed (which would foretell the dice).
+
+The search is pure: the caller bounds it by samples (:class:`Budget`) and
+may stop it sooner with ``out_of_time`` (the service's time budget per
+move); it always finishes one sample. With the same generator and no
+``out_of_time``, two states that differ only in what the seat cannot see
+give the same move (each game's tests hold it to that).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from domain.chance import Rng
+from domain.rules import Bot, GameRules, Search, Viewer
+
+Rules = GameRules[Any, Any, Any, Any]
+
+#: How often a playout move is random instead of the heuristic's.
+EXPLORE = 0.1
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much search one move may take: ``samples`` determinisations at
+    most, each scoring at most ``candidates`` moves (the heuristic's own
+    choice and a random few of the others), each playout at most
+    ``horizon`` moves long (None: the game's own horizon)."""
+
+    samples: int = 12
+    candidates: int = 8
+    horizon: int | None = None
+
+
+#: The budget the strong bot searches with unless told otherwise.
+DEFAULT_BUDGET = Budget()
+
+
+def never() -> bool:
+    """An ``out_of_time`` that never stops the search."""
+    return False
+
+
+def choose(
+    rules: Rules,
+    state: Any,
+    seat: int,
+    legal: Sequence[Any],
+    heuristic: Bot,
+    rng: Rng,
+    budget: Budget = DEFAULT_BUDGET,
+    out_of_time: Callable[[], bool] = never,
+) -> Any:
+    """The strong bot's move for ``seat`` among ``legal`` (not empty).
+
+    ``state`` is read only through ``rules.view`` for the seat and the
+    game's ``determinise``."""
+    search = rules.search
+    if search is None:
+        raise ValueError(f"{rules.game_type} has no search adapter")
+    view = rules.view(state, Viewer.player(seat))
+    first = heuristic(view, legal, rng)
+    if len(legal) == 1:
+        return legal[0]
+    draw = random.Random(rng.below(2**63))
+    candidates = _candidates(legal, first, budget.candidates, draw)
+    horizon = search.horizon if budget.horizon is None else budget.horizon
+    totals = [0.0] * len(candidates)
+    best_in = [0] * len(candidates)
+    for sample in range(max(budget.samples, 1)):
+        if sample and out_of_time():
+            break
+        world = search.determinise(
+            state, seat, Rng(f"sample/{draw.getrandbits(64)}", 0)
+        )
+        # Every candidate meets the same luck in a sample (the same dice,
+        # draws and playout choices as far as they go alike), so their
+        # scores differ by the move more than by chance.
+        luck = draw.getrandbits(64)
+        scores = [
+            _playout(rules, search, world, seat, command, heuristic, luck, horizon)
+            for command in candidates
+        ]
+        for i, score in enumerate(scores):
+            totals[i] += score
+        best_in[max(range(len(scores)), key=lambda i: (scores[i], -i))] += 1
+    pick = max(range(len(candidates)), key=lambda i: (totals[i], best_in[i], -i))
+    return candidates[pick]
+
+
+def _candidates(
+    legal: Sequence[Any], first: Any, most: int, draw: random.Random
+) -> list[Any]:
+    """The heuristic's choice first, then up to ``most - 1`` other moves."""
+    others = [c for c in legal if c != first]
+    if len(others) >= most:
+        others = draw.sample(others, max(most - 1, 0))
+    return [first, *others]
+
+
+def _playout(
+    rules: Rules,
+    search: Search,
+    world: Any,
+    seat: int,
+    command: Any,
+    heuristic: Bot,
+    luck: int,
+    horizon: int,
+) -> float:
+    """``command`` in ``world``, then heuristic play: the seat's score."""
+    chance = f"playout/{luck}"
+    draw = random.Random(luck)
+    _, state = rules.decide_and_evolve(world, seat, command, Rng(chance, 0))
+    for step in range(1, horizon + 1):
+        if rules.is_terminal(state):
+            break
+        active = sorted(rules.active_seats(state))
+        if not active:
+            break
+        actor = draw.choice(active)
+        legal = rules.legal_actions(state, actor)
+        if draw.random() < EXPLORE:
+            move = draw.choice(legal)
+        else:
+            view = rules.view(state, Viewer.player(actor))
+            move = heuristic(view, legal, Rng(chance, -step))
+        _, state = rules.decide_and_evolve(state, actor, move, Rng(chance, step))
+    if rules.is_terminal(state):
+        return score(rules, state, seat)
+    return search.evaluate(state, seat)
+
+
+def score(rules: Rules, state: Any, seat: int) -> float:
+    """A finished game's worth to ``seat``: 1 for a win (shared among the
+    winners of a competitive game), 0 for a loss."""
+    winners = rules.outcome(state).winners
+    if seat not in winners:
+        return 0.0
+    return 1.0 if rules.cooperative else 1.0 / len(winners)
+
+
+def shuffled_into(
+    pool: Sequence[Any], sizes: Sequence[int], rng: Rng
+) -> list[tuple[Any, ...]]:
+    """``pool`` (in a canonical order, so no order it had leaks) shuffled and
+    dealt into slots of ``sizes`` (summing to its length)."""
+    cards = rng.shuffled(sorted(pool))
+    slots, at = [], 0
+    for size in sizes:
+        slots.append(tuple(cards[at : at + size]))
+        at += size
+    return slots
