@@ -55,6 +55,17 @@ from strata.v1 import game_service_pb2 as pb
 from clients import client as client_module
 from clients.client import StrataClient, StrataError, Tls, position_scenario
 
+#: The table policies that hand a seat to a bot: ``bot`` (the game's
+#: default bot) and ``bot:<level>`` for each ``BotLevel``.
+BOT_POLICIES = [
+    "bot",
+    *(
+        f"bot:{name.removeprefix('BOT_LEVEL_').lower()}"
+        for name in pb.BotLevel.DESCRIPTOR.values_by_name
+        if name != "BOT_LEVEL_UNSPECIFIED"
+    ),
+]
+
 FINISHED = pb.GAME_STATUS_FINISHED
 
 
@@ -276,9 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bots(create)
     create.add_argument(
         "--replace-leavers",
-        choices=["bot"],
+        choices=BOT_POLICIES,
         default="",
-        help="a seat whose player leaves the started game goes to a bot",
+        help="a seat whose player leaves the started game goes to a bot "
+        "(bot: the game's heuristic bot; bot:LEVEL: the bot of that level)",
     )
     _add_time_control(create)
     create.add_argument(
@@ -699,10 +711,11 @@ def _add_time_control(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--on-timeout",
-        choices=["bot", "forfeit"],
+        choices=[*BOT_POLICIES, "forfeit"],
         default="bot",
-        help="when a seat's time runs out: a bot plays that decision (bot) or "
-        "the seat leaves the game (forfeit)",
+        help="when a seat's time runs out: a bot plays that decision (bot, or "
+        "bot:LEVEL for the bot of that level) or the seat leaves the game "
+        "(forfeit)",
     )
 
 

@@ -36,6 +36,10 @@ HEURISTIC = "heuristic"
 STRONG = "strong"
 #: The bot levels, weakest first.
 LEVELS = (RANDOM, HEURISTIC, STRONG)
+#: The table policy that hands a seat to a bot (``replace_leavers``, a
+#: timeout's ``on_timeout``): ``bot`` (the game's replacement bot) or
+#: ``bot:<level>``.
+BOT_POLICY = "bot"
 #: Who acts first when several seats may: the lowest seat, or one drawn at
 #: random for every decision (the balance lab's two ways).
 SEAT_ORDER, RANDOM_ORDER = "seat", "random"
@@ -43,6 +47,7 @@ ACTING_ORDERS = (SEAT_ORDER, RANDOM_ORDER)
 
 __all__ = [
     "ACTING_ORDERS",
+    "BOT_POLICY",
     "HEURISTIC",
     "LEVELS",
     "RANDOM",
@@ -56,7 +61,9 @@ __all__ = [
     "bot_move",
     "bot_rng",
     "play_bot_game",
+    "policy_level",
     "random_bot",
+    "replacement_kind",
 ]
 
 
@@ -68,7 +75,7 @@ def random_bot(view: Any, legal: Sequence[Any], rng: Rng) -> Any:
 @dataclass(frozen=True)
 class StrongBot:
     """The ``strong`` bot of one game: determinised search
-    (:func:`domain.search.choose`) with the game's heuristic in its
+    (:func:`domain.search.think`) with the game's heuristic in its
     playouts, bounded by ``budget`` and, sooner, by ``out_of_time``.
 
     Asked through the :class:`Bot` protocol (a view and no state), it plays
@@ -111,7 +118,7 @@ def bot_move(
     if not legal:
         raise ValueError(f"seat {seat} has no legal action")
     if isinstance(bot, StrongBot):
-        command = search.choose(
+        command, _ = search.think(
             rules,
             state,
             seat,
@@ -137,6 +144,26 @@ _DESCRIPTIONS = {
     HEURISTIC: "a simple heuristic player",
     STRONG: "searches samples of what its seat cannot see (slower, stronger)",
 }
+
+
+def policy_level(policy: str) -> str | None:
+    """The level a bot policy names: ``""`` for ``bot`` (the game's
+    replacement bot, :func:`replacement_kind`), the level of
+    ``bot:<level>``; None for anything else."""
+    if policy == BOT_POLICY:
+        return ""
+    name, colon, level = policy.partition(":")
+    if name == BOT_POLICY and colon and level in LEVELS:
+        return level
+    return None
+
+
+def replacement_kind(game_type: str, level: str = "") -> str:
+    """The bot kind that stands in for a seat at ``level`` (empty: the
+    game's heuristic bot, or its random bot for a game without one)."""
+    if level:
+        return level
+    return HEURISTIC if HEURISTIC in bot_kinds(game_type) else RANDOM
 
 
 def bot_kinds(game_type: str) -> list[str]:

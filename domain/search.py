@@ -8,10 +8,13 @@ out with the game's own ``decide``/``evolve`` and legal actions: every seat
 then plays its heuristic (now and then a random move), whoever may act in a
 simultaneous window acting in a random order, until the game ends or the
 game's ``horizon`` is reached, where the game's ``evaluate`` judges the
-position. Each sample scores every candidate (a win is 1, a loss 0), the
-scores of all samples are summed, and the best total is the move; the
-number of samples in which a move came out best breaks a tie, then the
-heuristic's own choice. The chance of a playout comes from the bot's own
+position. Each sample scores every candidate (a win is 1, a loss 0) under
+the same luck, and so votes on each candidate against the heuristic's own
+choice: by how much it did better or worse there. The heuristic's choice
+stands unless another move beats it on average by more than
+:data:`CONFIDENCE` standard errors of those differences (the best such move
+then); so noise in a small search does not make it play worse than the
+heuristic it starts from. The chance of a playout comes from the bot's own
 generator, never from the game's seed (which would foretell the dice).
 
 The search is pure: the caller bounds it by samples (:class:`Budget`) and
@@ -23,6 +26,7 @@ give the same move (each game's tests hold it to that).
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,7 +38,9 @@ from domain.rules import Bot, GameRules, Search, Viewer
 Rules = GameRules[Any, Any, Any, Any]
 
 #: How often a playout move is random instead of the heuristic's.
-EXPLORE = 0.1
+EXPLORE = 0.05
+#: How many standard errors a move must beat the heuristic's choice by.
+CONFIDENCE = 1.0
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,7 @@ def never() -> bool:
     return False
 
 
-def choose(
+def think(
     rules: Rules,
     state: Any,
     seat: int,
@@ -67,8 +73,11 @@ def choose(
     rng: Rng,
     budget: Budget = DEFAULT_BUDGET,
     out_of_time: Callable[[], bool] = never,
-) -> Any:
-    """The strong bot's move for ``seat`` among ``legal`` (not empty).
+) -> tuple[Any, int]:
+    """The strong bot's move for ``seat`` among ``legal`` (not empty), and
+    the samples it searched: the same budget with that many samples and no
+    ``out_of_time`` decides the same move again (a timeout's move is
+    verified so).
 
     ``state`` is read only through ``rules.view`` for the seat and the
     game's ``determinise``."""
@@ -78,15 +87,19 @@ def choose(
     view = rules.view(state, Viewer.player(seat))
     first = heuristic(view, legal, rng)
     if len(legal) == 1:
-        return legal[0]
+        return legal[0], 0
     draw = random.Random(rng.below(2**63))
     candidates = _candidates(legal, first, budget.candidates, draw)
     horizon = search.horizon if budget.horizon is None else budget.horizon
-    totals = [0.0] * len(candidates)
-    best_in = [0] * len(candidates)
+    # Per candidate, the sum and the sum of squares of its score minus the
+    # heuristic choice's, sample by sample.
+    gain = [0.0] * len(candidates)
+    square = [0.0] * len(candidates)
+    samples = 0
     for sample in range(max(budget.samples, 1)):
         if sample and out_of_time():
             break
+        samples += 1
         world = search.determinise(
             state, seat, Rng(f"sample/{draw.getrandbits(64)}", 0)
         )
@@ -99,10 +112,24 @@ def choose(
             for command in candidates
         ]
         for i, score in enumerate(scores):
-            totals[i] += score
-        best_in[max(range(len(scores)), key=lambda i: (scores[i], -i))] += 1
-    pick = max(range(len(candidates)), key=lambda i: (totals[i], best_in[i], -i))
-    return candidates[pick]
+            gain[i] += score - scores[0]
+            square[i] += (score - scores[0]) ** 2
+    return candidates[_better(gain, square, samples)], samples
+
+
+def _better(gain: Sequence[float], square: Sequence[float], samples: int) -> int:
+    """The candidate that beats the first (the heuristic's) by more than
+    :data:`CONFIDENCE` standard errors, the most on average; else 0."""
+    if samples < 2:
+        return 0
+    best, best_mean = 0, 0.0
+    for i in range(1, len(gain)):
+        mean = gain[i] / samples
+        variance = max(square[i] / samples - mean * mean, 0.0) * samples / (samples - 1)
+        error = math.sqrt(variance / samples)
+        if mean > CONFIDENCE * error and mean > best_mean:
+            best, best_mean = i, mean
+    return best
 
 
 def _candidates(

@@ -57,18 +57,19 @@ from service.games import Games, Loaded, new_event
 from service.inputs import quote
 from service.quotas import Holdings, Reservation
 
-#: ``CreateGameRequest.replace_leavers``: a leaver's seat goes to a bot.
-REPLACE_WITH_BOT = "bot"
-REPLACE_LEAVERS = ("", REPLACE_WITH_BOT)
+#: ``CreateGameRequest.replace_leavers``: a leaver's seat goes to a bot
+#: (``bot``: the game's replacement bot; ``bot:<level>``: that level's).
+REPLACE_WITH_BOT = domain_bots.BOT_POLICY
 #: The table settings a creation logs beside the rules' options.
 TABLE_SETTINGS = ("replace_leavers", "time_control")
 
 
-def _replacement_bot(game_type: str) -> str:
-    """The bot that takes over a leaver's seat: the game's heuristic bot, or
-    its random bot for a game without one."""
-    kinds = domain_bots.bot_kinds(game_type)
-    return "heuristic" if "heuristic" in kinds else "random"
+def _replacement_bot(game_type: str, replace_leavers: str) -> str:
+    """The bot that takes over a leaver's seat (``replace_leavers`` is
+    ``bot`` or ``bot:<level>``): that level's, or by default the game's
+    heuristic bot (its random bot for a game without one)."""
+    level = domain_bots.policy_level(replace_leavers) or ""
+    return domain_bots.replacement_kind(game_type, level)
 
 
 class Created(NamedTuple):
@@ -116,11 +117,12 @@ class Lobby:
         The game commits to its seed (with a salt drawn here); its end
         reveals both unless ``reveal`` is off (admin only):
         :mod:`domain.fairness`."""
-        if replace_leavers not in REPLACE_LEAVERS:
+        if replace_leavers and domain_bots.policy_level(replace_leavers) is None:
+            levels = ", ".join(quote(f"bot:{v}") for v in domain_bots.LEVELS)
             raise InvalidArgument(
                 "REPLACE_LEAVERS_INVALID",
-                f"replace_leavers is empty or {quote(REPLACE_WITH_BOT)}, not "
-                f"{quote(replace_leavers)}.",
+                f"replace_leavers is empty, {quote(REPLACE_WITH_BOT)} or one of "
+                f"{levels}, not {quote(replace_leavers)}.",
                 "replace_leavers",
             )
         try:
@@ -470,10 +472,9 @@ class Lobby:
         """Decide and append a leave; 0 when the game changed meanwhile."""
         state = loaded.state
         bot = ""
-        if state.status is Status.ACTIVE and (
-            self.settings_of(game_id).get("replace_leavers") == REPLACE_WITH_BOT
-        ):
-            bot = _replacement_bot(state.game_type)
+        replace_leavers = str(self.settings_of(game_id).get("replace_leavers", ""))
+        if state.status is Status.ACTIVE and replace_leavers:
+            bot = _replacement_bot(state.game_type, replace_leavers)
         events = loaded.session.leave(
             state, seat, bot, Rng(state.config.seed, state.version)
         )

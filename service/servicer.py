@@ -18,6 +18,7 @@ from typing import Any, Protocol
 from google.protobuf.message import Message
 from strata.v1 import game_service_pb2 as pb
 
+from domain import bots as domain_bots
 from domain import codec, registry
 from domain.fairness import SeedRevealed
 from domain.session import (
@@ -144,7 +145,7 @@ class GameServicer:
             scenario,
             request.seed,
             request.request_id,
-            bots=[(b.seat, b.bot) for b in request.bots],
+            bots=[(b.seat, _bot_kind(b)) for b in request.bots],
             reveal=not request.keep_seed_secret,
             replace_leavers=request.replace_leavers,
             time_control=_time_control(request)
@@ -446,6 +447,35 @@ def seats_to_proto(state: Any) -> list[pb.Seat]:
         )
         for i, s in enumerate(state.seats)
     ]
+
+
+#: ``BotLevel`` values by the bot kind each names.
+_LEVELS = {
+    pb.BOT_LEVEL_RANDOM: domain_bots.RANDOM,
+    pb.BOT_LEVEL_HEURISTIC: domain_bots.HEURISTIC,
+    pb.BOT_LEVEL_STRONG: domain_bots.STRONG,
+}
+
+
+def _bot_kind(seat: pb.BotSeat) -> str:
+    """The bot kind a ``BotSeat`` asks for: its ``bot``, else its ``level``'s
+    (unspecified: the heuristic bot). An unknown level, or a ``bot`` and a
+    ``level`` that disagree, is INVALID_ARGUMENT."""
+    if seat.level == pb.BOT_LEVEL_UNSPECIFIED:
+        return seat.bot or domain_bots.HEURISTIC
+    level = _LEVELS.get(seat.level)
+    if level is None:
+        raise InvalidArgument(
+            "ENUM_VALUE_INVALID", f"Unknown bot level {seat.level}.", "bots"
+        )
+    if seat.bot and seat.bot != level:
+        raise InvalidArgument(
+            "BOT_LEVEL_CONFLICT",
+            f"Bot seat {seat.seat} asks for {quote(seat.bot)} and level "
+            f"{quote(level)}; give one, or the same.",
+            "bots",
+        )
+    return level
 
 
 def _time_control(request: pb.CreateGameRequest) -> TimeControl:

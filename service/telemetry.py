@@ -139,6 +139,7 @@ def setup() -> None:
                 ("strata.store.batch.size", _BATCH),
                 ("strata.event_loop.lag", _LAG_BUCKETS),
                 ("strata.bot.move.delay", DURATION_BUCKETS),
+                ("strata.bot.think", DURATION_BUCKETS),
             )
         ]
         metrics.set_meter_provider(

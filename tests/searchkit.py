@@ -75,7 +75,7 @@ def assert_search_is_blind(
             )
             legal = tuple(rules.legal_actions(state, seat))
             moves = [
-                search.choose(rules, s_, seat, legal, heuristic, Rng("c", n), SMALL)
+                search.think(rules, s_, seat, legal, heuristic, Rng("c", n), SMALL)[0]
                 for s_ in (state, other)
             ]
             assert moves[0] == moves[1]
