@@ -1031,10 +1031,31 @@ def _add_simulate(sim: argparse.ArgumentParser) -> None:
     sim.add_argument(
         "--bots",
         default="random",
-        help="bot kinds for the seats in turn, cycled (e.g. heuristic,random)",
+        help="bot kinds (levels: random, heuristic, strong) for the seats in "
+        "turn, cycled (e.g. strong,heuristic,heuristic)",
+    )
+    sim.add_argument(
+        "--acting-order",
+        choices=["seat", "random", "both"],
+        default="seat",
+        help="who acts first when several seats may: the lowest seat (as the "
+        "service's bots do), one drawn at random for every decision, or both "
+        "(every game played each way; the report gives seat win rates by order)",
     )
     sim.add_argument(
         "--rotate", action="store_true", help="shift the bots one seat per game"
+    )
+    sim.add_argument(
+        "--strong-samples",
+        type=int,
+        default=0,
+        help="samples the strong bot searches a move (default: its own budget)",
+    )
+    sim.add_argument(
+        "--strong-candidates",
+        type=int,
+        default=0,
+        help="moves the strong bot plays out in each sample (default: its own)",
     )
     sim.add_argument("--seed", default="strata", help="game i is seeded SEED/i")
     sim.add_argument(
@@ -1075,6 +1096,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         bots=tuple(k.strip() for k in args.bots.split(",") if k.strip()),
         rotate=args.rotate,
         options=options,
+        acting_order=args.acting_order,
+        strong_samples=args.strong_samples,
+        strong_candidates=args.strong_candidates,
     )
     try:
         plan.check()
@@ -1087,7 +1111,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 2
     began = time.monotonic()
     with tqdm(
-        total=plan.games, desc=plan.game_type, unit="game", disable=args.quiet
+        total=plan.total, desc=plan.game_type, unit="game", disable=args.quiet
     ) as bar:
         records = simulate.run(plan, args.processes, bar.update)
     data = simulate.report(plan, records, per_game=args.per_game)
@@ -1101,8 +1125,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print(f"chart: {path}", file=sys.stderr)
     seconds = time.monotonic() - began
     print(
-        f"{plan.games} games in {seconds:.1f}s "
-        f"({plan.games / max(seconds, 1e-9):.0f} games/s)",
+        f"{plan.total} games in {seconds:.1f}s "
+        f"({plan.total / max(seconds, 1e-9):.0f} games/s)",
         file=sys.stderr,
     )
     return 0

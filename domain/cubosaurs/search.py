@@ -20,8 +20,8 @@ from domain.search import shuffled_into
 class CubosaursSearch:
     """The adapter (:class:`domain.rules.Search`)."""
 
-    #: About a round of two-player turns; the round's score judges the rest.
-    horizon = 40
+    #: A few turns; the round's score so far judges the rest.
+    horizon = 20
 
     def determinise(self, state: CubosaursState, seat: int, rng: Rng) -> CubosaursState:
         deck, out_of_play = shuffled_into(

@@ -24,7 +24,7 @@ class EscapingExtinctionSearch:
     """The adapter (:class:`domain.rules.Search`)."""
 
     #: A few turns; a whole game's playout costs too much for a move.
-    horizon = 24
+    horizon = 12
 
     def determinise(self, state: State, seat: int, rng: Rng) -> State:
         down = [i for i, p in enumerate(state.places) if p.tile and not p.revealed]
