@@ -30,7 +30,7 @@ from typing import Any
 
 import grpc
 
-from bench import clocks, load, store
+from bench import bots, clocks, load, store
 from bench.db import Database, Service, create_database, drop_database, start_service
 from clients.client import StrataClient
 from eventstore.postgres import PostgresEventStore
@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only",
         default="",
         help="comma-separated phases: e2e,processes,watch,appends,loads,projection,"
-        "standby,hostile,clocks",
+        "standby,hostile,clocks,bots",
     )
     args = parser.parse_args(argv)
     mode = MODES["tiny" if args.tiny else "quick" if args.quick else "full"]
@@ -161,6 +161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             hostile_bodies(report, database, mode)
         if wanted("clocks"):
             timekeeper(report, database, mode)
+        if wanted("bots"):
+            bot_think(report, mode)
     finally:
         drop_database(database)
     report.figures["machine"]["load_average_at_end"] = os.getloadavg()
@@ -622,6 +624,27 @@ def timekeeper(report: Report, database: Database, mode: Mode) -> None:
     )
 
 
+#: Decisions of each game every bot level chooses, by mode.
+THINK_DECISIONS = {"full": 60, "quick": 20, "tiny": 2}
+
+
+def bot_think(report: Report, mode: Mode) -> None:
+    """How long each bot level takes to choose a move (:mod:`bench.bots`),
+    under the service's default time budget per move."""
+    print("bench: bot think time by game and level", file=sys.stderr)
+    figures = bots.think_times(THINK_DECISIONS[mode.name])
+    report.figures["bot_think"] = figures
+    budget = figures["move_ms"]
+    report.target(
+        "strong bot think p99 ms, every game",
+        figures["strong_p99_ms"],
+        budget * 1.5,
+        False,
+        f"STRATA_BOT_MOVE_MS {budget:g}: the search stops before a playout "
+        "once the budget is spent (one playout may run over)",
+    )
+
+
 def projection(report: Report, database: Database) -> None:
     print("bench: projection rebuild", file=sys.stderr)
     applied, seconds = store.projection_rebuild(database)
@@ -898,6 +921,7 @@ def print_report(report: Report) -> None:
         "projection_rebuild",
         "standby",
         "timekeeper",
+        "bot_think",
     ):
         if section in figures:
             lines.append(f"{section}: {json.dumps(figures[section])}")

@@ -19,7 +19,9 @@ generator, never from the game's seed (which would foretell the dice).
 
 The search is pure: the caller bounds it by samples (:class:`Budget`) and
 may stop it sooner with ``out_of_time`` (the service's time budget per
-move); it always finishes one sample. With the same generator and no
+move), asked before every playout: a sample cut short is dropped, so the
+samples counted decide the same move again without a clock. It always
+finishes one sample. With the same generator and no
 ``out_of_time``, two states that differ only in what the seat cannot see
 give the same move (each game's tests hold it to that).
 """
@@ -97,9 +99,6 @@ def think(
     square = [0.0] * len(candidates)
     samples = 0
     for sample in range(max(budget.samples, 1)):
-        if sample and out_of_time():
-            break
-        samples += 1
         world = search.determinise(
             state, seat, Rng(f"sample/{draw.getrandbits(64)}", 0)
         )
@@ -107,10 +106,16 @@ def think(
         # draws and playout choices as far as they go alike), so their
         # scores differ by the move more than by chance.
         luck = draw.getrandbits(64)
-        scores = [
-            _playout(rules, search, world, seat, command, heuristic, luck, horizon)
-            for command in candidates
-        ]
+        scores = []
+        for command in candidates:
+            if sample and out_of_time():
+                break  # a sample cut short is not counted
+            scores.append(
+                _playout(rules, search, world, seat, command, heuristic, luck, horizon)
+            )
+        if len(scores) < len(candidates):
+            break
+        samples += 1
         for i, score in enumerate(scores):
             gain[i] += score - scores[0]
             square[i] += (score - scores[0]) ** 2
