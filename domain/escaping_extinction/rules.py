@@ -312,7 +312,7 @@ def the_end(state: State, event: Event) -> Event | None:
     event, and once the game is over nothing more ends it."""
     if state.result:
         return None
-    if isinstance(event, MeteorMoved) and state.meteor >= CONTENT.track_length:
+    if isinstance(event, MeteorMoved) and state.meteor >= state.earth:
         return MeteorHitEarth()
     if escaped(state):
         return RocketLaunched()
@@ -682,6 +682,8 @@ def _check_docket(position: Position) -> None:
 #: The highest round a position may be in (the round is an int32 on the
 #: wire, and no game lasts anywhere near it).
 MAX_ROUND = 1_000_000
+#: The longest Meteor track ``Options.meteor_track_length`` may ask for.
+MAX_TRACK_LENGTH = 20
 
 
 def _check_turn(position: Position, dinos: tuple[DinoState, ...]) -> None:
@@ -1244,6 +1246,14 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     # -- configuration and set-up -------------------------------------------
 
     def validate_config(self, config: GameConfig[State]) -> None:
+        track = config.options.meteor_track_length
+        if track and not CONTENT.track_length < track <= MAX_TRACK_LENGTH:
+            raise InvalidCommand(
+                "METEOR_TRACK_OUT_OF_RANGE",
+                f"The Meteor track is the rulebook's (0) or {CONTENT.track_length + 1} "
+                f"to {MAX_TRACK_LENGTH} spaces long, not {track}.",
+                "options.meteor_track_length",
+            )
         scenario = config.scenario
         if scenario is None:
             return
@@ -1293,6 +1303,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         state = State(
             players=config.players,
             control=dino_control(config.players, options.shared_fourth_dino),
+            track_length=options.meteor_track_length,
             scenario=config.scenario,
             places=_fresh_places(),
             dinos=dinos,
@@ -1791,7 +1802,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         meteor = t.state.meteor
         if card.hazard is MeteorHazard.EARTHQUAKE:
             self._earthquake(t)
-        destination = min(CONTENT.track_length, max(0, meteor + card.advance))
+        destination = min(t.state.earth, max(0, meteor + card.advance))
         t.emit(MeteorMoved(meteor, destination))
         if t.over:
             return
@@ -1865,7 +1876,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             launchpad_wood=state.launchpad_wood,
             launchpad_parts=state.launchpad_parts,
             meteor=state.meteor,
-            meteor_track_length=CONTENT.track_length,
+            meteor_track_length=state.earth,
             meteor_cards_left=len(state.meteor_deck),
             meteor_drawn=state.meteor_drawn,
             rocket_docket_cards_left=len(state.docket_deck),

@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from domain.chance import Rng
-from domain.escaping_extinction.content import CONTENT
 from domain.escaping_extinction.model import State
 from domain.search import shuffled_into
 
@@ -50,7 +49,7 @@ class EscapingExtinctionSearch:
             min(state.launchpad_parts, PARTS) / PARTS
             + min(state.launchpad_wood, WOOD) / WOOD
         ) / 2
-        danger = state.meteor / CONTENT.track_length
+        danger = state.meteor / state.earth
         return min(max(0.5 + (built - danger) / 2, 0.0), 1.0)
 
 
