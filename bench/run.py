@@ -24,14 +24,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import grpc
 
-from bench import ab, clocks, load, reads, store
+from bench import ab, bots, clocks, load, reads, store
 from bench.db import Database, Service, create_database, drop_database, start_service
 from clients.client import StrataClient
 from eventstore.postgres import PostgresEventStore
@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--only",
         default="",
         help="comma-separated phases: e2e,processes,watch,appends,loads,projection,"
-        "standby,hostile,clocks,listgames,follow",
+        "standby,hostile,clocks,listgames,follow,bots",
     )
     parser.add_argument(
         "--ab",
@@ -161,24 +161,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         if wanted("processes"):
             serving_processes(report, database, mode, args.workers)
-        if wanted("watch"):
-            watchers(report, database, mode)
-        if wanted("appends"):
-            appends(report, database, mode)
-        if wanted("loads"):
-            loads(report, database, mode)
-        if wanted("projection"):
-            projection(report, database)
-        if wanted("standby"):
-            standby(report, mode)
-        if wanted("hostile"):
-            hostile_bodies(report, database, mode)
-        if wanted("clocks"):
-            timekeeper(report, database, mode)
-        if wanted("listgames"):
-            list_games(report, database, mode)
-        if wanted("follow"):
-            follow_log(report, database, mode)
+        phases_in_order: list[tuple[str, Callable[[], None]]] = [
+            ("watch", lambda: watchers(report, database, mode)),
+            ("appends", lambda: appends(report, database, mode)),
+            ("loads", lambda: loads(report, database, mode)),
+            ("projection", lambda: projection(report, database)),
+            ("standby", lambda: standby(report, mode)),
+            ("hostile", lambda: hostile_bodies(report, database, mode)),
+            ("clocks", lambda: timekeeper(report, database, mode)),
+            ("listgames", lambda: list_games(report, database, mode)),
+            ("follow", lambda: follow_log(report, database, mode)),
+            ("bots", lambda: bot_think(report, mode)),
+        ]
+        for phase, run in phases_in_order:
+            if wanted(phase):
+                run()
     finally:
         drop_database(database)
     report.figures["machine"]["load_average_at_end"] = os.getloadavg()
@@ -667,6 +664,27 @@ def follow_log(report: Report, database: Database, mode: Mode) -> None:
     )
 
 
+#: Decisions of each game every bot level chooses, by mode.
+THINK_DECISIONS = {"full": 60, "quick": 20, "tiny": 2}
+
+
+def bot_think(report: Report, mode: Mode) -> None:
+    """How long each bot level takes to choose a move (:mod:`bench.bots`),
+    under the service's default time budget per move."""
+    print("bench: bot think time by game and level", file=sys.stderr)
+    figures = bots.think_times(THINK_DECISIONS[mode.name])
+    report.figures["bot_think"] = figures
+    budget = figures["move_ms"]
+    report.target(
+        "strong bot think p99 ms, every game",
+        figures["strong_p99_ms"],
+        budget * 1.5,
+        False,
+        f"STRATA_BOT_MOVE_MS {budget:g}: the search stops before a playout "
+        "once the budget is spent (one playout may run over)",
+    )
+
+
 def projection(report: Report, database: Database) -> None:
     print("bench: projection rebuild", file=sys.stderr)
     applied, seconds = store.projection_rebuild(database)
@@ -945,6 +963,7 @@ def print_report(report: Report) -> None:
         "timekeeper",
         "list_games",
         "follow_log",
+        "bot_think",
     ):
         if section in figures:
             lines.append(f"{section}: {json.dumps(figures[section])}")

@@ -56,6 +56,17 @@ from strata.v1 import game_service_pb2 as pb
 from clients import client as client_module
 from clients.client import StrataClient, StrataError, Tls, position_scenario
 
+#: The table policies that hand a seat to a bot: ``bot`` (the game's
+#: default bot) and ``bot:<level>`` for each ``BotLevel``.
+BOT_POLICIES = [
+    "bot",
+    *(
+        f"bot:{name.removeprefix('BOT_LEVEL_').lower()}"
+        for name in pb.BotLevel.DESCRIPTOR.values_by_name
+        if name != "BOT_LEVEL_UNSPECIFIED"
+    ),
+]
+
 FINISHED = pb.GAME_STATUS_FINISHED
 
 
@@ -277,9 +288,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bots(create)
     create.add_argument(
         "--replace-leavers",
-        choices=["bot"],
+        choices=BOT_POLICIES,
         default="",
-        help="a seat whose player leaves the started game goes to a bot",
+        help="a seat whose player leaves the started game goes to a bot "
+        "(bot: the game's heuristic bot; bot:LEVEL: the bot of that level)",
     )
     _add_time_control(create)
     create.add_argument(
@@ -731,10 +743,11 @@ def _add_time_control(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--on-timeout",
-        choices=["bot", "forfeit"],
+        choices=[*BOT_POLICIES, "forfeit"],
         default="bot",
-        help="when a seat's time runs out: a bot plays that decision (bot) or "
-        "the seat leaves the game (forfeit)",
+        help="when a seat's time runs out: a bot plays that decision (bot, or "
+        "bot:LEVEL for the bot of that level) or the seat leaves the game "
+        "(forfeit)",
     )
 
 
@@ -1050,10 +1063,31 @@ def _add_simulate(sim: argparse.ArgumentParser) -> None:
     sim.add_argument(
         "--bots",
         default="random",
-        help="bot kinds for the seats in turn, cycled (e.g. heuristic,random)",
+        help="bot kinds (levels: random, heuristic, strong) for the seats in "
+        "turn, cycled (e.g. strong,heuristic,heuristic)",
+    )
+    sim.add_argument(
+        "--acting-order",
+        choices=["seat", "random", "both"],
+        default="seat",
+        help="who acts first when several seats may: the lowest seat (as the "
+        "service's bots do), one drawn at random for every decision, or both "
+        "(every game played each way; the report gives seat win rates by order)",
     )
     sim.add_argument(
         "--rotate", action="store_true", help="shift the bots one seat per game"
+    )
+    sim.add_argument(
+        "--strong-samples",
+        type=int,
+        default=0,
+        help="samples the strong bot searches a move (default: its own budget)",
+    )
+    sim.add_argument(
+        "--strong-candidates",
+        type=int,
+        default=0,
+        help="moves the strong bot plays out in each sample (default: its own)",
     )
     sim.add_argument("--seed", default="strata", help="game i is seeded SEED/i")
     sim.add_argument(
@@ -1094,6 +1128,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         bots=tuple(k.strip() for k in args.bots.split(",") if k.strip()),
         rotate=args.rotate,
         options=options,
+        acting_order=args.acting_order,
+        strong_samples=args.strong_samples,
+        strong_candidates=args.strong_candidates,
     )
     try:
         plan.check()
@@ -1106,7 +1143,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         return 2
     began = time.monotonic()
     with tqdm(
-        total=plan.games, desc=plan.game_type, unit="game", disable=args.quiet
+        total=plan.total, desc=plan.game_type, unit="game", disable=args.quiet
     ) as bar:
         records = simulate.run(plan, args.processes, bar.update)
     data = simulate.report(plan, records, per_game=args.per_game)
@@ -1120,8 +1157,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             print(f"chart: {path}", file=sys.stderr)
     seconds = time.monotonic() - began
     print(
-        f"{plan.games} games in {seconds:.1f}s "
-        f"({plan.games / max(seconds, 1e-9):.0f} games/s)",
+        f"{plan.total} games in {seconds:.1f}s "
+        f"({plan.total / max(seconds, 1e-9):.0f} games/s)",
         file=sys.stderr,
     )
     return 0

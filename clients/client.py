@@ -263,9 +263,10 @@ class StrataClient:
         keep_seed_secret: bool = False,
         position: Message | dict[str, Any] | None = None,
     ) -> pb.CreateGameResponse:
-        """``bots``: seat -> bot kind, for the seats the service's bots play.
-        ``replace_leavers="bot"``: a seat whose player leaves the started
-        game goes to a bot (otherwise it is out). ``time_control``: a
+        """``bots``: seat -> bot kind (``random``, ``heuristic``, ``strong``),
+        for the seats the service's bots play. ``replace_leavers="bot"`` (or
+        ``"bot:<level>"``): a seat whose player leaves the started game goes
+        to a bot (otherwise it is out). ``time_control``: a
         deadline per decision or a clock per seat (see :func:`deadline` and
         :func:`clock`). ``keep_seed_secret`` (admin): no reveal of the seed
         at the end. ``position`` (admin): the state the game starts from,

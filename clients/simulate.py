@@ -2,12 +2,17 @@
 
     strata simulate --game dinosaurs_extinct --games 10000 --players 4 \\
         --bots heuristic --seed lab --report de.json --plot charts/
+    strata simulate --game happy_little_dinosaurs --games 200 --players 2 \\
+        --bots strong,heuristic --rotate --acting-order both
 
 Game ``i`` is seeded ``f"{seed}/{i}"`` and played by
 :func:`domain.bots.play_bot_game` (no gRPC, no database), across processes;
 records come back in game order, so the report is the same byte for byte
 whatever the number of processes. The report (JSON, sorted keys, no
-timings) gives win rates by seat, by character and by bot kind, the
+timings) gives win rates by seat (and by seat under each acting order
+played: the lowest seat first in a simultaneous window, or one drawn at
+random for every decision, so a seat's edge is told from acting first), by
+character and by bot kind (``random``, ``heuristic``, ``strong``), the
 outcome result codes, the game length distribution, and for a cooperative
 game the team's win rate and how games were lost.
 """
@@ -25,10 +30,14 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from domain import codec, registry
-from domain.bots import bot_for, play_bot_game
+from domain import codec, registry, search
+from domain.bots import ACTING_ORDERS, bot_for, play_bot_game
 from domain.errors import DomainError
 from domain.session import Session
+
+#: ``--acting-order``: one of :data:`ACTING_ORDERS`, or both (every game
+#: played once each way, with the same seed).
+BOTH = "both"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +53,33 @@ class Plan:
     bots: tuple[str, ...] = ("random",)
     rotate: bool = False
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: Who acts first when several seats may: ``seat`` (the lowest, as the
+    #: service's bot runner does), ``random`` (drawn for every decision) or
+    #: ``both`` (every game played each way).
+    acting_order: str = "seat"
+    #: The strong bot's search per move: samples and candidates (0: the
+    #: default budget, :data:`domain.search.DEFAULT_BUDGET`). A lab run
+    #: searches by count, never by time, so its games replay exactly.
+    strong_samples: int = 0
+    strong_candidates: int = 0
+
+    def budget(self) -> search.Budget:
+        """The strong bot's budget in this plan's games."""
+        default = search.DEFAULT_BUDGET
+        return dataclasses.replace(
+            default,
+            samples=self.strong_samples or default.samples,
+            candidates=self.strong_candidates or default.candidates,
+        )
+
+    def orders(self) -> tuple[str, ...]:
+        """The acting orders every game is played under."""
+        return ACTING_ORDERS if self.acting_order == BOTH else (self.acting_order,)
+
+    @property
+    def total(self) -> int:
+        """Games played in all (``games`` under each acting order)."""
+        return self.games * len(self.orders())
 
     def lineup(self, index: int) -> tuple[str, ...]:
         """The bot kind of each seat in game ``index``."""
@@ -72,6 +108,11 @@ class Plan:
             raise ValueError("simulate at least one game")
         if not self.bots:
             raise ValueError("name at least one bot kind")
+        if self.acting_order not in (*ACTING_ORDERS, BOTH):
+            raise ValueError(
+                f"the acting order is {', '.join((*ACTING_ORDERS, BOTH))}, "
+                f"not {self.acting_order!r}"
+            )
         for kind in self.bots:
             bot_for(self.game_type, kind)  # KeyError when unknown
         try:
@@ -108,14 +149,21 @@ class GameRecord:
     commands: int
     events: int
     characters: tuple[str, ...]
+    acting_order: str = "seat"
 
 
-def play_one(plan: Plan, index: int) -> GameRecord:
-    """Play game ``index`` of ``plan``."""
+def play_one(plan: Plan, index: int, acting_order: str = "seat") -> GameRecord:
+    """Play game ``index`` of ``plan`` under ``acting_order``."""
     rules = registry.rules_for(plan.game_type)
     lineup = plan.lineup(index)
-    bots = [bot_for(plan.game_type, kind).play for kind in lineup]
-    game = play_bot_game(rules, plan.game_seed(index), bots, plan.decoded_options())
+    bots = [bot_for(plan.game_type, kind, plan.budget()).play for kind in lineup]
+    game = play_bot_game(
+        rules,
+        plan.game_seed(index),
+        bots,
+        plan.decoded_options(),
+        acting_order=acting_order,
+    )
     names = game.characters
     return GameRecord(
         index=index,
@@ -126,10 +174,11 @@ def play_one(plan: Plan, index: int) -> GameRecord:
         commands=game.commands,
         events=game.version,
         characters=tuple(names.get(s, f"seat {s}") for s in range(plan.players)),
+        acting_order=acting_order,
     )
 
 
-def _play_task(task: tuple[Plan, int]) -> GameRecord:
+def _play_task(task: tuple[Plan, int, str]) -> GameRecord:
     return play_one(*task)
 
 
@@ -141,7 +190,9 @@ def run(
     """Every game of ``plan``, in game order (``processes`` 0: every core)."""
     plan.check()
     processes = processes or os.cpu_count() or 1
-    tasks = [(plan, index) for index in range(plan.games)]
+    tasks = [
+        (plan, index, order) for order in plan.orders() for index in range(plan.games)
+    ]
     records: list[GameRecord] = []
     if processes == 1 or plan.games < 2:
         for task in tasks:
@@ -149,7 +200,7 @@ def run(
             if progress:
                 progress(1)
         return records
-    chunk = max(1, min(64, plan.games // (processes * 8)))
+    chunk = max(1, min(64, plan.total // (processes * 8)))
     with multiprocessing.get_context("spawn").Pool(processes) as pool:
         for record in pool.imap(_play_task, tasks, chunksize=chunk):
             records.append(record)
@@ -201,11 +252,23 @@ def _histogram(values: Sequence[int], bins: int = 20) -> list[dict[str, int]]:
     ]
 
 
+def _seat_rates(players: int, records: Sequence[GameRecord]) -> dict[str, Any]:
+    games = len(records)
+    seat_wins = Counter(w for r in records for w in r.winners)
+    return {
+        str(s): {
+            "wins": seat_wins[s],
+            "win_rate": _rate(seat_wins[s], games),
+            "margin95": _margin(seat_wins[s], games),
+        }
+        for s in range(players)
+    }
+
+
 def report(plan: Plan, records: Sequence[GameRecord], per_game: bool = False) -> Any:
     """The figures of a simulation, as JSON-ready data (deterministic)."""
     games = len(records)
     rules = registry.rules_for(plan.game_type)
-    seat_wins = Counter(w for r in records for w in r.winners)
     character_games: Counter[str] = Counter()
     character_wins: Counter[str] = Counter()
     bot_games: Counter[str] = Counter()
@@ -226,13 +289,14 @@ def report(plan: Plan, records: Sequence[GameRecord], per_game: bool = False) ->
         "bots": list(plan.bots),
         "rotate": plan.rotate,
         "options": plan.options,
-        "win_rate_by_seat": {
-            str(s): {
-                "wins": seat_wins[s],
-                "win_rate": _rate(seat_wins[s], games),
-                "margin95": _margin(seat_wins[s], games),
-            }
-            for s in range(plan.players)
+        "acting_order": plan.acting_order,
+        "strong_budget": dataclasses.asdict(plan.budget()),
+        "win_rate_by_seat": _seat_rates(plan.players, records),
+        "win_rate_by_seat_by_acting_order": {
+            order: _seat_rates(
+                plan.players, [r for r in records if r.acting_order == order]
+            )
+            for order in plan.orders()
         },
         "win_rate_by_character": {
             name: {

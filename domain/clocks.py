@@ -14,16 +14,26 @@ increment per move, runs while it decides.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from domain import bots as domain_bots
+from domain import search
 from domain.errors import InvalidCommand
+from domain.search import never
 from domain.session import Session, SessionState, Status
 
-BOT, FORFEIT = "bot", "forfeit"
+BOT, FORFEIT = domain_bots.BOT_POLICY, "forfeit"
+#: The policies by name (besides ``bot:<level>``: :func:`is_policy`).
 POLICIES = (BOT, FORFEIT)
+
+
+def is_policy(policy: str) -> bool:
+    """True for ``bot``, ``bot:<level>`` and ``forfeit``."""
+    return policy == FORFEIT or domain_bots.policy_level(policy) is not None
+
+
 #: The longest time control accepted (a week), against overflow and typos.
 MAX_SECONDS = 7 * 24 * 3600
 
@@ -48,7 +58,7 @@ class Stamped(Protocol):
 class TimeControl:
     """A game's time control: ``decision_seconds`` per decision, or a clock
     of ``base_seconds`` plus ``increment_seconds`` per move; none when all
-    are 0. ``on_timeout``: ``bot`` or ``forfeit``."""
+    are 0. ``on_timeout``: ``bot``, ``bot:<level>`` or ``forfeit``."""
 
     decision_seconds: int = 0
     base_seconds: int = 0
@@ -69,8 +79,9 @@ class TimeControl:
             problem = "choose a deadline per decision or a clock, not both"
         elif self.increment_seconds and not self.base_seconds:
             problem = "an increment needs a clock (base_seconds)"
-        elif self.on_timeout not in POLICIES:
-            problem = "on_timeout is bot or forfeit"
+        elif not is_policy(self.on_timeout):
+            levels = ", ".join(f"bot:{level}" for level in domain_bots.LEVELS)
+            problem = f"on_timeout is bot, {levels} or forfeit"
         if problem:
             raise InvalidCommand(
                 "TIME_CONTROL_INVALID",
@@ -196,15 +207,39 @@ def _deadlines(
     ]
 
 
-def timeout_move(session: Session[Any], state: SessionState[Any], seat: int) -> Any:
-    """The move the ``bot`` policy makes for ``seat`` at ``state``: the game's
-    replacement bot's, from the seat's view, with the bot's generator."""
-    rules = session.rules
-    kinds = domain_bots.bot_kinds(state.game_type)
-    kind = "heuristic" if "heuristic" in kinds else "random"
-    bot = domain_bots.bot_for(state.game_type, kind).play
+def timeout_move(
+    session: Session[Any],
+    state: SessionState[Any],
+    seat: int,
+    policy: str = BOT,
+    samples: int | None = None,
+    out_of_time: Callable[[], bool] = never,
+) -> tuple[Any, int]:
+    """The move a bot ``policy`` (``bot``, ``bot:<level>``) makes for
+    ``seat`` at ``state``, from the seat's view, with the bot's generator,
+    and the samples the strong bot searched (0 for the others): its search
+    stops when ``out_of_time`` says, or after ``samples`` (given when a
+    logged timeout is decided again)."""
+    level = domain_bots.policy_level(policy) or ""
+    kind = domain_bots.replacement_kind(state.game_type, level)
     rng = domain_bots.bot_rng(state.config.seed, seat, state.version)
-    return domain_bots.bot_move(rules, state.game, seat, bot, rng)
+    bot = domain_bots.bot_for(state.game_type, kind).play
+    legal = session.rules.legal_actions(state.game, seat)
+    if isinstance(bot, domain_bots.StrongBot) and len(legal) > 1:
+        budget = bot.budget
+        if samples is not None:
+            budget = dataclasses.replace(budget, samples=samples)
+        return search.think(
+            session.rules,
+            state.game,
+            seat,
+            legal,
+            bot.heuristic,
+            rng,
+            budget,
+            out_of_time,
+        )
+    return domain_bots.bot_move(session.rules, state.game, seat, bot, rng), 0
 
 
 def check_timeout(
@@ -226,9 +261,13 @@ def check_timeout(
         return "the timeout has no readable instant"
     if seat not in expired_seats(state, clocks, at):
         return f"seat {seat}'s time had not run out at {at.isoformat()}"
-    if note.get("policy") == BOT and state is not None:
+    policy = str(note.get("policy", ""))
+    if domain_bots.policy_level(policy) is not None and state is not None:
         try:
-            again = timeout_move(session, state, seat)
+            samples = note.get("samples")
+            again, _ = timeout_move(
+                session, state, seat, policy, None if samples is None else int(samples)
+            )
         except ValueError as error:
             return f"the bot cannot decide again: {error}"
         if again != command:

@@ -55,6 +55,28 @@ class Bot(Protocol):
         ...
 
 
+class Search(Protocol):
+    """What the strong bot (:mod:`domain.search`) needs of a game besides its
+    rules: a game's ``search.py`` adapter."""
+
+    #: Moves a playout makes before :meth:`evaluate` judges where it got
+    #: (a game whose playouts are cheap plays them to the end).
+    horizon: int
+
+    def determinise(self, state: Any, seat: int, rng: Rng) -> Any:
+        """A state ``seat`` cannot tell from ``state``: everything the seat
+        may not see (other hands, deck orders, face-down cards, scripted
+        chance) dealt again at random from what it could be. The result
+        depends on ``state`` only through what the seat sees, and on
+        ``rng``."""
+        ...
+
+    def evaluate(self, state: Any, seat: int) -> float:
+        """How good an unfinished ``state`` is for ``seat``, from 0 (lost)
+        to 1 (won)."""
+        ...
+
+
 class Role(enum.Enum):
     """Who is looking at a game."""
 
@@ -129,6 +151,8 @@ class GameRules(abc.ABC, Generic[S, C, E, V]):
     #: The game's own bots by kind (``{"heuristic": heuristic_bot}``); every
     #: game also has the ``random`` bot (:mod:`domain.bots`).
     bots: ClassVar[Mapping[str, Bot]] = {}
+    #: The game's adapter for the strong bot (``domain/<game_type>/search.py``).
+    search: ClassVar[Search | None] = None
     #: Upcasters of the game's stored events: (event type, the schema version
     #: it reads) to the function returning the body at the next version.
     #: Stored events are never rewritten; they are upcast when read.

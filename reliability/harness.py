@@ -56,7 +56,7 @@ from eventstore import migrate
 from eventstore.factory import open_store
 from eventstore.urls import database_url
 from service import protomap
-from service.servicer import game_module
+from service.answers import game_module
 from service.verification import verify_game
 
 ROOT = Path(__file__).resolve().parent.parent

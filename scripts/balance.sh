@@ -38,6 +38,9 @@ for game in "${games[@]}"; do
       for p in 2 3 4; do
         sim "hld-$p" 1000 --game happy_little_dinosaurs --players "$p" --bots heuristic
       done
+      # The seat edge with and without the acting order: each seed both ways.
+      sim hld-3-acting-order 1000 --game happy_little_dinosaurs --players 3 \
+        --bots heuristic --acting-order both
       # Every dinosaur in every seat: four rotations of the default order.
       order=(NERVOUS_REX BAD_LUCK_BRONTO CRY_CERATOPS STEGO)
       for r in 0 1 2 3; do

@@ -16,9 +16,9 @@ from strata.v1 import integration_service_pb2 as integration_pb
 
 from service import protomap
 from service.administration import Administration, Integration
+from service.answers import event_to_proto
 from service.application import GameApp
 from service.door import Call
-from service.servicer import event_to_proto
 from service.verification import Verdict, Verification
 
 _VERDICTS = {

@@ -24,6 +24,7 @@ from service.callers import Callers
 from service.clocks import Timeouts
 from service.commands import Commands
 from service.games import Games, reads_after
+from service.limits import DEFAULT_BOT_MOVE_MS
 from service.lobby import Lobby
 from service.matchmaking import Matchmaking
 from service.queries import Queries
@@ -40,6 +41,7 @@ class GameApp:
         max_refusals: int = 1000,
         max_open_seats: int = 8,
         max_timed_games: int = 50,
+        bot_move_ms: float = DEFAULT_BOT_MOVE_MS,
     ) -> None:
         self.store = store
         self.games = Games(store)
@@ -52,7 +54,7 @@ class GameApp:
         self.queries = Queries(self.games)
         self.administration = Administration(self.games)
         self.callers = Callers(admin_token)
-        self.timeouts = Timeouts(self.commands, self.lobby)
+        self.timeouts = Timeouts(self.commands, self.lobby, bot_move_ms)
         self.matchmaking = Matchmaking(self.lobby, self.queries)
         # Each use case by name.
         self.caller = self.callers.caller

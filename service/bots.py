@@ -11,6 +11,12 @@ through :meth:`GameApp.submit` like any player. Of the log it reads only
 the events that concern it (seats taken, games finished, the events of its
 games): the others only move its position.
 
+A bot thinks on the runner's thread, never on the server's event loop, and
+for at most ``STRATA_BOT_MOVE_MS`` a move (the strong bot's search stops
+there; :data:`~service.limits.DEFAULT_BOT_MOVE_MS`), so a strong bot never
+stalls a table; ``strata.bot.think`` (``strata_bot_think_seconds``) records
+how long each move took to choose.
+
 When several bot seats may act, the lowest acts first, one move per game
 per pass: the move's own events wake the runner for the next one. The
 command id is derived from the seat and the version the move was decided
@@ -22,6 +28,7 @@ this loop cannot both move, because the second gets the first's outcome
 from __future__ import annotations
 
 import threading
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -36,7 +43,12 @@ from service.application import GameApp
 from service.callers import Caller
 from service.commands import BOT_COMMAND_PREFIX, IN_PROCESS
 from service.errors import Aborted, AppError
-from service.limits import DEFAULT_BOT_MOVES_PER_SECOND, TokenBuckets
+from service.limits import (
+    DEFAULT_BOT_MOVE_MS,
+    DEFAULT_BOT_MOVES_PER_SECOND,
+    TokenBuckets,
+    deadline_after,
+)
 from service.outages import OutageLog
 
 log = structlog.get_logger("strata.bots")
@@ -66,8 +78,11 @@ class BotRunner:
         batch: int = 500,
         linger: float = 0.05,
         moves_per_creator: float = DEFAULT_BOT_MOVES_PER_SECOND,
+        move_ms: float = DEFAULT_BOT_MOVE_MS,
     ) -> None:
         self.app = app
+        #: Milliseconds a bot may think about one move.
+        self.move_ms = move_ms
         self.batch = batch
         self.linger = linger
         self.position = 0
@@ -94,6 +109,12 @@ class BotRunner:
             unit="s",
             description="From the event that gave a bot seat its turn to its move "
             "(the bot runner's lag, as players feel it)",
+        )
+        self._think = meter.create_histogram(
+            "strata.bot.think",
+            unit="s",
+            description="How long a bot seat took to choose its move "
+            "(bounded by STRATA_BOT_MOVE_MS), by game type and bot",
         )
 
     def run_forever(self, stop: threading.Event, idle: float = 0.25) -> None:
@@ -175,8 +196,12 @@ class BotRunner:
         if not self._may_move(game_id):
             self._changed.add(game_id)  # its creator's budget is spent: later
             return 0
+        attributes = {"game_type": state.game_type, "bot": kinds[seat]}
         try:
-            bot = domain_bots.bot_for(state.game_type, kinds[seat]).play
+            started = time.perf_counter()
+            bot = domain_bots.bot_for(
+                state.game_type, kinds[seat], out_of_time=deadline_after(self.move_ms)
+            ).play
             command: Any = domain_bots.bot_move(
                 loaded.rules,
                 state.game,
@@ -184,6 +209,7 @@ class BotRunner:
                 bot,
                 domain_bots.bot_rng(state.config.seed, seat, state.version),
             )
+            self._think.record(time.perf_counter() - started, attributes)
             self.app.submit(
                 RUNNER,
                 game_id,
@@ -204,7 +230,6 @@ class BotRunner:
             )
             return 0
         self.moves += 1
-        attributes = {"game_type": state.game_type, "bot": kinds[seat]}
         self._moved.add(1, attributes)
         since = self._last_event_at.get(game_id)
         if since is not None:

@@ -56,6 +56,7 @@ from service import telemetry
 from service.callers import Caller
 from service.commands import TIMEOUT_PREFIX, Commands
 from service.errors import Aborted
+from service.limits import DEFAULT_BOT_MOVE_MS, deadline_after
 from service.outages import OutageLog
 
 log = structlog.get_logger("strata.clocks")
@@ -87,9 +88,13 @@ class Timeouts:
     """The use cases of time: each seat's clock, and acting for a seat whose
     time ran out."""
 
-    def __init__(self, commands: Commands, lobby: Any) -> None:
+    def __init__(
+        self, commands: Commands, lobby: Any, move_ms: float = DEFAULT_BOT_MOVE_MS
+    ) -> None:
         self.commands = commands
         self.lobby = lobby
+        #: Milliseconds the bot may think about a timed-out seat's move.
+        self.move_ms = move_ms
 
     def clocks_of(self, game_id: str) -> tuple[TimeControl, dict[int, SeatClock]]:
         """The game's time control and each seat's clock now (none for a
@@ -117,18 +122,25 @@ class Timeouts:
         session: Session[Any],
     ) -> bool:
         """Act for ``seat``, out of time at ``now`` in ``state``: its bot's
-        move (``bot``) or its leaving (``forfeit``), logged as
-        ``timeout-seat-<seat>-at-<version>`` with the instant, pinned to the
-        version. False when the game moved on or another replica acted."""
+        move (``bot``, ``bot:<level>``) or its leaving (``forfeit``), logged
+        as ``timeout-seat-<seat>-at-<version>`` with the instant (and the
+        samples the strong bot searched in its time: what a verification
+        decides its move again with), pinned to the version. False when the
+        game moved on or another replica acted."""
         command_id = timeout_id(seat, state.version)
-        note = {"timeout": {"at": now.isoformat(), "policy": policy}}
+        timeout: dict[str, Any] = {"at": now.isoformat(), "policy": policy}
+        note = {"timeout": timeout}
         if policy == FORFEIT:
             version = self.lobby.leave_as_service(
                 game_id, seat, command_id, state.version, note
             )
             return bool(version)
         try:
-            command = timeout_move(session, state, seat)
+            command, samples = timeout_move(
+                session, state, seat, policy, out_of_time=deadline_after(self.move_ms)
+            )
+            if samples:
+                timeout["samples"] = samples
             submitted = self.commands.submit(
                 SERVICE,
                 game_id,

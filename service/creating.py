@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from domain import bots as domain_bots
 from domain import codec, registry
 from domain.errors import InvalidCommand
 from domain.session import GameCreated
@@ -35,7 +36,7 @@ from service.commands import (
     REMATCH,
     REMATCH_TYPE,
 )
-from service.creations import REPLACE_LEAVERS, REPLACE_WITH_BOT, Creations
+from service.creations import REPLACE_WITH_BOT, Creations
 from service.errors import (
     Aborted,
     AlreadyExists,
@@ -97,11 +98,12 @@ class Creating:
         The game commits to its seed (with a salt drawn here); its end
         reveals both unless ``reveal`` is off (admin only):
         :mod:`domain.fairness`."""
-        if replace_leavers not in REPLACE_LEAVERS:
+        if replace_leavers and domain_bots.policy_level(replace_leavers) is None:
+            levels = ", ".join(quote(f"bot:{v}") for v in domain_bots.LEVELS)
             raise InvalidArgument(
                 "REPLACE_LEAVERS_INVALID",
-                f"replace_leavers is empty or {quote(REPLACE_WITH_BOT)}, not "
-                f"{quote(replace_leavers)}.",
+                f"replace_leavers is empty, {quote(REPLACE_WITH_BOT)} or one of "
+                f"{levels}, not {quote(replace_leavers)}.",
                 "replace_leavers",
             )
         try:

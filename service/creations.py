@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from domain import bots as domain_bots
 from eventstore.base import EventStore
 from service.clocks import TimeControl
 from service.commands import CREATE
 
-#: ``CreateGameRequest.replace_leavers``: a leaver's seat goes to a bot.
-REPLACE_WITH_BOT = "bot"
-REPLACE_LEAVERS = ("", REPLACE_WITH_BOT)
+#: ``CreateGameRequest.replace_leavers``: a leaver's seat goes to a bot
+#: (``bot``: the game's replacement bot; ``bot:<level>``: that level's).
+REPLACE_WITH_BOT = domain_bots.BOT_POLICY
 #: The table settings a creation logs beside the rules' options.
 TABLE_SETTINGS = ("replace_leavers", "time_control")
 

@@ -87,6 +87,9 @@ DEFAULT_MAX_REFUSALS_PER_GAME = 1000
 DEFAULT_MAX_OPEN_SEATS = 8
 DEFAULT_MAX_TIMED_GAMES = 50
 DEFAULT_BOT_MOVES_PER_SECOND = 20.0
+#: Milliseconds a bot may think about one move (the strong bot's search
+#: stops there; the others move at once).
+DEFAULT_BOT_MOVE_MS = 250.0
 DEFAULT_OPEN_GAME_HOURS = 24.0
 DEFAULT_MAX_HEADER_BYTES = 8192
 DEFAULT_HEADER_TIMEOUT = 10.0
@@ -138,6 +141,7 @@ _ENVIRONMENT = {
     "max_open_seats": "STRATA_MAX_OPEN_SEATS",
     "max_timed_games": "STRATA_MAX_TIMED_GAMES",
     "bot_moves_per_second": "STRATA_BOT_MOVES_PER_SECOND",
+    "bot_move_ms": "STRATA_BOT_MOVE_MS",
     "open_game_hours": "STRATA_OPEN_GAME_HOURS",
     "max_header_bytes": "STRATA_MAX_HEADER_BYTES",
     "header_timeout": "STRATA_HEADER_TIMEOUT",
@@ -190,6 +194,9 @@ class LimitSettings:
     max_timed_games: int = DEFAULT_MAX_TIMED_GAMES
     #: Bot moves a second the bot runner plays for one creator's games.
     bot_moves_per_second: float = DEFAULT_BOT_MOVES_PER_SECOND
+    #: Milliseconds a bot seat, or a bot acting on a timeout, may think
+    #: about one move (the strong bot stops its search there).
+    bot_move_ms: float = DEFAULT_BOT_MOVE_MS
     #: Hours a game may stay unstarted before it expires.
     open_game_hours: float = DEFAULT_OPEN_GAME_HOURS
     #: Bytes of an HTTP request's line and headers.
@@ -573,3 +580,14 @@ def _rate_limited(where: str, rate: float) -> ResourceExhausted:
         "RATE_LIMITED",
         f"Too many requests {where} (over {rate:g} a second); slow down.",
     )
+
+
+def deadline_after(ms: float) -> Callable[[], bool]:
+    """A check that turns true ``ms`` milliseconds from now (a bot's time
+    to think: :data:`DEFAULT_BOT_MOVE_MS`)."""
+    end = time.monotonic() + ms / 1000
+
+    def out_of_time() -> bool:
+        return time.monotonic() >= end
+
+    return out_of_time

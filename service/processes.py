@@ -232,6 +232,7 @@ def work(config: Config) -> None:
         max_refusals=config.limits.max_refusals_per_game,
         max_open_seats=config.limits.max_open_seats,
         max_timed_games=config.limits.max_timed_games,
+        bot_move_ms=config.limits.bot_move_ms,
     )
     projection = GameListProjection(store) if store.read_models() is not None else None
     app.queries.game_list = projection

@@ -17,7 +17,7 @@ from eventstore.base import ConcurrencyError, DuplicateCommand, NewCommand
 from service import inputs, names
 from service.callers import Caller, actor_of, hash_token, new_seat_token
 from service.commands import JOIN, LEAVE_PREFIX, LEAVE_TYPE, MAX_RETRIES
-from service.creations import REPLACE_WITH_BOT, Creations
+from service.creations import Creations
 from service.errors import (
     Aborted,
     FailedPrecondition,
@@ -33,11 +33,12 @@ from service.starting import Starting
 NAME_TAKEN = "NAME_TAKEN"
 
 
-def _replacement_bot(game_type: str) -> str:
-    """The bot that takes over a leaver's seat: the game's heuristic bot, or
-    its random bot for a game without one."""
-    kinds = domain_bots.bot_kinds(game_type)
-    return "heuristic" if "heuristic" in kinds else "random"
+def _replacement_bot(game_type: str, replace_leavers: str) -> str:
+    """The bot that takes over a leaver's seat (``replace_leavers`` is
+    ``bot`` or ``bot:<level>``): that level's, or by default the game's
+    heuristic bot (its random bot for a game without one)."""
+    level = domain_bots.policy_level(replace_leavers) or ""
+    return domain_bots.replacement_kind(game_type, level)
 
 
 class Seating:
@@ -204,11 +205,10 @@ class Seating:
         """Decide and append a leave; 0 when the game changed meanwhile."""
         state = loaded.state
         bot = ""
-        if state.status is Status.ACTIVE and (
-            self.creations.settings_of(game_id).get("replace_leavers")
-            == REPLACE_WITH_BOT
-        ):
-            bot = _replacement_bot(state.game_type)
+        settings = self.creations.settings_of(game_id)
+        replace_leavers = str(settings.get("replace_leavers", ""))
+        if state.status is Status.ACTIVE and replace_leavers:
+            bot = _replacement_bot(state.game_type, replace_leavers)
         events = loaded.session.leave(
             state, seat, bot, Rng(state.config.seed, state.version)
         )

@@ -209,6 +209,7 @@ def create_server(
         max_refusals=limits.max_refusals_per_game,
         max_open_seats=limits.max_open_seats,
         max_timed_games=limits.max_timed_games,
+        bot_move_ms=limits.bot_move_ms,
     )
     projection: GameList | None = None
     if store.read_models() is not None:
@@ -438,7 +439,11 @@ def _start_background(
             )
         )
     if bots:
-        runner = BotRunner(app, moves_per_creator=limits.bot_moves_per_second)
+        runner = BotRunner(
+            app,
+            moves_per_creator=limits.bot_moves_per_second,
+            move_ms=limits.bot_move_ms,
+        )
         store = app.store
 
         def bots_lag() -> list[Observation]:

@@ -146,6 +146,7 @@ def setup() -> None:
                 ("strata.event_loop.lag", _LAG_BUCKETS),
                 ("strata.bot.move.delay", DURATION_BUCKETS),
                 ("strata.timeout.lateness", DURATION_BUCKETS),
+                ("strata.bot.think", DURATION_BUCKETS),
             )
         ]
         metrics.set_meter_provider(

@@ -96,9 +96,18 @@ from domain.cubosaurs.model import (
     round_dealt_v1_to_v2,
     tile_bought_v1_to_v2,
 )
+from domain.cubosaurs.search import SEARCH
 from domain.errors import InvalidCommand, RuleViolation, position_invalid
 from domain.frozen import replace, without
-from domain.rules import Bot, GameConfig, GameRules, Outcome, Upcaster, Viewer
+from domain.rules import (
+    Bot,
+    GameConfig,
+    GameRules,
+    Outcome,
+    Search,
+    Upcaster,
+    Viewer,
+)
 
 CARDS_PER_PLAYER = 10  # cards per player in a round's pool
 STARTING_CARDS = 4  # face-up cards that start each collection
@@ -174,6 +183,7 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         GameScored,
     )
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    search: ClassVar[Search | None] = SEARCH
     upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {
         ("RoundDealt", 1): round_dealt_v1_to_v2,
         ("TileBought", 1): tile_bought_v1_to_v2,

@@ -77,6 +77,7 @@ from domain.dinosaurs_extinct.model import (
     View,
     dino_entered_v1_to_v2,
 )
+from domain.dinosaurs_extinct.search import SEARCH
 from domain.errors import InvalidCommand, RuleViolation, position_invalid, quote
 from domain.frozen import replace
 from domain.rules import (
@@ -85,6 +86,7 @@ from domain.rules import (
     GameRules,
     ImplicitDecisions,
     Outcome,
+    Search,
     Upcaster,
     Viewer,
 )
@@ -116,6 +118,7 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
     character_events: ClassVar[frozenset[type] | None] = frozenset()  # by seat
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    search: ClassVar[Search | None] = SEARCH
     upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {
         ("DinoEnteredTwentyFirstCentury", 1): dino_entered_v1_to_v2,
     }

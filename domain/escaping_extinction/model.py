@@ -81,6 +81,10 @@ class Options:
     # With 3 players: the fourth Dino (Long Neck) is controlled by every
     # seat together when true, by seat 0 alone when false.
     shared_fourth_dino: bool = False
+    # A difficulty option (a content variant): the Meteor track's length,
+    # Earth's space. 0: the rulebook's track (10 spaces); 11 to 20: a longer
+    # track, an easier game.
+    meteor_track_length: int = 0
 
 
 @dataclass(frozen=True)
@@ -265,6 +269,13 @@ class State:
     reshuffles_used: int = 0
     # A trade from another seat's Dino, waiting for that seat (version 3 on).
     offer: TradeOffer | None = None
+    # The Meteor track's length (Options.meteor_track_length; 0: the content's).
+    track_length: int = 0
+
+    @property
+    def earth(self) -> int:
+        """The Meteor track's space of Earth: the game is lost there."""
+        return self.track_length or CONTENT.track_length
 
 
 # -- commands -----------------------------------------------------------------

@@ -181,7 +181,7 @@ def the_end(state: State, event: Event) -> Event | None:
     event, and once the game is over nothing more ends it."""
     if state.result:
         return None
-    if isinstance(event, MeteorMoved) and state.meteor >= CONTENT.track_length:
+    if isinstance(event, MeteorMoved) and state.meteor >= state.earth:
         return MeteorHitEarth()
     if escaped(state):
         return RocketLaunched()

@@ -204,6 +204,7 @@ from domain.escaping_extinction.readings import (
     terrain_at,
     the_end,
 )
+from domain.escaping_extinction.search import SEARCH
 from domain.frozen import replace
 from domain.rules import (
     Bot,
@@ -211,6 +212,7 @@ from domain.rules import (
     GameRules,
     ImplicitDecisions,
     Outcome,
+    Search,
     Upcaster,
     Viewer,
 )
@@ -278,6 +280,10 @@ class _Table:
 # -- the rules -------------------------------------------------------------------
 
 
+#: The longest Meteor track ``Options.meteor_track_length`` may ask for.
+MAX_TRACK_LENGTH = 20
+
+
 class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     """Escaping Extinction: Based on a True Story."""
 
@@ -296,6 +302,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     character_events: ClassVar[frozenset[type] | None] = frozenset({DinosHandedOver})
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    search: ClassVar[Search | None] = SEARCH
     upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {
         ("WorldSetUp", 1): world_set_up_v1_to_v2,
         ("TurnBegan", 1): turn_began_v1_to_v2,
@@ -311,6 +318,14 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
     # -- configuration and set-up -------------------------------------------
 
     def validate_config(self, config: GameConfig[State]) -> None:
+        track = config.options.meteor_track_length
+        if track and not CONTENT.track_length < track <= MAX_TRACK_LENGTH:
+            raise InvalidCommand(
+                "METEOR_TRACK_OUT_OF_RANGE",
+                f"The Meteor track is the rulebook's (0) or {CONTENT.track_length + 1} "
+                f"to {MAX_TRACK_LENGTH} spaces long, not {track}.",
+                "options.meteor_track_length",
+            )
         scenario = config.scenario
         if scenario is None:
             return
@@ -360,6 +375,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         state = State(
             players=config.players,
             control=dino_control(config.players, options.shared_fourth_dino),
+            track_length=options.meteor_track_length,
             scenario=config.scenario,
             places=fresh_places(),
             dinos=dinos,
@@ -858,7 +874,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         meteor = t.state.meteor
         if card.hazard is MeteorHazard.EARTHQUAKE:
             self._earthquake(t)
-        destination = min(CONTENT.track_length, max(0, meteor + card.advance))
+        destination = min(t.state.earth, max(0, meteor + card.advance))
         t.emit(MeteorMoved(meteor, destination))
         if t.over:
             return
@@ -932,7 +948,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
             launchpad_wood=state.launchpad_wood,
             launchpad_parts=state.launchpad_parts,
             meteor=state.meteor,
-            meteor_track_length=CONTENT.track_length,
+            meteor_track_length=state.earth,
             meteor_cards_left=len(state.meteor_deck),
             meteor_drawn=state.meteor_drawn,
             rocket_docket_cards_left=len(state.docket_deck),

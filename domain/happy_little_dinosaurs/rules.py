@@ -134,12 +134,14 @@ from domain.happy_little_dinosaurs.model import (
     lowest_cards,
     sudden_death_cards_revealed_v1_to_v2,
 )
+from domain.happy_little_dinosaurs.search import SEARCH
 from domain.rules import (
     Bot,
     GameConfig,
     GameRules,
     ImplicitDecisions,
     Outcome,
+    Search,
     Upcaster,
     Viewer,
 )
@@ -206,6 +208,7 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
     character_events: ClassVar[frozenset[type] | None] = frozenset({GameSetUp})
     event_types: ClassVar[tuple[type, ...]] = EVENT_TYPES
     bots: ClassVar[Mapping[str, Bot]] = {"heuristic": heuristic_bot}
+    search: ClassVar[Search | None] = SEARCH
     upcasters: ClassVar[Mapping[tuple[str, int], Upcaster]] = {
         ("SuddenDeathCardsRevealed", 1): sudden_death_cards_revealed_v1_to_v2,
     }

@@ -37,8 +37,8 @@ from domain.errors import RuleViolation
 from domain.rules import GameRules, Viewer
 from domain.session import Session
 from service import protomap
+from service.answers import game_module
 from service.protoshape import differences
-from service.servicer import game_module
 from tests import gamekit
 from tests.adding_a_game import egg_race
 from tests.adding_a_game.egg_race import bots as egg_race_bots

@@ -10,7 +10,10 @@ import pytest
 from domain import registry
 from domain.bots import (
     HEURISTIC,
+    LEVELS,
     RANDOM,
+    STRONG,
+    StrongBot,
     bot_for,
     bot_kinds,
     bot_move,
@@ -30,11 +33,15 @@ def lineups(players: int) -> list[list[str]]:
     ]
 
 
-def test_every_game_has_a_random_and_a_heuristic_bot():
+def test_every_game_has_a_bot_of_every_level():
+    assert LEVELS == (RANDOM, HEURISTIC, STRONG)
     for game_type in GAME_TYPES:
-        assert bot_kinds(game_type) == [HEURISTIC, RANDOM]
-        for kind in (RANDOM, HEURISTIC):
+        assert bot_kinds(game_type) == [HEURISTIC, RANDOM, STRONG]
+        for kind in LEVELS:
             assert bot_for(game_type, kind).kind == kind
+        strong = bot_for(game_type, STRONG).play
+        assert isinstance(strong, StrongBot)
+        assert strong.heuristic is bot_for(game_type, HEURISTIC).play
     with pytest.raises(KeyError):
         bot_for(GAME_TYPES[0], "clairvoyant")
 

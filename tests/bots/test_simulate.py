@@ -21,6 +21,9 @@ PLAN = simulate.Plan(
 )
 
 
+HLD = "happy_little_dinosaurs"
+
+
 def test_the_same_seed_gives_the_same_report_with_one_or_two_processes():
     one = simulate.dumps(simulate.report(PLAN, simulate.run(PLAN, processes=1)))
     again = simulate.dumps(simulate.report(PLAN, simulate.run(PLAN, processes=1)))
@@ -51,8 +54,35 @@ def test_the_figures_add_up():
     }
 
 
+def test_both_acting_orders_play_every_seed_and_report_seats_each_way():
+    plan = simulate.Plan(
+        **{**PLAN.__dict__, "games": 4, "acting_order": "both", "game_type": HLD}
+    )
+    records = simulate.run(plan, processes=1)
+    assert plan.total == len(records) == 8
+    assert [(r.acting_order, r.index) for r in records] == [
+        (order, i) for order in ("seat", "random") for i in range(4)
+    ]
+    by_order = simulate.report(plan, records)["win_rate_by_seat_by_acting_order"]
+    assert set(by_order) == {"seat", "random"}
+    for order, seats in by_order.items():
+        ours = [r for r in records if r.acting_order == order]
+        assert sum(s["wins"] for s in seats.values()) == sum(
+            len(r.winners) for r in ours
+        )
+    # The same seeds, another order: another game somewhere.
+    seat_games = [(r.winners, r.commands) for r in records[:4]]
+    assert seat_games != [(r.winners, r.commands) for r in records[4:]]
+    # The seat order is the service's: what the report gave before.
+    assert (
+        simulate.run(simulate.Plan(**{**plan.__dict__, "acting_order": "seat"}), 1)
+        == (records[:4])
+    )
+
+
 def test_a_plan_with_unknown_parts_is_refused():
     for bad in (
+        {"acting_order": "youngest"},
         {"game_type": "chess"},
         {"players": 9},
         {"bots": ("oracle",)},

@@ -25,6 +25,7 @@ GAME_FILES = {
     "model.py",
     "content.py",
     "bots.py",
+    "search.py",
     "README.md",
 }
 
@@ -53,15 +54,19 @@ def imports_of(path: Path) -> set[str]:
 def rules_parts(game_type: str) -> set[str]:
     """The modules of the game's folder its rules.py imports (its parts)."""
     prefix = f"domain.{game_type}."
-    own = {"model", "content", "bots"}
+    own = {"model", "content", "bots", "search"}
     imported = imports_of(ROOT / "domain" / game_type / "rules.py")
     return {m.removeprefix(prefix) for m in imported if m.startswith(prefix)} - own
 
 
-@pytest.mark.parametrize("game_type", GAME_TYPES)
-def test_the_bots_import_no_rules(game_type: str) -> None:
-    # A bot sees what a player sees: the shapes and the printed content.
-    imported = imports_of(ROOT / "domain" / game_type / "bots.py")
+@pytest.mark.parametrize(
+    ("game_type", "module"),
+    [(t, m) for t in GAME_TYPES for m in ("bots.py", "search.py")],
+)
+def test_the_bots_import_no_rules(game_type: str, module: str) -> None:
+    # A bot sees what a player sees: the shapes and the printed content (the
+    # strong bot's adapter too: it deals secrets again, it does not decide).
+    imported = imports_of(ROOT / "domain" / game_type / module)
     for part in ("rules", *rules_parts(game_type)):
         assert f"domain.{game_type}.{part}" not in imported
     assert "domain.session" not in imported
@@ -89,6 +94,7 @@ def test_no_game_imports_another_directly_or_not() -> None:
 def test_the_rules_class_declares_the_whole_contract(game_type: str) -> None:
     rules = registry.rules_for(game_type)
     assert set(rules.bots) == {"heuristic"}
+    assert rules.search is not None and rules.search.horizon > 0
     assert isinstance(rules.cooperative, bool)
     assert all(
         name in {t.__name__ for t in rules.event_types} and version >= 1

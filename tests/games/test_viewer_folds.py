@@ -24,9 +24,9 @@ from domain import registry
 from domain.chance import Rng
 from domain.rules import Viewer
 from domain.session import Session, SessionState, Status
+from service.answers import game_to_proto
 from service.callers import Caller, hash_token
 from service.games import Loaded
-from service.servicer import game_to_proto
 from tests.gamekit import RANDOM_SEEDS, fold_each, option_sets
 
 #: Random games per player count and options (each is folded again for

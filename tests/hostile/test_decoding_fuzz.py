@@ -21,7 +21,7 @@ from domain.chance import Rng
 from domain.errors import DomainError, InvalidCommand
 from domain.session import LIFECYCLE_EVENTS
 from service import protomap
-from service.servicer import game_module
+from service.answers import game_module
 from tests.gamekit import new_game, play_random
 from tests.hostile.strategies import damaged_events, json_values, messages
 

@@ -42,8 +42,8 @@ from clients.client import StrataClient, StrataError
 from domain import registry
 from domain.rules import Viewer
 from service import protomap
+from service.answers import game_module
 from service.server import Running
-from service.servicer import game_module
 from tests.hostile.strategies import messages
 from tests.service.conftest import ADMIN_TOKEN, client_for, serve
 

@@ -93,6 +93,8 @@ def test_a_scrape_shows_saturation_and_the_games(metrics_server: Running) -> Non
     assert figure(text, "strata_seats_open", game_type=GAME) >= 2
     assert figure(text, "strata_bot_moves_total", game_type=GAME, bot="random") > 0
     assert figure(text, "strata_bot_move_delay_seconds_count") > 0
+    think = figure(text, "strata_bot_think_seconds_count", game_type=GAME, bot="random")
+    assert think == figure(text, "strata_bot_moves_total", game_type=GAME, bot="random")
     # What runs: the build, and every game type's rules versions.
     assert figure(text, "strata_build_info") == 1
     for game_type in registry.game_types():

@@ -24,11 +24,12 @@ from eventstore import migrate
 from eventstore.base import EventStore, ReadModels
 from eventstore.factory import open_store
 from eventstore.sql import SQLAlchemyEventStore
+from service.answers import seats_to_proto
 from service.application import GameApp
 from service.callers import Caller
 from service.door import Call
 from service.projections import GAME_LIST, GameListProjection, GameListRows
-from service.servicer import GameServicer, seats_to_proto
+from service.servicer import GameServicer
 from tests.service.conftest import INTEGRATION_TOKEN
 from tests.service.test_replays import random_game
 

@@ -17,8 +17,8 @@ import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool
 
 from domain import registry
+from service.answers import game_module
 from service.protoshape import differences
-from service.servicer import game_module
 
 
 @pytest.mark.parametrize("game_type", registry.game_types())

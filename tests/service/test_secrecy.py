@@ -16,8 +16,8 @@ from clients.client import StrataClient
 from domain import registry
 from domain.rules import Viewer
 from service import protomap
+from service.answers import event_to_proto, game_module
 from service.server import Running
-from service.servicer import event_to_proto, game_module
 from tests.service.conftest import ADMIN_TOKEN, TRANSPORTS
 
 

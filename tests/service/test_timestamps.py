@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta, timezone
 
 from google.protobuf.timestamp_pb2 import Timestamp
 
-from service.servicer import _timestamp
+from service.answers import _timestamp
 
 
 def test_event_times_convert_as_protobuf_converts_them():

@@ -28,7 +28,7 @@ from domain.session import (
     Session,
 )
 from service import protomap
-from service.servicer import game_module
+from service.answers import game_module
 from tests.service.test_secrecy import play_through_service
 
 

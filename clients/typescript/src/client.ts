@@ -277,7 +277,10 @@ export class StrataClient {
     return this.call((o) => this.game.listGameTypes({}, o));
   }
 
-  /** `bots`: seat -> bot kind (`random`, `heuristic`), the seats the service plays. */
+  /**
+   * `bots`: seat -> bot kind (`random`, `heuristic`, `strong`), the seats the
+   * service plays.
+   */
   createGame(
     gameType: string,
     players: number,
@@ -287,7 +290,10 @@ export class StrataClient {
       scenario?: MessageInitShape<typeof GameScenarioSchema>;
       requestId?: string;
       bots?: Record<number, string>;
-      /** `"bot"`: a seat whose player leaves the started game goes to a bot. */
+      /**
+       * `"bot"` (or `"bot:<level>"`): a seat whose player leaves the started
+       * game goes to a bot.
+       */
       replaceLeavers?: string;
       /** A deadline per decision or a clock per seat (live play). */
       timeControl?: MessageInitShape<typeof TimeControlSchema>;

@@ -72,9 +72,10 @@ class GameService(Protocol):
         game's host token (CreateGameResponse.host_token) or the admin. In a
         started game the seat leaves the game (its own token or the admin, not
         the host): a bot takes it over when the game was created with
-        replace_leavers "bot", otherwise it is out, as its game's rules say; a
-        game whose last person leaves ends (result `abandoned`), a competitive
-        game with one seat left in ends with it the winner (`opponents_left`).
+        replace_leavers "bot" (or "bot:<level>"), otherwise it is out, as its
+        game's rules say; a game whose last person leaves ends (result
+        `abandoned`), a competitive game with one seat left in ends with it the
+        winner (`opponents_left`).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -443,9 +444,10 @@ class GameServiceClient(ConnectClient):
         game's host token (CreateGameResponse.host_token) or the admin. In a
         started game the seat leaves the game (its own token or the admin, not
         the host): a bot takes it over when the game was created with
-        replace_leavers "bot", otherwise it is out, as its game's rules say; a
-        game whose last person leaves ends (result `abandoned`), a competitive
-        game with one seat left in ends with it the winner (`opponents_left`).
+        replace_leavers "bot" (or "bot:<level>"), otherwise it is out, as its
+        game's rules say; a game whose last person leaves ends (result
+        `abandoned`), a competitive game with one seat left in ends with it the
+        winner (`opponents_left`).
         """
         return await self.execute_unary(
             request=request,
@@ -694,9 +696,10 @@ class GameServiceSync(Protocol):
         game's host token (CreateGameResponse.host_token) or the admin. In a
         started game the seat leaves the game (its own token or the admin, not
         the host): a bot takes it over when the game was created with
-        replace_leavers "bot", otherwise it is out, as its game's rules say; a
-        game whose last person leaves ends (result `abandoned`), a competitive
-        game with one seat left in ends with it the winner (`opponents_left`).
+        replace_leavers "bot" (or "bot:<level>"), otherwise it is out, as its
+        game's rules say; a game whose last person leaves ends (result
+        `abandoned`), a competitive game with one seat left in ends with it the
+        winner (`opponents_left`).
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -1063,9 +1066,10 @@ class GameServiceClientSync(ConnectClientSync):
         game's host token (CreateGameResponse.host_token) or the admin. In a
         started game the seat leaves the game (its own token or the admin, not
         the host): a bot takes it over when the game was created with
-        replace_leavers "bot", otherwise it is out, as its game's rules say; a
-        game whose last person leaves ends (result `abandoned`), a competitive
-        game with one seat left in ends with it the winner (`opponents_left`).
+        replace_leavers "bot" (or "bot:<level>"), otherwise it is out, as its
+        game's rules say; a game whose last person leaves ends (result
+        `abandoned`), a competitive game with one seat left in ends with it the
+        winner (`opponents_left`).
         """
         return self.execute_unary(
             request=request,

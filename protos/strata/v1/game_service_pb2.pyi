@@ -34,6 +34,42 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _BotLevel:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BotLevelEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotLevel.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BOT_LEVEL_UNSPECIFIED: _BotLevel.ValueType  # 0
+    """The default: the heuristic bot, a sensible stand-in that moves at once."""
+    BOT_LEVEL_RANDOM: _BotLevel.ValueType  # 1
+    """`random`: any legal action, uniformly."""
+    BOT_LEVEL_HEURISTIC: _BotLevel.ValueType  # 2
+    """`heuristic`: a simple player written for the game."""
+    BOT_LEVEL_STRONG: _BotLevel.ValueType  # 3
+    """`strong`: searches samples of what its seat cannot see, playing each
+    candidate move out with the game's rules, for up to the service's time
+    budget per move (STRATA_BOT_MOVE_MS, 250 ms unless set).
+    """
+
+class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
+    """How well one of the service's bots plays. Each plays from its seat's view
+    only; only the time it may take differs.
+    """
+
+BOT_LEVEL_UNSPECIFIED: BotLevel.ValueType  # 0
+"""The default: the heuristic bot, a sensible stand-in that moves at once."""
+BOT_LEVEL_RANDOM: BotLevel.ValueType  # 1
+"""`random`: any legal action, uniformly."""
+BOT_LEVEL_HEURISTIC: BotLevel.ValueType  # 2
+"""`heuristic`: a simple player written for the game."""
+BOT_LEVEL_STRONG: BotLevel.ValueType  # 3
+"""`strong`: searches samples of what its seat cannot see, playing each
+candidate move out with the game's rules, for up to the service's time
+budget per move (STRATA_BOT_MOVE_MS, 250 ms unless set).
+"""
+Global___BotLevel: _TypeAlias = BotLevel  # noqa: Y015
+
 class _GameStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -272,7 +308,9 @@ class CreateGameRequest(_message.Message):
     """What becomes of a seat whose player leaves the started game (LeaveGame,
     or a forfeit on time): empty (the default) the seat is out, as the
     game's rules say; "bot" hands it to the game's heuristic bot (or its
-    random bot, for a game without one), which plays on for the seat.
+    random bot, for a game without one), which plays on for the seat;
+    "bot:<level>" ("bot:random", "bot:heuristic", "bot:strong") to the bot
+    of that level (see BotLevel).
     """
     rematch_of: _builtins.str
     """Creates the rematch of this finished game instead: the same game type,
@@ -343,21 +381,27 @@ class BotSeat(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat (from 0)."""
     bot: _builtins.str
-    """The bot kind: `random` (any legal action) or `heuristic` (a simple
-    player written for the game); every game type has both.
+    """The bot kind by name: `random`, `heuristic` or `strong` (the levels of
+    BotLevel; every game type has all three). Empty: the kind `level`
+    names. Given with a level, the two must name the same kind
+    (INVALID_ARGUMENT BOT_LEVEL_CONFLICT).
     """
+    level: Global___BotLevel.ValueType
+    """How well the bot plays; unspecified (with `bot` empty): heuristic."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         bot: _builtins.str = ...,
+        level: Global___BotLevel.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "level", b"level", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -800,8 +844,9 @@ class Seat(_message.Message):
     player_name: _builtins.str
     """The player's display name."""
     bot: _builtins.str
-    """Bot kind when a bot plays the seat (empty for a person); also set when
-    a bot took over a seat its player left.
+    """Bot kind (its level: random, heuristic, strong) when a bot plays the
+    seat (empty for a person); also set when a bot took over a seat its
+    player left.
     """
     left: _builtins.bool
     """True when the seat's player left the started game and the seat is out."""
@@ -1022,8 +1067,10 @@ class TimeControl(_message.Message):
     """A clock per seat: seconds added after each of the seat's moves."""
     on_timeout: _builtins.str
     """What the service does when a seat's time runs out: "bot" (the default;
-    the game's bot plays that one decision, the seat stays its player's) or
-    "forfeit" (the seat leaves the game, as with LeaveGame).
+    the game's heuristic bot plays that one decision, the seat stays its
+    player's), "bot:<level>" (the bot of that level does: "bot:random",
+    "bot:heuristic", "bot:strong"; see BotLevel) or "forfeit" (the seat
+    leaves the game, as with LeaveGame).
     """
     def __init__(
         self,
@@ -1369,9 +1416,9 @@ Global___PlayerLeft: _TypeAlias = PlayerLeft  # noqa: Y015
 class SeatLeft(_message.Message):
     """A seat left a started game (LeaveGame by its player or the admin). With
     bot set, that bot kind plays the seat from now on (the game was created
-    with replace_leavers "bot"); otherwise the seat is out: it never acts
-    again and shares no win, and what becomes of its pieces is its game's
-    rule (see the game's README). Events of the game's rules caused by the
+    with replace_leavers "bot" or "bot:<level>"); otherwise the seat is out:
+    it never acts again and shares no win, and what becomes of its pieces is
+    its game's rule (see the game's README). Events of the game's rules caused by the
     leave, and GameFinished when it ends the game, follow.
     """
 

@@ -140,9 +140,10 @@ class GameServiceServicer:
         game's host token (CreateGameResponse.host_token) or the admin. In a
         started game the seat leaves the game (its own token or the admin, not
         the host): a bot takes it over when the game was created with
-        replace_leavers "bot", otherwise it is out, as its game's rules say; a
-        game whose last person leaves ends (result `abandoned`), a competitive
-        game with one seat left in ends with it the winner (`opponents_left`).
+        replace_leavers "bot" (or "bot:<level>"), otherwise it is out, as its
+        game's rules say; a game whose last person leaves ends (result
+        `abandoned`), a competitive game with one seat left in ends with it the
+        winner (`opponents_left`).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

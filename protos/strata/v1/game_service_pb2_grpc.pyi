@@ -58,9 +58,10 @@ class GameServiceStub:
     game's host token (CreateGameResponse.host_token) or the admin. In a
     started game the seat leaves the game (its own token or the admin, not
     the host): a bot takes it over when the game was created with
-    replace_leavers "bot", otherwise it is out, as its game's rules say; a
-    game whose last person leaves ends (result `abandoned`), a competitive
-    game with one seat left in ends with it the winner (`opponents_left`).
+    replace_leavers "bot" (or "bot:<level>"), otherwise it is out, as its
+    game's rules say; a game whose last person leaves ends (result
+    `abandoned`), a competitive game with one seat left in ends with it the
+    winner (`opponents_left`).
     """
     FindGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.FindGameRequest, _game_service_pb2.FindGameResponse]
     """Quick join: seats the caller in the oldest open game of a type and
@@ -118,9 +119,10 @@ class GameServiceAsyncStub(GameServiceStub):
     game's host token (CreateGameResponse.host_token) or the admin. In a
     started game the seat leaves the game (its own token or the admin, not
     the host): a bot takes it over when the game was created with
-    replace_leavers "bot", otherwise it is out, as its game's rules say; a
-    game whose last person leaves ends (result `abandoned`), a competitive
-    game with one seat left in ends with it the winner (`opponents_left`).
+    replace_leavers "bot" (or "bot:<level>"), otherwise it is out, as its
+    game's rules say; a game whose last person leaves ends (result
+    `abandoned`), a competitive game with one seat left in ends with it the
+    winner (`opponents_left`).
     """
     FindGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.FindGameRequest, _game_service_pb2.FindGameResponse]  # type: ignore[assignment]
     """Quick join: seats the caller in the oldest open game of a type and
@@ -205,9 +207,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         game's host token (CreateGameResponse.host_token) or the admin. In a
         started game the seat leaves the game (its own token or the admin, not
         the host): a bot takes it over when the game was created with
-        replace_leavers "bot", otherwise it is out, as its game's rules say; a
-        game whose last person leaves ends (result `abandoned`), a competitive
-        game with one seat left in ends with it the winner (`opponents_left`).
+        replace_leavers "bot" (or "bot:<level>"), otherwise it is out, as its
+        game's rules say; a game whose last person leaves ends (result
+        `abandoned`), a competitive game with one seat left in ends with it the
+        winner (`opponents_left`).
         """
 
     @_abc_1.abstractmethod

@@ -336,16 +336,24 @@ class Options(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     SHARED_FOURTH_DINO_FIELD_NUMBER: _builtins.int
+    METEOR_TRACK_LENGTH_FIELD_NUMBER: _builtins.int
     shared_fourth_dino: _builtins.bool
     """With 3 players: every seat controls Long Neck together (else seat 0 does)."""
+    meteor_track_length: _builtins.int
+    """A difficulty option (a content variant): the Meteor track's length, the
+    space of Earth. 0 (the default): the rulebook's 10 spaces; 11 to 20: a
+    longer track, an easier game (docs/BALANCE.md gives the measured win
+    rates). Out of range: INVALID_ARGUMENT METEOR_TRACK_OUT_OF_RANGE.
+    """
     def __init__(
         self,
         *,
         shared_fourth_dino: _builtins.bool = ...,
+        meteor_track_length: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["shared_fourth_dino", b"shared_fourth_dino"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["meteor_track_length", b"meteor_track_length", "shared_fourth_dino", b"shared_fourth_dino"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
