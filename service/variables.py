@@ -100,6 +100,11 @@ SERVER: tuple[Variable, ...] = (
         "bot moves a second for one creator's games together",
     ),
     Variable(
+        "STRATA_BOT_MOVE_MS",
+        "250",
+        "milliseconds a strong bot may think about one move (its search stops then)",
+    ),
+    Variable(
         "STRATA_MAX_CALLS_PER_PEER",
         "64",
         "unary calls one connection may have running at once",
