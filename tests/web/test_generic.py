@@ -18,7 +18,7 @@ READY = """() => document.querySelector('#outcome')
     || document.querySelector('#actions button.action:not([disabled])')"""
 
 
-@pytest.mark.parametrize("game_type", ["dinosaurs_extinct", "escaping_extinction"])
+@pytest.mark.parametrize("game_type", ["dinosaurs_extinct"])
 def test_a_game_without_a_renderer_is_played_to_its_end_through_the_generic_one(
     game_type: str, people: Any, web_server: Running, axe_source: str
 ) -> None:
@@ -43,10 +43,8 @@ def test_a_game_without_a_renderer_is_played_to_its_end_through_the_generic_one(
         trees += page.locator("#board .generic-view dl.tree").count() > 0
         if clicks == 1:
             assert axe_violations(page, axe_source) == []
-        # Escaping Extinction lets a player trade forever: end the turn.
-        ends = [i for i, label in enumerate(labels) if "EndTurn" in label]
         try:
-            buttons.nth(ends[0] if ends else 0).click(timeout=3000)
+            buttons.nth(0).click(timeout=3000)
         except Exception:  # redrawn under the click: look again
             continue
         clicks += 1
