@@ -304,7 +304,7 @@ def _check_docket(position: Position) -> None:
 MAX_ROUND = 1_000_000
 
 
-def _check_turn(position: Position, dinos: tuple[DinoState, ...]) -> None:
+def _check_turn(position: Position, dinos: tuple[DinoState, ...], earth: int) -> None:
     if position.round is not None and not 1 <= position.round <= MAX_ROUND:
         raise position_invalid(
             "round", f"Round {position.round}: rounds count from 1 to {MAX_ROUND}."
@@ -314,11 +314,11 @@ def _check_turn(position: Position, dinos: tuple[DinoState, ...]) -> None:
         raise position_invalid(
             "actions_left", f"A turn has 0 to {CONTENT.actions_per_turn} actions left."
         )
-    if not 0 <= position.meteor < CONTENT.track_length:
+    if not 0 <= position.meteor < earth:
         raise position_invalid(
             "meteor",
-            f"The Meteor is on space 0 to {CONTENT.track_length - 1} "
-            f"({CONTENT.track_length} is Earth: the game would be over).",
+            f"The Meteor is on space 0 to {earth - 1} "
+            f"({earth} is Earth: the game would be over).",
         )
     if position.launchpad_wood < 0 or position.launchpad_parts < 0:
         raise position_invalid(
@@ -342,16 +342,21 @@ def _check_turn(position: Position, dinos: tuple[DinoState, ...]) -> None:
         )
 
 
-def validate_position(position: Position, scenario: Scenario) -> None:
+def validate_position(
+    position: Position, scenario: Scenario, track_length: int = 0
+) -> None:
     """Every field of ``position`` within the game, nothing in two places,
     the counts adding up to the content (the lifecycle then checks that the
-    game is not over and a seat may act)."""
+    game is not over and a seat may act). ``track_length``: the game's
+    ``meteor_track_length`` option (0: the rulebook's track)."""
     _check_scenario_beside(scenario)
     _check_places(position.places)
     places = position_places(position)
     _check_dinos(position, places)
     _check_cards(position)
-    _check_turn(position, position_dinos(position))
+    _check_turn(
+        position, position_dinos(position), track_length or CONTENT.track_length
+    )
     _check_counts(position)
     _check_docket(position)
 

@@ -359,7 +359,9 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         for cards in scenario.exploration_reshuffles:
             subset(cards.cards, CONTENT.exploration_order, "Exploration reshuffle")
         if scenario.position is not None:
-            validate_position(scenario.position, scenario)
+            validate_position(
+                scenario.position, scenario, config.options.meteor_track_length
+            )
 
     def initial_state(self, config: GameConfig[State]) -> State:
         options: Options = config.options

@@ -12,11 +12,17 @@ from domain.chance import Rng
 from domain.errors import InvalidCommand
 from domain.escaping_extinction import RULES
 from domain.escaping_extinction.content import CONTENT
-from domain.escaping_extinction.model import MeteorMoved, Options, State
+from domain.escaping_extinction.model import (
+    MeteorMoved,
+    Options,
+    Position,
+    Scenario,
+    State,
+)
 from domain.escaping_extinction.readings import the_end
 from domain.rules import GameConfig, Viewer
 from domain.session import Session
-from tests.gamekit import new_game
+from tests.gamekit import new_game, refusal
 
 
 def _config(track: int) -> GameConfig[State]:
@@ -60,3 +66,20 @@ def test_on_a_longer_track_a_game_goes_on_past_the_rulebooks_earth() -> None:
         _, state = session.advance(state, seat, move, Rng("long", state.version))
     assert state.game.meteor > CONTENT.track_length
     assert state.game.result == "meteor_deck_empty"
+
+
+def test_a_position_is_checked_against_the_games_own_track() -> None:
+    # Given a position with the Meteor on space 12,
+    position = Position(meteor=12)
+    # when the game's track is the rulebook's, it is past Earth: refused;
+    error = refusal(RULES, 2, Scenario(position=position))
+    assert error is not None and error.field == "position.meteor"
+    # on a 14-space track it is two spaces from Earth: the game starts there;
+    longer = Options(meteor_track_length=14)
+    assert refusal(RULES, 2, Scenario(position=position), options=longer) is None
+    state, _ = new_game(RULES, 2, "p", longer, Scenario(position=position))
+    assert state.game.meteor == 12 and state.game.earth == 14
+    # and on Earth itself (14) it is refused, naming the track's end.
+    error = refusal(RULES, 2, Scenario(position=Position(meteor=14)), options=longer)
+    assert error is not None and error.field == "position.meteor"
+    assert "0 to 13" in str(error)
