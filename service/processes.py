@@ -251,6 +251,8 @@ def work(config: Config) -> None:
         pid=os.getpid(),
         database=_safe_url(config.database_url),
         metrics_port=monitor.port if monitor else None,
+        # The probes' and scrapes' listener asks for no certificate.
+        metrics_tls="off" if monitor else None,
     )
     _until_signal(log)
     stopping.set()

@@ -297,4 +297,6 @@ def test_the_worker_serves_its_probes_and_metrics(
         __import__("json").loads(line) for line in log.read_text().splitlines()
     ]
     assert {line["process"] for line in lines} == {"worker"}
+    working = next(line for line in lines if line["event"] == "strata.working")
+    assert working["metrics_port"] == port and working["metrics_tls"] == "off"
     assert lines[-1]["event"] == "strata.stopped"
