@@ -40,13 +40,14 @@ from domain.session import GameFinished, PlayerJoined, SeatLeft, Status
 from eventstore.base import RecordedEvent, StoreError
 from service import telemetry
 from service.application import GameApp
+from service.buckets import TokenBuckets
 from service.callers import Caller
 from service.commands import BOT_COMMAND_PREFIX, IN_PROCESS
 from service.errors import Aborted, AppError
 from service.limits import (
     DEFAULT_BOT_MOVE_MS,
     DEFAULT_BOT_MOVES_PER_SECOND,
-    TokenBuckets,
+    DEFAULT_BOT_THINK_SHARE,
     deadline_after,
 )
 from service.outages import OutageLog
@@ -79,6 +80,7 @@ class BotRunner:
         linger: float = 0.05,
         moves_per_creator: float = DEFAULT_BOT_MOVES_PER_SECOND,
         move_ms: float = DEFAULT_BOT_MOVE_MS,
+        think_share: float = DEFAULT_BOT_THINK_SHARE,
     ) -> None:
         self.app = app
         #: Milliseconds a bot may think about one move.
@@ -93,6 +95,11 @@ class BotRunner:
         #: bound): a caller who creates many bot games gets them played at
         #: this rate in all, and everyone else's at theirs.
         self._budget = TokenBuckets(moves_per_creator, max(moves_per_creator, 1) * 2)
+        #: Seconds of thinking a second for one creator's games, charged
+        #: with each move's think time: strong bots cost by the CPU they
+        #: use, not by the move (20 strong moves a second would be 5 s of
+        #: CPU a second from one caller).
+        self._thinking = TokenBuckets(think_share, think_share * 4)
         self._creators: dict[str, str] = {}
         self.throttled = 0
         self._outage = OutageLog(log, "bots")
@@ -209,7 +216,9 @@ class BotRunner:
                 bot,
                 domain_bots.bot_rng(state.config.seed, seat, state.version),
             )
-            self._think.record(time.perf_counter() - started, attributes)
+            thought = time.perf_counter() - started
+            self._think.record(thought, attributes)
+            self._charge(game_id, thought)
             self.app.submit(
                 RUNNER,
                 game_id,
@@ -242,7 +251,16 @@ class BotRunner:
         creator = self._creators.get(game_id)
         if creator is None:
             creator = self._creators[game_id] = self.app.host_of(game_id)[0]
-        if creator in ("admin", IN_PROCESS) or self._budget.take(creator or "unknown"):
+        if creator in ("admin", IN_PROCESS):
+            return True
+        key = creator or "unknown"
+        if self._thinking.take(key, 0.0) and self._budget.take(key):
             return True
         self.throttled += 1
         return False
+
+    def _charge(self, game_id: str, seconds: float) -> None:
+        """Charge a move's think time to the game's creator."""
+        creator = self._creators.get(game_id) or "unknown"
+        if creator not in ("admin", IN_PROCESS):
+            self._thinking.charge(creator, seconds)

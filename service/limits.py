@@ -43,17 +43,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import hashlib
 import os
 import threading
 import time
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from google.protobuf.message import DecodeError
 
 from service import telemetry
+from service.buckets import TokenBuckets, digest
 from service.calls import Call
 from service.errors import (
     DeadlineExceeded,
@@ -90,6 +90,10 @@ DEFAULT_BOT_MOVES_PER_SECOND = 20.0
 #: Milliseconds a bot may think about one move (the strong bot's search
 #: stops there; the others move at once).
 DEFAULT_BOT_MOVE_MS = 250.0
+#: Seconds of bot thinking a second one creator's bot games may use in all
+#: (a strong move thinks up to STRATA_BOT_MOVE_MS; a heuristic one, next to
+#: nothing): a quarter of a core, whatever the moves' rate.
+DEFAULT_BOT_THINK_SHARE = 0.25
 DEFAULT_OPEN_GAME_HOURS = 24.0
 DEFAULT_MAX_HEADER_BYTES = 8192
 DEFAULT_HEADER_TIMEOUT = 10.0
@@ -108,20 +112,6 @@ MAX_LARGE_REQUEST_BYTES = 1 << 20
 CREATE_GAME = "/strata.v1.GameService/CreateGame"
 #: A quick join may create a game: it costs a creation too.
 FIND_GAME = "/strata.v1.GameService/FindGame"
-
-#: Idle buckets are forgotten once there are more than this many.
-_PRUNE_ABOVE = 10_000
-#: The most keys one table of buckets holds: past it, the bucket used least
-#: recently is forgotten (every key is a 16-byte digest, so a table is
-#: bounded in bytes as well as in entries, whatever callers send).
-MAX_KEYS = 50_000
-
-
-def digest(key: str) -> bytes:
-    """The fixed-size form every per-caller table keys on (16 bytes,
-    whatever the length of the token, address or id it stands for)."""
-    return hashlib.blake2b(key.encode(), digest_size=16).digest()
-
 
 _ENVIRONMENT = {
     "rate_per_peer": "STRATA_RATE_PER_PEER",
@@ -142,6 +132,7 @@ _ENVIRONMENT = {
     "max_timed_games": "STRATA_MAX_TIMED_GAMES",
     "bot_moves_per_second": "STRATA_BOT_MOVES_PER_SECOND",
     "bot_move_ms": "STRATA_BOT_MOVE_MS",
+    "bot_think_share": "STRATA_BOT_THINK_SHARE",
     "open_game_hours": "STRATA_OPEN_GAME_HOURS",
     "max_header_bytes": "STRATA_MAX_HEADER_BYTES",
     "header_timeout": "STRATA_HEADER_TIMEOUT",
@@ -197,6 +188,8 @@ class LimitSettings:
     #: Milliseconds a bot seat, or a bot acting on a timeout, may think
     #: about one move (the strong bot stops its search there).
     bot_move_ms: float = DEFAULT_BOT_MOVE_MS
+    #: Seconds of thinking a second one creator's bots may use together.
+    bot_think_share: float = DEFAULT_BOT_THINK_SHARE
     #: Hours a game may stay unstarted before it expires.
     open_game_hours: float = DEFAULT_OPEN_GAME_HOURS
     #: Bytes of an HTTP request's line and headers.
@@ -251,61 +244,6 @@ class LimitSettings:
     def variables() -> dict[str, str]:
         """Each setting's environment variable."""
         return dict(_ENVIRONMENT)
-
-
-class TokenBuckets:
-    """One token bucket per key, refilled at ``rate`` a second up to
-    ``burst``; keyed by :func:`digest`, at most ``max_keys`` of them (the
-    least recently used goes first)."""
-
-    def __init__(
-        self,
-        rate: float,
-        burst: float,
-        clock: Callable[[], float] = time.monotonic,
-        max_keys: int = MAX_KEYS,
-    ) -> None:
-        self.rate = rate
-        self.burst = max(burst, 1.0)
-        self.max_keys = max_keys
-        self._clock = clock
-        self._buckets: OrderedDict[bytes, tuple[float, float]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def take(self, key: str, tokens: float = 1.0) -> bool:
-        """Take ``tokens`` from ``key``'s bucket; False when it has fewer."""
-        if self.rate <= 0:
-            return True
-        now = self._clock()
-        name = digest(key)
-        with self._lock:
-            held, last = self._buckets.pop(name, (self.burst, now))
-            held = min(self.burst, held + (now - last) * self.rate)
-            allowed = held >= tokens
-            if allowed:
-                held -= tokens
-            self._buckets[name] = (held, now)
-            if len(self._buckets) > min(_PRUNE_ABOVE, self.max_keys):
-                self._prune(now)
-            return allowed
-
-    def _prune(self, now: float) -> None:
-        """Forget buckets that have refilled (they hold no information),
-        then the least recently used while there are too many."""
-        full_after = self.burst / self.rate
-        # Oldest first: the walk stops at the first bucket still refilling.
-        for name, (_, last) in list(self._buckets.items()):
-            if now - last < full_after:
-                break
-            del self._buckets[name]
-        while len(self._buckets) > self.max_keys:
-            self._buckets.popitem(last=False)
-
-    def __len__(self) -> int:
-        return len(self._buckets)
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and digest(key) in self._buckets
 
 
 class Malformed:

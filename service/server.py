@@ -443,6 +443,7 @@ def _start_background(
             app,
             moves_per_creator=limits.bot_moves_per_second,
             move_ms=limits.bot_move_ms,
+            think_share=limits.bot_think_share,
         )
         store = app.store
 

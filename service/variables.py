@@ -105,6 +105,11 @@ SERVER: tuple[Variable, ...] = (
         "milliseconds a strong bot may think about one move (its search stops then)",
     ),
     Variable(
+        "STRATA_BOT_THINK_SHARE",
+        "0.25",
+        "seconds of bot thinking a second for one creator's games together",
+    ),
+    Variable(
         "STRATA_MAX_CALLS_PER_PEER",
         "64",
         "unary calls one connection may have running at once",

@@ -118,3 +118,31 @@ def test_the_bots_time_to_think_is_an_environment_setting() -> None:
     assert LimitSettings.from_env({"STRATA_BOT_MOVE_MS": "40"}).bot_move_ms == 40
     with pytest.raises(ValueError, match="STRATA_BOT_MOVE_MS"):
         LimitSettings.from_env({"STRATA_BOT_MOVE_MS": "soon"})
+
+
+def test_strong_bots_are_paid_for_by_their_creators_thinking_time() -> None:
+    """The attack: an anonymous caller fills games with strong bots. Moves
+    alone were the budget (20 a second, each thinking up to 250 ms: five
+    cores' worth from one address); each move's think time is charged to
+    its creator, who may use STRATA_BOT_THINK_SHARE seconds a second."""
+    from service.bots import BotRunner
+
+    app = GameApp(InMemoryEventStore())
+    attacker = Caller(peer="203.0.113.7")
+    strong = app.create_game(
+        attacker, "cubosaurs", 2, bots=[(0, "strong"), (1, "strong")]
+    ).game_id
+    other = Caller(peer="198.51.100.9")
+    plain = app.create_game(
+        other, "cubosaurs", 2, bots=[(0, "heuristic"), (1, "heuristic")]
+    ).game_id
+    # A fast move rate, so only the thinking can hold the strong bots back.
+    runner = BotRunner(app, moves_per_creator=1000, move_ms=150, think_share=0.01)
+    strong_moves = sum(runner.move(strong) for _ in range(40))
+    assert runner.throttled > 0, "the strong bots thought without bound"
+    # The burst (one second of thinking) went on a handful of strong moves.
+    assert 0 < strong_moves < 40
+    throttled = runner.throttled
+    # Another creator's heuristic bots think next to nothing: not held back.
+    plain_moves = sum(runner.move(plain) for _ in range(20))
+    assert plain_moves == 20 and runner.throttled == throttled

@@ -40,10 +40,11 @@ from strata.v1 import game_service_pb2 as pb
 from clients.client import StrataClient, StrataError
 from eventstore.factory import open_store
 from service import connect_transport, gate, http_edge, telemetry
+from service.buckets import TokenBuckets
 from service.config import Config, ConfigError
 from service.gate import MAX_JSON_VALUES
 from service.http_edge import Throttled
-from service.limits import LimitSettings, TokenBuckets
+from service.limits import LimitSettings
 from service.server import Running, create_server
 from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, http_call
 from tests.service.served import Served

@@ -19,9 +19,10 @@ from strata.v1 import integration_service_pb2_grpc as integration_grpc
 from clients.client import StrataClient, StrataError
 from eventstore import migrate
 from eventstore.factory import open_store
+from service.buckets import TokenBuckets
 from service.door import Call, Door
 from service.errors import Code, Refusal
-from service.limits import Limits, LimitSettings, TokenBuckets
+from service.limits import Limits, LimitSettings
 from service.server import MAX_MESSAGE_BYTES, Running, create_server
 
 GAME = "dinosaurs_extinct"
@@ -82,7 +83,7 @@ def test_a_rate_of_zero_switches_the_limit_off():
 
 
 def test_full_buckets_are_forgotten_when_there_are_many(monkeypatch):
-    monkeypatch.setattr("service.limits._PRUNE_ABOVE", 100)
+    monkeypatch.setattr("service.buckets._PRUNE_ABOVE", 100)
     now = [0.0]
     buckets = TokenBuckets(rate=100, burst=100, clock=lambda: now[0])
     for i in range(100):
