@@ -92,6 +92,10 @@ def code_env() -> dict[str, str]:
     """The environment that makes a child process import this checkout."""
     env = dict(os.environ)
     paths = [str(ROOT), str(ROOT / "protos")]
+    if env.get("STRATA_TEST_PROTOS"):
+        # Under the test suite with extra games (tests/extra_games.py): the
+        # protos' code compiled with theirs comes first.
+        paths.insert(0, str(Path(env["STRATA_TEST_PROTOS"]) / "python"))
     if env.get("PYTHONPATH"):
         paths.append(env["PYTHONPATH"])
     env["PYTHONPATH"] = os.pathsep.join(paths)

@@ -5,10 +5,18 @@ loaded, verified and continued with the rules version it was created under
 (``GameCreated.rules_version``), as long as that version is shipped: keeping
 an old version alive is one entry in ``_OLDER`` below (its rules object),
 not a copy of the service. A version no longer listed cannot be run.
+
+Games from outside ``domain/`` join the list through ``STRATA_EXTRA_GAMES``:
+comma-separated Python packages, each with a ``RULES`` (its current rules)
+and optionally ``OLDER_RULES``. Their messages must be compiled into the
+service's protos like a real game's (docs/ADDING_A_GAME.md); the test suite
+registers a toy game this way for a whole run (``tests/extra_games.py``).
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 from typing import Any
 
 from domain.rules import GameRules
@@ -47,9 +55,19 @@ def _load() -> None:
         happy_little_dinosaurs.RULES_V1,
         happy_little_dinosaurs.RULES_V2,
     )
+    for package in _extra_packages():
+        module = importlib.import_module(package)
+        current += (module.RULES,)
+        older += tuple(getattr(module, "OLDER_RULES", ()))
     versions = {(r.game_type, r.rules_version): r for r in (*current, *older)}
     _VERSIONS.update(versions)
     _CURRENT.update({r.game_type: r for r in current})
+
+
+def _extra_packages() -> list[str]:
+    """The packages named by ``STRATA_EXTRA_GAMES``, in order."""
+    names = os.environ.get("STRATA_EXTRA_GAMES", "").split(",")
+    return [name.strip() for name in names if name.strip()]
 
 
 def game_types() -> list[str]:

@@ -41,12 +41,14 @@ GENERATED_SUFFIXES = (
 )
 
 
-def proto_files() -> list[Path]:
-    return sorted(PROTOS.glob("strata/**/*.proto"))
+def proto_files(protos: Path = PROTOS) -> list[Path]:
+    return sorted(protos.glob("strata/**/*.proto"))
 
 
-def generate(out: Path) -> None:
-    """Run protoc with the mypy plugins, writing into ``out``."""
+def generate(out: Path, protos: Path = PROTOS) -> None:
+    """Run protoc with the mypy plugins on the protos under ``protos`` (this
+    folder, or a copy with more in it: tests/extra_games.py), writing into
+    ``out``."""
     import grpc_tools
     from grpc_tools import protoc
 
@@ -57,25 +59,25 @@ def generate(out: Path) -> None:
     os.environ["PATH"] = os.pathsep.join([scripts, os.environ.get("PATH", "")])
     args = [
         "protoc",
-        f"-I{PROTOS}",
+        f"-I{protos}",
         f"-I{include}",
         f"--python_out={out}",
         f"--grpc_python_out={out}",
         f"--mypy_out={out}",
         f"--mypy_grpc_out={out}",
-        *(str(p.relative_to(PROTOS)) for p in proto_files()),
+        *(str(p.relative_to(protos)) for p in proto_files(protos)),
     ]
     if protoc.main(args) != 0:
         raise SystemExit("protoc failed")
     services = [
-        p for p in proto_files() if re.search(r"^service\s", p.read_text(), re.M)
+        p for p in proto_files(protos) if re.search(r"^service\s", p.read_text(), re.M)
     ]
     args = [
         "protoc",
-        f"-I{PROTOS}",
+        f"-I{protos}",
         f"-I{include}",
         f"--connectrpc_out=protobuf=google:{out}",
-        *(str(p.relative_to(PROTOS)) for p in services),
+        *(str(p.relative_to(protos)) for p in services),
     ]
     if protoc.main(args) != 0:
         raise SystemExit("protoc (protoc-gen-connectrpc) failed")

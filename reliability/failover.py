@@ -60,6 +60,7 @@ from reliability.harness import (
     Replica,
     check,
     check_logs,
+    python_path,
     replicas,
     report,
 )
@@ -682,7 +683,7 @@ def _verify_all(replica: Replica, found: Findings) -> None:
         cwd=ROOT,
         env={
             **os.environ,
-            "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}",
+            "PYTHONPATH": python_path(),
             "STRATA_ADMIN_TOKEN": ADMIN_TOKEN,
         },
         capture_output=True,

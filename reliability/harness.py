@@ -60,6 +60,16 @@ from service.answers import game_module
 from service.verification import verify_game
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def python_path() -> str:
+    """``PYTHONPATH`` of a server this harness starts: the caller's own
+    first (the test suite's extra games' code: tests/extra_games.py), then
+    the project and its generated code."""
+    own = os.environ.get("PYTHONPATH", "")
+    return os.pathsep.join(p for p in (own, str(ROOT), str(ROOT / "protos")) if p)
+
+
 DEFAULT_SERVER_URL = "postgresql://postgres@127.0.0.1:5432/test"
 ADMIN_TOKEN = "reliability-admin-" + uuid.uuid4().hex
 
@@ -142,7 +152,7 @@ class Replica:
     def start(self) -> None:
         env = {
             **os.environ,
-            "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}",
+            "PYTHONPATH": python_path(),
             "STRATA_PORT": str(self.port),
             "STRATA_HTTP_PORT": "0",
             "STRATA_HOST": "127.0.0.1",
@@ -618,6 +628,9 @@ class Load:
             if time.monotonic() > limit:
                 self.stop.set()
             time.sleep(0.05)
+        # The load is over, done or not (its clients may all have stopped
+        # on errors): whoever waits on it for a count learns it now.
+        self.stop.set()
         self._pairs.shutdown()
         self.seconds = time.monotonic() - started
         return self.ledger

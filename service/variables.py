@@ -185,6 +185,12 @@ SERVER: tuple[Variable, ...] = (
         "projections,bots",
         "the background work beside the requests: projections, bots, or none",
     ),
+    Variable(
+        "STRATA_EXTRA_GAMES",
+        NONE,
+        "comma-separated Python packages of games besides the built-in ones"
+        " (their protos compiled in: docs/ADDING_A_GAME.md)",
+    ),
 )
 
 #: What the ``strata`` command (the client) reads.
@@ -206,6 +212,11 @@ DEVELOPMENT: tuple[Variable, ...] = (
     Variable("STRATA_RANDOM_SEEDS", "300", "random-play seeds per player count"),
     Variable("STRATA_HOSTILE_EXAMPLES", "6", "hostile-client examples"),
     Variable("STRATA_TEST_OUTPUT", "test-output", "where browser tests write"),
+    Variable(
+        "STRATA_TEST_PROTOS",
+        NONE,
+        "the protos' code compiled with STRATA_EXTRA_GAMES' (tests/extra_games.py)",
+    ),
     Variable(
         "STRATA_BREAKING_AGAINST", NONE, "the revision protos are checked against"
     ),

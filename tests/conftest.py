@@ -13,6 +13,12 @@ PostgreSQL tests fail if ``CI`` is set, and are skipped loudly otherwise.
 
 from __future__ import annotations
 
+# The extra games of STRATA_EXTRA_GAMES (tests/extra_games.py) compile into
+# the protos' code before anything below imports it.
+from tests import extra_games
+
+extra_games.install()
+
 import os
 import shutil
 import uuid

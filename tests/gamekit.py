@@ -10,18 +10,34 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from domain import codec
+from domain import codec, registry
 from domain.chance import Rng
 from domain.errors import InvalidCommand
 from domain.rules import GameConfig, GameRules, Viewer
 from domain.session import LIFECYCLE_EVENTS, Session, SessionState
 from service import protomap
+
+
+def game_package(game_type: str) -> str:
+    """The package of a game's code: ``domain.<game_type>`` for the games
+    shipped, a package of its own for one ``STRATA_EXTRA_GAMES`` registers
+    (tests/extra_games.py)."""
+    module = type(registry.rules_for(game_type)).__module__
+    return module.rpartition(".")[0]
+
+
+def game_folder(game_type: str) -> Path:
+    """The folder of a game's files (its package's)."""
+    module = sys.modules[type(registry.rules_for(game_type)).__module__]
+    return Path(module.__file__ or "").parent
 
 
 def new_game(

@@ -6,6 +6,7 @@ field ``<game_type>``)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -71,3 +72,25 @@ def oneof_problems(files: Iterable[Any], game_types: Iterable[str]) -> list[str]
         for name in sorted(set(fields) - set(games)):
             problems.append(f"{wrapper}.game.{name}: not a registered game type")
     return problems
+
+
+def add_to_oneofs(service: str, game_type: str, title: str) -> str:
+    """game_service.proto with the doc's step "The service's oneofs" done:
+    the import, and one field at the end of every ``oneof game``."""
+    imports = re.findall(r'^import "strata/games/.*";$', service, re.M)
+    block = "\n".join(imports)
+    assert block in service  # one block, in order
+    imports.append(f'import "{game_proto_file(game_type)}";')
+    service = service.replace(block, "\n".join(sorted(imports)))
+
+    def add(match: re.Match[str]) -> str:
+        body = match.group(2)
+        number = max(int(n) for n in re.findall(r" = (\d+);", body)) + 1
+        kind = re.findall(r"strata\.games\.\w+\.v1\.(\w+) ", body)[0]
+        entry = (
+            f"\n    // {kind} of {title}."
+            f"\n    strata.games.{game_type}.v1.{kind} {game_type} = {number};"
+        )
+        return match.group(1) + body + entry + match.group(3)
+
+    return re.sub(r"(  oneof game \{\n)(.*?)(\n  \})", add, service, flags=re.S)

@@ -6,8 +6,10 @@ balance lab runs.
 
 The real protos and registry stay as they are: the toy's proto and the
 service's `oneof` entries are written into a copy of protos/ (then linted
-and compiled from there), its registry entry and its package's place
-(``domain.egg_race``) are patched in for the test's duration.
+and compiled from there), and its registry entry is patched in for the
+test's duration. Under ``./dev test`` the toy is registered for the whole
+run instead (tests/extra_games.py): then every generic test of the suite
+plays it too, and these tests check the same steps against that.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from __future__ import annotations
 import ast
 import importlib
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -39,9 +40,8 @@ from domain.session import Session
 from service import protomap
 from service.answers import game_module
 from service.protoshape import differences
-from tests import gamekit
+from tests import extra_games, gamekit
 from tests.adding_a_game import egg_race
-from tests.adding_a_game.egg_race import bots as egg_race_bots
 from tests.adding_a_game.egg_race.model import (
     DieRolled,
     Hold,
@@ -51,7 +51,11 @@ from tests.adding_a_game.egg_race.model import (
     RollDie,
     Scenario,
 )
-from tests.adding_a_game.oneofs import game_proto_file, oneof_problems
+from tests.adding_a_game.oneofs import (
+    add_to_oneofs,
+    game_proto_file,
+    oneof_problems,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TOY = Path(egg_race.__file__).parent
@@ -63,6 +67,9 @@ SERVICE_FILES = [
     integration_service_pb2.DESCRIPTOR,
 ]
 PROTOC_INCLUDE = Path(grpc_tools.__file__).parent / "_proto"
+#: Whether the suite runs with the toy registered throughout (``./dev test``
+#: does: tests/extra_games.py), or only inside this module's tests.
+SUITE_WIDE = GAME_TYPE in extra_games.game_types()
 
 
 # -- the four games -------------------------------------------------------------------
@@ -101,28 +108,6 @@ class Added:
     module: ModuleType
     protos: Path
     service_files: list[Any]
-
-
-def add_to_oneofs(service: str, game_type: str, title: str) -> str:
-    """game_service.proto with the doc's step "The service's oneofs" done:
-    the import, and one field at the end of every ``oneof game``."""
-    imports = re.findall(r'^import "strata/games/.*";$', service, re.M)
-    block = "\n".join(imports)
-    assert block in service  # one block, in order
-    imports.append(f'import "{game_proto_file(game_type)}";')
-    service = service.replace(block, "\n".join(sorted(imports)))
-
-    def add(match: re.Match[str]) -> str:
-        body = match.group(2)
-        number = max(int(n) for n in re.findall(r" = (\d+);", body)) + 1
-        kind = re.findall(r"strata\.games\.\w+\.v1\.(\w+) ", body)[0]
-        entry = (
-            f"\n    // {kind} of {title}."
-            f"\n    strata.games.{game_type}.v1.{kind} {game_type} = {number};"
-        )
-        return match.group(1) + body + entry + match.group(3)
-
-    return re.sub(r"(  oneof game \{\n)(.*?)(\n  \})", add, service, flags=re.S)
 
 
 def protoc(*args: str | Path) -> None:
@@ -168,14 +153,16 @@ def added(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Added]:
         pool.AddSerializedFile(file.SerializeToString())
     service_files = [pool.FindFileByName("strata/v1/game_service.proto")]
 
+    if SUITE_WIDE:
+        # Registered for the whole run (tests/extra_games.py), its code
+        # compiled with the service's: nothing to patch in.
+        yield Added(game_module(GAME_TYPE), protos, service_files)
+        return
     with pytest.MonkeyPatch.context() as patch:
         # "Register the game in domain/registry.py".
         registry.game_types()
         patch.setitem(registry._CURRENT, GAME_TYPE, RULES)
         patch.setitem(registry._VERSIONS, (GAME_TYPE, RULES.rules_version), RULES)
-        # Its package as if at domain/egg_race/ (where domain.bots looks).
-        patch.setitem(sys.modules, f"domain.{GAME_TYPE}", egg_race)
-        patch.setitem(sys.modules, f"domain.{GAME_TYPE}.bots", egg_race_bots)
         # Its generated module where the service imports it from.
         patch.setattr(
             strata.games,
@@ -285,12 +272,15 @@ def test_the_toys_proto_passes_buf_lint_format_and_breaking(added):
 
 def test_the_service_oneofs_want_the_toy_until_the_doc_step_adds_it(added):
     missing = oneof_problems(SERVICE_FILES, registry.game_types())
-    assert len(missing) == 5 and all(GAME_TYPE in line for line in missing)
+    if SUITE_WIDE:  # the service's code was compiled with the step done
+        assert missing == []
+    else:
+        assert len(missing) == 5 and all(GAME_TYPE in line for line in missing)
     assert oneof_problems(added.service_files, registry.game_types()) == []
 
 
 def test_the_toys_bots_play_whole_games_and_the_lab_reports_them(added, capsys):
-    assert bots.bot_kinds(GAME_TYPE) == ["heuristic", "random"]
+    assert bots.bot_kinds(GAME_TYPE) == ["heuristic", "random", "strong"]
     heuristic = bots.bot_for(GAME_TYPE, "heuristic").play
     for seed in range(50):
         game = bots.play_bot_game(RULES, f"bots-{seed}", [heuristic, bots.random_bot])

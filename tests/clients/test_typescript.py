@@ -34,9 +34,11 @@ from clients.client import StrataClient, StrataError
 from domain import registry
 from eventstore import migrate
 from service.server import Running
+from tests import extra_games
 from tests.service.conftest import ADMIN_TOKEN, serve
 
 PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
+GAMES = registry.game_types()
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
 
@@ -46,9 +48,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def run(
+    *args: str, timeout: float = 300, cwd: Path = PACKAGE
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        args, cwd=PACKAGE, capture_output=True, text=True, timeout=timeout
+        args, cwd=cwd, capture_output=True, text=True, timeout=timeout
     )
 
 
@@ -90,6 +94,50 @@ def node_modules() -> Iterator[Path]:
     yield PACKAGE / "node_modules"
 
 
+@pytest.fixture(scope="session")
+def built(node_modules: Path) -> Path:
+    """The package the scripts run from: clients/typescript itself, or, when
+    the suite registers extra games (tests/extra_games.py), a copy of it
+    whose code is generated from the protos with their messages, built once
+    for every worker."""
+    compiled = extra_games.compiled()
+    if compiled is None:
+        return PACKAGE
+    copy = compiled / "typescript"
+    with (compiled / "typescript.lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        if (copy / "dist" / ".sources").exists():
+            return copy
+        for name in ("examples", "scripts", "src", "test"):
+            shutil.copytree(PACKAGE / name, copy / name)
+        for name in ("package.json", "package-lock.json", "tsconfig.json"):
+            shutil.copy(PACKAGE / name, copy / name)
+        template = (PACKAGE / "buf.gen.yaml").read_text()
+        (copy / "buf.gen.yaml").write_text(
+            template.replace("../../protos", str(compiled / "protos"))
+        )
+        (copy / "node_modules").symlink_to(node_modules)
+        for step in (("node", "scripts/generate.mjs"), (NPM or "npm", "run", "build")):
+            done = run(*step, cwd=copy)
+            assert done.returncode == 0, f"{step}:\n{done.stdout}{done.stderr}"
+        (copy / "dist" / ".sources").write_text("built\n")
+    return copy
+
+
+def protos_of(package: Path) -> Path:
+    """The protos ``package`` (:func:`built`) was generated from."""
+    compiled = extra_games.compiled()
+    if package == PACKAGE or compiled is None:
+        return PACKAGE.parents[1] / "protos"
+    return compiled / "protos"
+
+
+def two(game_type: str) -> int:
+    """Two players, or the nearest number the game seats."""
+    rules = registry.rules_for(game_type)
+    return max(rules.min_players, min(2, rules.max_players))
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     """One server for the module: its gRPC port and its HTTP listener."""
@@ -104,8 +152,9 @@ def admin(server: Running) -> Iterator[StrataClient]:
         yield client
 
 
-def node(server: Running, script: str, *args: str) -> dict[str, Any]:
-    """Run a compiled script against ``server``; its last line, as JSON."""
+def node(package: Path, server: Running, script: str, *args: str) -> dict[str, Any]:
+    """Run a compiled script of ``package`` (:func:`built`) against
+    ``server``; its last line, as JSON."""
     assert NODE is not None
     done = run(
         NODE,
@@ -114,6 +163,7 @@ def node(server: Running, script: str, *args: str) -> dict[str, Any]:
         "--url",
         f"http://127.0.0.1:{server.http_port}",
         timeout=120,
+        cwd=package,
     )
     assert done.returncode == 0, f"{script} failed:\n{done.stdout}{done.stderr}"
     summary: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -162,31 +212,29 @@ def test_the_staleness_check_names_what_is_stale(
     ]
 
 
-def test_the_generated_code_covers_every_proto(node_modules: Path) -> None:
-    protos = PACKAGE.parents[1] / "protos"
+def test_the_generated_code_covers_every_proto(built: Path) -> None:
+    protos = protos_of(built)
     expected = {
         str(p.relative_to(protos).with_suffix("")) + "_pb.ts"
         for p in protos.glob("strata/**/*.proto")
     }
     generated = {
-        str(p.relative_to(PACKAGE / "src" / "gen"))
-        for p in (PACKAGE / "src" / "gen").rglob("*.ts")
+        str(p.relative_to(built / "src" / "gen"))
+        for p in (built / "src" / "gen").rglob("*.ts")
     }
     assert expected | {"games.ts"} == generated
     # The three services' files and one per registered game.
     assert len(expected) == 3 + len(registry.game_types())
 
 
-def test_every_game_is_exported_by_name_without_a_hand_list(
-    node_modules: Path,
-) -> None:
+def test_every_game_is_exported_by_name_without_a_hand_list(built: Path) -> None:
     """src/gen/games.ts (generated from the protos) exports each registered
     game's module under its game type in camelCase; index.ts exports it."""
-    games = (PACKAGE / "src" / "gen" / "games.ts").read_text()
+    games = (built / "src" / "gen" / "games.ts").read_text()
     assert sorted(re.findall(r"export \* as (\w+) from", games)) == sorted(
         camel(game_type) for game_type in registry.game_types()
     )
-    index = (PACKAGE / "src" / "index.ts").read_text()
+    index = (built / "src" / "index.ts").read_text()
     assert 'export * from "./gen/games.js";' in index
     assert "strata/games/" not in index  # no hand-kept list of the games
 
@@ -194,10 +242,8 @@ def test_every_game_is_exported_by_name_without_a_hand_list(
 @pytest.mark.parametrize(
     ("game_type", "players", "transport", "runtime", "resume_after"),
     [
-        ("dinosaurs_extinct", 2, "connect", "node", 0),
-        ("happy_little_dinosaurs", 2, "connect", "node", 0),
-        ("cubosaurs", 2, "connect", "node", 0),
-        ("escaping_extinction", 2, "connect", "node", 0),
+        # Every registered game over Connect from Node, then the other ways.
+        *((game_type, two(game_type), "connect", "node", 0) for game_type in GAMES),
         # The watch dropped after 20 events and resumed from the 21st.
         ("cubosaurs", 3, "grpc-web", "node", 20),
         ("happy_little_dinosaurs", 3, "connect-proto", "node", 0),
@@ -207,7 +253,7 @@ def test_every_game_is_exported_by_name_without_a_hand_list(
     ],
 )
 def test_the_example_plays_a_whole_game_against_bots_while_watching(
-    node_modules: Path,
+    built: Path,
     server: Running,
     admin: StrataClient,
     game_type: str,
@@ -217,6 +263,7 @@ def test_the_example_plays_a_whole_game_against_bots_while_watching(
     resume_after: int,
 ) -> None:
     summary = node(
+        built,
         server,
         "examples/play.js",
         game_type,
@@ -284,10 +331,10 @@ def test_the_example_plays_a_whole_game_against_bots_while_watching(
     ],
 )
 def test_refusals_carry_the_same_code_reason_and_sentence_as_over_grpc(
-    node_modules: Path, server: Running, transport: str, runtime: str
+    built: Path, server: Running, transport: str, runtime: str
 ) -> None:
     summary = node(
-        server, "test/errors.js", "--transport", transport, "--runtime", runtime
+        built, server, "test/errors.js", "--transport", transport, "--runtime", runtime
     )
     game_id, token = summary["game_id"], summary["seat_token"]
     command = json_format.ParseDict(
@@ -317,13 +364,13 @@ def test_refusals_carry_the_same_code_reason_and_sentence_as_over_grpc(
 
 
 def test_live_play_and_a_players_record_through_the_typescript_client(
-    node_modules: Path, server: Running, admin: StrataClient
+    built: Path, server: Running, admin: StrataClient
 ) -> None:
     """findGame seats two callers in one game, rematch links the next one,
     and exportPlayerRecord gives a record that verifies offline."""
     from domain.fairness import verify_record
 
-    summary = node(server, "test/live.js", "--transport", "connect")
+    summary = node(built, server, "test/live.js", "--transport", "connect")
     assert summary["second_game_id"] == summary["game_id"]
     game = admin.get_game(summary["game_id"])
     assert game.status == pb.GAME_STATUS_FINISHED
@@ -340,7 +387,7 @@ def test_live_play_and_a_players_record_through_the_typescript_client(
 
 @pytest.mark.parametrize("transport", ["connect", "grpc-web"])
 def test_the_typescript_client_starts_a_game_from_a_position(
-    node_modules: Path, server: Running, admin: StrataClient, transport: str
+    built: Path, server: Running, admin: StrataClient, transport: str
 ) -> None:
     """createGame's ``position`` (the README example, proto JSON) starts the
     game there; a broken one is refused with the field the Python client
@@ -359,6 +406,7 @@ def test_the_typescript_client_starts_a_game_from_a_position(
     field = break_position(game_type, broken)
     players = players_for(game_type, position)
     summary = node(
+        built,
         server,
         "test/positions.js",
         "--transport",
@@ -394,12 +442,12 @@ def test_the_typescript_client_starts_a_game_from_a_position(
 
 
 def test_the_admin_and_integration_methods_through_the_typescript_client(
-    node_modules: Path, server: Running, admin: StrataClient
+    built: Path, server: Running, admin: StrataClient
 ) -> None:
     """watchGameWithClocks, the audit log (whole and a page), verifyGame,
     exportGame in pages and importGame, followLog, getStatistics and a
     rematch with a seed, each checked against what the Python client reads."""
-    summary = node(server, "test/admin.js", "--token", ADMIN_TOKEN)
+    summary = node(built, server, "test/admin.js", "--token", ADMIN_TOKEN)
     game_id = summary["game_id"]
     over_grpc = admin.get_audit_log(game_id)
     # Watched to the end of the game; the rematch came after (in the log of

@@ -30,7 +30,7 @@ import pytest
 from domain import registry
 from domain.rules import GameRules, Viewer
 from domain.session import Session
-from tests.gamekit import fold_each, option_sets, play_random
+from tests.gamekit import fold_each, game_package, option_sets, play_random
 
 SEEDS = 2  # random games per player count and options
 
@@ -121,8 +121,8 @@ def content_bindings(game_type: str) -> dict[types.ModuleType, set[str]]:
     ``content.py`` defines (its data and its functions, not its classes),
     those names where other modules import them, and every module-level
     value computed from them."""
-    package = importlib.import_module(f"domain.{game_type}")
-    content = importlib.import_module(f"domain.{game_type}.content")
+    package = importlib.import_module(game_package(game_type))
+    content = importlib.import_module(f"{package.__name__}.content")
     tree = ast.parse(inspect.getsource(content))
     defined = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
     defined |= {name for name, _ in _assignments(tree.body)}
@@ -185,7 +185,7 @@ def _class_content(rules: GameRules[Any, Any, Any, Any], bound: set[str]) -> set
     """Class attributes of the rules' classes computed from the content."""
     found: set[str] = set()
     for cls in type(rules).__mro__:
-        if not cls.__module__.startswith(f"domain.{rules.game_type}"):
+        if not cls.__module__.startswith(game_package(rules.game_type)):
             continue
         tree = ast.parse(inspect.getsource(cls))
         for name, value in _assignments(tree.body[0].body):  # type: ignore[attr-defined]
@@ -253,7 +253,7 @@ def test_withholding_finds_each_games_content() -> None:
     found = {g: content_bindings(g) for g in registry.game_types()}
 
     def names(game_type: str, module: str) -> set[str]:
-        wanted = importlib.import_module(f"domain.{game_type}.{module}")
+        wanted = importlib.import_module(f"{game_package(game_type)}.{module}")
         return found[game_type][wanted]
 
     assert {"CONTENT", "SORTED_NEIGHBOURS", "KEEP_CARDS"} <= names(

@@ -28,7 +28,9 @@ def run(
     *args: str | Path, cwd: Path, check: bool = True
 ) -> subprocess.CompletedProcess[str]:
     env = {
-        k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("PYTHONPATH", "VIRTUAL_ENV", "STRATA_EXTRA_GAMES")
     }
     result = subprocess.run(
         [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True

@@ -19,6 +19,7 @@ from eventstore import migrate
 from eventstore.factory import open_store
 from service.config import BACKGROUND_WORK, Config, parse_background
 from service.server import create_server
+from tests.extra_games import python_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,7 +41,7 @@ def test_a_replica_without_background_work_relies_on_a_worker(tmp_path):
     running = create_server(store, admin_token="admin", background=())
     env = {
         **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}",
+        "PYTHONPATH": python_path(ROOT, ROOT / "protos"),
         "STRATA_DATABASE_URL": url,
         "STRATA_LOG_LEVEL": "warning",
     }

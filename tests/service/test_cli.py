@@ -19,6 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from clients import cli
 from domain import registry
+from tests.extra_games import python_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,7 +71,7 @@ def serve(database_url: str, tmp_path: Path) -> Generator[Served, None, None]:
     process = subprocess.Popen(
         [sys.executable, "-m", "clients.cli", "serve"],
         cwd=tmp_path,
-        env={**env, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}"},
+        env={**env, "PYTHONPATH": python_path(ROOT, ROOT / "protos")},
         stderr=log,
     )
     target = f"127.0.0.1:{port}"

@@ -37,6 +37,7 @@ from service import telemetry
 from service.http import Metrics
 from service.server import Running, create_server
 from service.tls import TlsFiles
+from tests.extra_games import python_path
 from tests.service.conftest import (
     ADMIN_TOKEN,
     NO_RATE_LIMITS,
@@ -350,7 +351,7 @@ def _serve_and_log(
             [sys.executable, "-m", "service.cli", "serve"],
             env={
                 **os.environ,
-                "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}",
+                "PYTHONPATH": python_path(ROOT, ROOT / "protos"),
                 "STRATA_DATABASE_URL": f"sqlite:///{tmp_path / 'log.sqlite3'}",
                 "STRATA_PORT": str(port),
                 "STRATA_HTTP_PORT": str(http_port),

@@ -30,6 +30,7 @@ from service.callers import Caller
 from service.door import Call
 from service.projections import GAME_LIST, GameListProjection, GameListRows
 from service.servicer import GameServicer
+from tests.extra_games import python_path
 from tests.service.conftest import INTEGRATION_TOKEN
 from tests.service.test_replays import random_game
 
@@ -139,7 +140,7 @@ def test_a_runner_killed_with_sigkill_and_restarted_misses_and_doubles_nothing(
         "    print(p.position, flush=True)\n"
         "    time.sleep(0.01)\n"
     )
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}"}
+    env = {**os.environ, "PYTHONPATH": python_path(ROOT, ROOT / "protos")}
     runner = subprocess.Popen(
         [sys.executable, "-c", script, url], stdout=subprocess.PIPE, env=env, text=True
     )

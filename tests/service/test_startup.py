@@ -19,6 +19,7 @@ from eventstore import migrate
 from eventstore.factory import open_store
 from service.server import create_server
 from tests.eventstore import raw_sql
+from tests.extra_games import python_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -33,7 +34,7 @@ def free_port() -> int:
 def serve(database_url: str) -> subprocess.CompletedProcess[str]:
     env = {
         **os.environ,
-        "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}",
+        "PYTHONPATH": python_path(ROOT, ROOT / "protos"),
         "STRATA_DATABASE_URL": database_url,
         "STRATA_PORT": str(free_port()),
         "STRATA_HTTP_PORT": "0",
@@ -109,7 +110,7 @@ def strata(
         cwd=ROOT,
         env={
             **os.environ,
-            "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}",
+            "PYTHONPATH": python_path(ROOT, ROOT / "protos"),
             "STRATA_HTTP_PORT": "0",
             "STRATA_HOST": "127.0.0.1",
             **(env or {}),
@@ -187,7 +188,7 @@ def test_a_closed_pipe_ends_the_output_quietly(tmp_path: Path) -> None:
             while admin.get_game(game_id).status != pb.GAME_STATUS_FINISHED:
                 assert time.monotonic() < deadline
                 time.sleep(0.05)
-        env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'protos'}"}
+        env = {**os.environ, "PYTHONPATH": python_path(ROOT, ROOT / "protos")}
         pipeline = subprocess.run(
             f"{sys.executable} -m clients.cli events {game_id} --target {target}"
             " | head -n 1",

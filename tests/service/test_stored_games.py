@@ -63,9 +63,13 @@ def stored(path: Path) -> tuple[GameApp, str, dict[str, Any]]:
     return app, game_id, json.loads(document)
 
 
-def test_there_are_stored_games_of_every_game_type() -> None:
+def test_there_are_stored_games_of_every_game_type_with_older_rules() -> None:
+    # Every game type that still ships an older rules version has a game
+    # recorded under one (a game with one version, like the tests' toy, has
+    # nothing older to keep running).
     types = {json.loads(p.read_bytes())["game_type"] for p in STORED}
-    assert types == set(registry.game_types())
+    older = {g for g in registry.game_types() if len(registry.rules_versions(g)) > 1}
+    assert types == older
 
 
 @pytest.mark.parametrize("path", STORED, ids=lambda p: p.name.split(".")[0])

@@ -27,6 +27,17 @@ CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def renderers() -> tuple[list[str], list[str]]:
+    """The registered games with a renderer of their own in the web table
+    (service/web/games/<game_type>.js), and those the generic one shows."""
+    from domain import registry
+    from service.http import WEB
+
+    games = registry.game_types()
+    own = [g for g in games if (WEB / "games" / f"{g}.js").exists()]
+    return own, [g for g in games if g not in own]
+
+
 @pytest.fixture(scope="session")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
     url = f"sqlite:///{tmp_path_factory.mktemp('web') / 'strata.sqlite3'}"

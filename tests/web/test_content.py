@@ -15,6 +15,7 @@ import pytest
 
 from service.http import WEB
 from service.server import Running
+from tests.web.conftest import renderers
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "web_content.py"
 
@@ -60,12 +61,9 @@ def test_every_module_the_page_imports_is_served(web_server: Running) -> None:
             connection.close()
 
 
-GAMES = (
-    "cubosaurs",
-    "dinosaurs_extinct",
-    "escaping_extinction",
-    "happy_little_dinosaurs",
-)
+#: The games with a renderer of their own (the others are drawn by the
+#: generic one: tests/web/test_generic.py).
+GAMES = renderers()[0]
 
 
 @pytest.mark.parametrize("game_type", GAMES)

@@ -15,7 +15,12 @@ class Phase(enum.Enum):
 
 @dataclass(frozen=True)
 class Options:
-    target: int = 12
+    #: The score that wins, 5 to 30; 0 (proto3's zero): the rules' 12.
+    target: int = 0
+
+
+#: The target when the options leave it at 0.
+DEFAULT_TARGET = 12
 
 
 @dataclass(frozen=True)
@@ -58,7 +63,14 @@ class RaceWon:
     seat: int
 
 
-EggRaceEvent = NestDrawn | DieRolled | TurnPassed | RaceWon
+@dataclass(frozen=True)
+class RacerLeft:
+    """A seat left the game: it is out of the race (its turns are skipped)."""
+
+    seat: int
+
+
+EggRaceEvent = NestDrawn | DieRolled | TurnPassed | RaceWon | RacerLeft
 
 
 @dataclass(frozen=True)
@@ -72,6 +84,7 @@ class EggRaceState:
     rolls_this_turn: int = 0
     phase: Phase = Phase.WAITING
     winner: int | None = None
+    out: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -83,3 +96,4 @@ class EggRaceView:
     rolls_this_turn: int
     phase: Phase
     winner: int | None = None
+    out: tuple[int, ...] = ()

@@ -17,6 +17,7 @@ from domain.frozen import replace
 from domain.rules import GameConfig, GameRules, Outcome, Viewer
 from tests.adding_a_game.egg_race.bots import heuristic_bot
 from tests.adding_a_game.egg_race.model import (
+    DEFAULT_TARGET,
     DieRolled,
     EggRaceCommand,
     EggRaceEvent,
@@ -26,11 +27,13 @@ from tests.adding_a_game.egg_race.model import (
     NestDrawn,
     Options,
     Phase,
+    RacerLeft,
     RaceWon,
     RollDie,
     Scenario,
     TurnPassed,
 )
+from tests.adding_a_game.egg_race.search import SEARCH
 
 
 class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRaceView]):
@@ -44,18 +47,24 @@ class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRace
     state_type = EggRaceState
     view_type = EggRaceView
     command_types = (RollDie, Hold)
-    event_types = (NestDrawn, DieRolled, TurnPassed, RaceWon)
+    event_types = (NestDrawn, DieRolled, TurnPassed, RaceWon, RacerLeft)
     character_events = frozenset()
     bots = {"heuristic": heuristic_bot}
+    search = SEARCH
 
     def validate_config(self, config: GameConfig[EggRaceState]) -> None:
-        if not 5 <= config.options.target <= 30:
-            raise InvalidCommand("BAD_TARGET", "The target is 5 to 30.")
+        target = config.options.target
+        if target and not 5 <= target <= 30:
+            raise InvalidCommand(
+                "BAD_TARGET", "The target is 5 to 30.", field="options.target"
+            )
 
     def initial_state(self, config: GameConfig[EggRaceState]) -> EggRaceState:
         rolls = config.scenario.rolls if config.scenario else ()
         return EggRaceState(
-            config.options.target, (0,) * config.players, scenario_rolls=rolls
+            config.options.target or DEFAULT_TARGET,
+            (0,) * config.players,
+            scenario_rolls=rolls,
         )
 
     def start(self, state: EggRaceState, rng: Rng) -> list[EggRaceEvent]:
@@ -66,7 +75,7 @@ class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRace
     ) -> list[EggRaceEvent]:
         if seat != state.turn:
             raise RuleViolation("NOT_YOUR_TURN", f"It is seat {state.turn}'s turn.")
-        next_seat = TurnPassed((seat + 1) % len(state.scores))
+        next_seat = TurnPassed(next_in_race(state, seat))
         match command:
             case RollDie():
                 value = Script(rng, state.scenario_rolls, state.rolls_used).roll()
@@ -100,6 +109,8 @@ class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRace
                 return replace(state, turn=next_seat, rolls_this_turn=0)
             case RaceWon(seat=seat):
                 return replace(state, winner=seat, phase=Phase.FINISHED)
+            case RacerLeft(seat=seat):
+                return replace(state, out=(*state.out, seat))
         return state  # pragma: no cover - every event is matched above
 
     def is_terminal(self, state: EggRaceState) -> bool:
@@ -128,9 +139,32 @@ class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRace
             rolls_this_turn=state.rolls_this_turn,
             phase=state.phase,
             winner=state.winner,
+            out=state.out,
         )
+
+    def leave(
+        self, state: EggRaceState, seat: int, seats_in: tuple[int, ...]
+    ) -> list[EggRaceEvent]:
+        """The seat is out of the race: its score stays, its turns are
+        skipped (on its turn, the turn passes on at once)."""
+        events: list[EggRaceEvent] = [RacerLeft(seat)]
+        if state.phase is Phase.RACING and state.turn == seat:
+            after = replace(state, out=(*state.out, seat))
+            events.append(TurnPassed(next_in_race(after, seat)))
+        return events
 
     def redact(self, event: EggRaceEvent, viewer: Viewer) -> EggRaceEvent:
         if isinstance(event, NestDrawn) and not viewer.plays(event.seat):
             return NestDrawn(event.seat, None)
         return event
+
+
+def next_in_race(state: EggRaceState, seat: int) -> int:
+    """The seat after ``seat`` still in the race (``seat`` itself when no
+    other is)."""
+    players = len(state.scores)
+    for step in range(1, players + 1):
+        candidate = (seat + step) % players
+        if candidate not in state.out:
+            return candidate
+    return seat
