@@ -55,13 +55,35 @@ def _load() -> None:
         happy_little_dinosaurs.RULES_V1,
         happy_little_dinosaurs.RULES_V2,
     )
+    current += tuple(_extra_rules(current))
     for package in _extra_packages():
-        module = importlib.import_module(package)
-        current += (module.RULES,)
-        older += tuple(getattr(module, "OLDER_RULES", ()))
+        older += tuple(getattr(importlib.import_module(package), "OLDER_RULES", ()))
     versions = {(r.game_type, r.rules_version): r for r in (*current, *older)}
     _VERSIONS.update(versions)
     _CURRENT.update({r.game_type: r for r in current})
+
+
+def _extra_rules(built_in: tuple[Rules, ...]) -> list[Rules]:
+    """The current rules of the ``STRATA_EXTRA_GAMES`` packages; a
+    RuntimeError naming the variable for a package that is missing, has no
+    ``RULES`` or reuses a game type."""
+    taken = {r.game_type for r in built_in}
+    found: list[Rules] = []
+    for package in _extra_packages():
+        try:
+            rules = importlib.import_module(package).RULES
+        except (ImportError, AttributeError) as error:
+            raise RuntimeError(
+                f"STRATA_EXTRA_GAMES: {package} is no game package ({error})"
+            ) from error
+        if rules.game_type in taken:
+            raise RuntimeError(
+                f"STRATA_EXTRA_GAMES: {package}'s game type "
+                f"{rules.game_type!r} is already registered"
+            )
+        taken.add(rules.game_type)
+        found.append(rules)
+    return found
 
 
 def _extra_packages() -> list[str]:

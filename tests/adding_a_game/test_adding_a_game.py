@@ -34,6 +34,7 @@ from strata.v1 import admin_service_pb2, game_service_pb2, integration_service_p
 
 from clients import cli
 from domain import bots, registry
+from domain.chance import Rng
 from domain.errors import RuleViolation
 from domain.rules import GameRules, Viewer
 from domain.session import Session
@@ -47,9 +48,11 @@ from tests.adding_a_game.egg_race.model import (
     Hold,
     NestDrawn,
     Options,
+    RacerLeft,
     RaceWon,
     RollDie,
     Scenario,
+    TurnPassed,
 )
 from tests.adding_a_game.oneofs import (
     add_to_oneofs,
@@ -298,3 +301,35 @@ def test_a_toy_game_is_created_and_played_through_the_lifecycle(added):
     assert state.game.target == 10
     with pytest.raises(Exception, match="target"):
         session.create(2, "life", Options(target=99))
+
+
+def test_a_seat_that_leaves_is_out_of_the_race_and_its_turns_are_skipped():
+    # Given three racers, seat 0 to roll
+    state = gamekit.given(RULES, 3, [NestDrawn(0, 2), NestDrawn(1, 3), NestDrawn(2, 1)])
+    # When seat 0 leaves on its turn, the turn passes on at once
+    assert RULES.leave(state, 0, (1, 2)) == [RacerLeft(0), TurnPassed(1)]
+    # And later, seat 2's turn ends past seat 0 to seat 1
+    out = RULES.evolve(state, RacerLeft(0))
+    out = RULES.evolve(out, TurnPassed(2))
+    events = RULES.decide(RULES.evolve(out, DieRolled(2, 3)), 2, Hold(), Rng("x", 0))
+    assert events == [TurnPassed(1)]
+    # And a seat that leaves off its turn passes nothing
+    assert RULES.leave(state, 2, (0, 1)) == [RacerLeft(2)]
+
+
+@pytest.mark.parametrize(
+    ("packages", "message"),
+    [
+        ("no_such_package_here", "is no game package"),
+        ("tests.adding_a_game", "is no game package"),  # no RULES
+        ("domain.cubosaurs", "already registered"),
+    ],
+)
+def test_a_wrong_extra_game_is_refused_naming_the_variable(
+    monkeypatch, packages, message
+):
+    monkeypatch.setenv("STRATA_EXTRA_GAMES", packages)
+    monkeypatch.setattr(registry, "_CURRENT", {})
+    monkeypatch.setattr(registry, "_VERSIONS", {})
+    with pytest.raises(RuntimeError, match=f"STRATA_EXTRA_GAMES: .*{message}"):
+        registry.game_types()
