@@ -14,6 +14,11 @@
 // game moved on), and the actions drawn after the player's own click take
 // clicks only after a moment (GUARD_MS), so the second click of a slow
 // double click does not land on the new button under the pointer.
+//
+// Why a click is not lost to the table being drawn again: a button replaced
+// between the press and the release never gets the click (the browser sends
+// it to what both share, the page), so while a press on the table lasts
+// (PRESS_MS at most) drawing waits, and happens once the click is handled.
 
 import { ApiError, call, stream } from "./api.js";
 import { h } from "./dom.js";
@@ -24,6 +29,10 @@ import { replayPanel } from "./replay.js";
 /** After the player's click, how long new action buttons ignore clicks (ms):
  * longer than a slow double click (about 600 ms). */
 const GUARD_MS = 700;
+
+/** How long a press may hold the page's drawing back (ms): longer than any
+ * click, short enough that a button held down does not freeze the table. */
+const PRESS_MS = 5000;
 
 /** How long the service may take to answer a WatchGame call (ms). */
 const OPEN_TIMEOUT_MS = 10000;
@@ -46,6 +55,7 @@ export class Table {
     this.refreshing = null;
     this.refreshAgain = false;
     this.failures = 0;
+    this.streamFailures = 0;
     this.link = { stream: true, fetch: true };
     this.wake = null;
     this.logItems = h("ol", { id: "log-lines", tabindex: 0, "aria-label": "What happened, oldest first" });
@@ -56,6 +66,9 @@ export class Table {
       placeholder: "Your name",
       oninput: (event) => localStorage.setItem("strata.name", event.target.value),
     });
+    // A press (pointer down) on the page not yet released: drawing waits.
+    this.pressed = null;
+    this.drawWanted = null;
     this.content = null;
     this.finished = false;
     this.watching = null;
@@ -95,13 +108,48 @@ export class Table {
       if (this.watching) this.watching.abort();
     });
     window.addEventListener("online", () => {
+      // The failures while offline say nothing of the service: back off
+      // from the start again.
+      this.streamFailures = 0;
+      this.failures = 0;
       // An attempt made while offline may hang rather than fail: start anew.
       if (!this.link.stream) this.restartWatch();
       if (this.wake) this.wake();
       this.scheduleRefresh(0);
     });
+    // Drawing again under a pressed button would replace it, and the release
+    // would land on the new one, which never saw the press: the click would
+    // be lost. While a press on the table lasts, drawing waits for it.
+    main.addEventListener("pointerdown", () => {
+      clearTimeout(this.pressed);
+      this.pressed = setTimeout(() => this.released(), PRESS_MS);
+    });
+    for (const end of ["pointerup", "pointercancel"]) {
+      // After the release's click (dispatched right after pointerup).
+      window.addEventListener(end, () => setTimeout(() => this.released(), 0));
+    }
+    window.addEventListener("blur", () => this.released());
     tickClocks();
     this.watch();
+  }
+
+  /** Whether drawing waits for a press to end (and, if so, notes which
+   * drawing is wanted then: "all", or "actions" alone). */
+  held(what) {
+    if (this.pressed === null) return false;
+    if (this.drawWanted !== "all") this.drawWanted = what;
+    return true;
+  }
+
+  /** The press ended: the drawing that waited for it. */
+  released() {
+    if (this.pressed === null) return;
+    clearTimeout(this.pressed);
+    this.pressed = null;
+    const wanted = this.drawWanted;
+    this.drawWanted = null;
+    if (wanted === "all") this.draw();
+    else if (wanted === "actions") this.drawActions();
   }
 
   module() {
@@ -224,7 +272,6 @@ export class Table {
    * token after taking a seat (events are redacted for the token the
    * stream was opened with). */
   async watch() {
-    let failures = 0;
     for (;;) {
       const watching = new AbortController();
       this.watching = watching;
@@ -240,7 +287,7 @@ export class Table {
           signal,
           () => {
             clearTimeout(opening);
-            failures = 0;
+            this.streamFailures = 0;
             if (!this.link.stream) this.scheduleRefresh(0);
             this.setLink("stream", true);
           },
@@ -262,7 +309,7 @@ export class Table {
       this.setLink("stream", false);
       await new Promise((resolve) => {
         this.wake = resolve;
-        setTimeout(resolve, backoff(failures++));
+        setTimeout(resolve, backoff(this.streamFailures++));
       });
       this.wake = null;
     }
@@ -441,6 +488,7 @@ export class Table {
   }
 
   draw() {
+    if (!this.game || this.held("all")) return;
     // Where the focus and the caret are, before drawing moves the elements
     // kept across drawings (the name input) out of the page.
     const scroll = window.scrollY;
@@ -525,7 +573,7 @@ export class Table {
    * page was drawn again. */
   drawActions(focus = false) {
     const box = document.getElementById("actions");
-    if (!box || !this.game) return;
+    if (!box || !this.game || this.held("actions")) return;
     const wasInside = box.contains(document.activeElement);
     const ctx = this.context();
     const module = this.module();

@@ -102,6 +102,12 @@ class Person:
         self.page.on("request", lambda r: self.requested.append(r.url))
         self.page.on("request", self._command)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        #: Requests that got no answer (name and reason), for a failed wait.
+        self.failed: list[str] = []
+        self.page.on(
+            "requestfailed",
+            lambda r: self.failed.append(f"{r.url.rsplit('/', 1)[-1]}: {r.failure}"),
+        )
         self.page.on(
             "response",
             lambda r: self.responses.append(r) if "/strata.v1." in r.url else None,
@@ -156,6 +162,37 @@ class Person:
 
     def goto(self, path: str) -> None:
         self.page.goto(self.base_url + path)
+
+    def showing(self) -> str:
+        """What the page shows of itself and of its link to the service, and
+        its last API calls: what a failed wait reports."""
+        shown = self.page.evaluate(
+            """() => {
+              const text = (id) => (document.getElementById(id) || {}).textContent;
+              return {url: location.pathname, you: text("you"), error: text("error"),
+                      connection: text("connection"), body: {...document.body.dataset}};
+            }"""
+        )
+        calls = [f"{r.url.rsplit('/', 1)[-1]} {r.status}" for r in self.responses[-8:]]
+        return f"{shown}; last calls {calls}; failed {self.failed[-4:]}"
+
+    def wait_until(
+        self, script: str, arg: Any = None, timeout: float | None = None
+    ) -> None:
+        """``page.wait_for_function(script, arg)``, failing with what the
+        page showed instead (a timeout alone says nothing about why)."""
+        try:
+            self.page.wait_for_function(script, arg=arg, timeout=timeout)
+        except Exception as error:
+            raise AssertionError(
+                f"never true: {script} ({arg!r}); the page: {self.showing()}"
+            ) from error
+
+    def shows_you(self, text: str) -> None:
+        """Waits until the page says who this person plays (``#you``)."""
+        self.wait_until(
+            "t => (document.querySelector('#you') || {}).textContent === t", text
+        )
 
     def close(self) -> None:
         self.context.close()

@@ -35,17 +35,20 @@ def truth(web_server: Running, game_id: str) -> dict[str, Any]:
     return game
 
 
+#: How long a page may take to be live again after a drop (ms): its longest
+#: wait between attempts (8 s) and a last attempt that hangs until given up
+#: (10 s), with room for a loaded machine.
+RECONNECT_MS = 30_000
+
+
 def caught_up(person: Person, version: str) -> None:
     """Waits until the page shows the game at `version`, online."""
-    try:
-        person.page.wait_for_function(
-            "v => document.body.dataset.version === v"
-            " && document.body.dataset.connection === 'live'",
-            arg=version,
-        )
-    except Exception as error:
-        shown = person.page.evaluate("JSON.stringify(document.body.dataset)")
-        raise AssertionError(f"not at version {version}: {shown}") from error
+    person.wait_until(
+        "v => document.body.dataset.version === v"
+        " && document.body.dataset.connection === 'live'",
+        version,
+        timeout=RECONNECT_MS,
+    )
 
 
 def play_until(person: Person, done: Any, moves: int = 60) -> None:
@@ -185,10 +188,7 @@ def test_a_name_being_typed_survives_another_player_joining(
     page.keyboard.type("bby")  # the focus and the caret stayed in the field
     assert page.locator("#join-name").input_value() == "Bobby"
     page.click('button.join[data-seat="1"]')
-    page.wait_for_function(
-        "() => document.querySelector('#you').textContent"
-        " === 'You play seat 2 (Bobby).'"
-    )
+    carl.shows_you("You play seat 2 (Bobby).")
     assert carl.errors == []
 
 
@@ -210,8 +210,29 @@ def test_a_seat_taken_just_before_is_told_in_the_pages_numbers(
     error.wait_for(state="visible")
     assert error.inner_text() == "Seat 2 was taken just before you: choose another."
     page.click('button.join[data-seat="0"]')  # the one left: the error goes
-    page.wait_for_function(
-        "() => document.querySelector('#you').textContent === 'You play seat 1 (Bob).'"
-    )
+    bob.shows_you("You play seat 1 (Bob).")
     assert error.is_hidden()
     assert bob.errors == []
+
+
+def test_a_click_across_a_redraw_of_the_table_is_not_lost(
+    people: Any, web_server: Running
+) -> None:
+    """Carl presses "Take seat 1" as Bob's joining draws the waiting room
+    again, and lets go after: the seat is his (the button pressed is the one
+    released, not a new one in its place that never saw the press)."""
+    carl, game_id = waiting_room(people, web_server, players=3)
+    page = carl.page
+    page.fill("#join-name", "Carl")
+    page.hover('button.join[data-seat="0"]')
+    page.mouse.down()
+    with page.expect_response(lambda r: r.url.endswith("/GetGame")):
+        bob = {"gameId": game_id, "seat": 2, "playerName": "Bob"}
+        api(web_server, "JoinGame", bob, "")
+        page.get_by_text("Bob took seat 3.").wait_for()
+    page.wait_for_timeout(300)  # the page holds the new table: it would draw it
+    page.mouse.up()
+    carl.shows_you("You play seat 1 (Carl).")
+    # Once let go, the page drew the table as it is: seat 3 is taken.
+    assert page.locator('button.join[data-seat="2"]').count() == 0
+    assert carl.errors == []

@@ -185,9 +185,7 @@ def test_one_browser_may_play_two_seats_at_one_table(people: Any) -> None:
     create_for_two(ada, "dinosaurs_extinct")
     page.click('button.join[data-seat="1"]')  # hot seat: the same token
     page.click('button.leave[data-seat="1"]')  # changed her mind ...
-    page.wait_for_function(
-        "() => document.querySelector('#you').textContent === 'You play seat 1 (Ada).'"
-    )
+    ada.shows_you("You play seat 1 (Ada).")
     page.click('button.join[data-seat="1"]')  # ... and back
     page.click("#start")
     assert page.locator("#you").inner_text() == (
