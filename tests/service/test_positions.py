@@ -24,6 +24,7 @@ from domain import codec, registry
 from domain.errors import InvalidCommand
 from domain.rules import Viewer
 from service.server import Running
+from tests.gamekit import game_folder
 from tests.service.conftest import (
     ADMIN_TOKEN,
     TRANSPORTS,
@@ -31,14 +32,13 @@ from tests.service.conftest import (
     play_first_actions,
 )
 
-ROOT = Path(__file__).resolve().parents[2]
 GAMES = [g for g in registry.game_types() if registry.rules_for(g).position_type]
 
 
 def readme_position(game_type: str) -> dict[str, Any]:
     """The example position in the game's README (the JSON block of its
     "Starting from a position" section)."""
-    text = (ROOT / "domain" / game_type / "README.md").read_text()
+    text = (game_folder(game_type) / "README.md").read_text()
     section = text.split("## Starting from a position", 1)[1]
     block = re.search(r"```json\n(.*?)\n```", section, re.S)
     assert block, f"{game_type}'s README shows no example position"

@@ -24,8 +24,20 @@ DEFAULT_TARGET = 12
 
 
 @dataclass(frozen=True)
+class Position:
+    """A race in progress (admin only, in the scenario): each seat's score,
+    whose turn it is, and each seat's nest (1 to 3; empty: drawn at the
+    start). A viewer sees 0 for a nest it may not see."""
+
+    scores: tuple[int, ...] = ()
+    turn: int = 0
+    nests: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class Scenario:
     rolls: tuple[int, ...] = ()
+    position: Position | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +97,8 @@ class EggRaceState:
     phase: Phase = Phase.WAITING
     winner: int | None = None
     out: tuple[int, ...] = ()
+    #: A position's nests, drawn as they are at the start (empty: at random).
+    given_nests: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ in ``decide`` and only applied by ``evolve``.
 from __future__ import annotations
 
 from domain.chance import Rng, Script
-from domain.errors import InvalidCommand, RuleViolation
+from domain.errors import InvalidCommand, RuleViolation, position_invalid
 from domain.frozen import replace
 from domain.rules import GameConfig, GameRules, Outcome, Viewer
 from tests.adding_a_game.egg_race.bots import heuristic_bot
@@ -27,6 +27,7 @@ from tests.adding_a_game.egg_race.model import (
     NestDrawn,
     Options,
     Phase,
+    Position,
     RacerLeft,
     RaceWon,
     RollDie,
@@ -51,6 +52,7 @@ class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRace
     character_events = frozenset()
     bots = {"heuristic": heuristic_bot}
     search = SEARCH
+    position_type = Position
 
     def validate_config(self, config: GameConfig[EggRaceState]) -> None:
         target = config.options.target
@@ -58,17 +60,43 @@ class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRace
             raise InvalidCommand(
                 "BAD_TARGET", "The target is 5 to 30.", field="options.target"
             )
+        position = self.position(config)
+        if position is not None:
+            validate_position(position, config.players, target or DEFAULT_TARGET)
 
     def initial_state(self, config: GameConfig[EggRaceState]) -> EggRaceState:
         rolls = config.scenario.rolls if config.scenario else ()
-        return EggRaceState(
+        state = EggRaceState(
             config.options.target or DEFAULT_TARGET,
             (0,) * config.players,
             scenario_rolls=rolls,
         )
+        position = self.position(config)
+        if position is None:
+            return state
+        return replace(
+            state,
+            scores=position.scores,
+            turn=position.turn,
+            given_nests=position.nests,
+        )
 
     def start(self, state: EggRaceState, rng: Rng) -> list[EggRaceEvent]:
-        return [NestDrawn(seat, 1 + rng.below(3)) for seat in range(len(state.scores))]
+        """Each seat's nest: a position's, or drawn at random."""
+        return [
+            NestDrawn(seat, nest)
+            for seat, nest in enumerate(
+                state.given_nests
+                or [1 + rng.below(3) for _ in range(len(state.scores))]
+            )
+        ]
+
+    def redact_position(self, position: Position, viewer: Viewer) -> Position:
+        """A seat sees its own nest only; a spectator none (0: not seen)."""
+        if viewer.sees_everything:
+            return position
+        nests = tuple(n if viewer.plays(s) else 0 for s, n in enumerate(position.nests))
+        return replace(position, nests=nests)
 
     def decide(
         self, state: EggRaceState, seat: int, command: EggRaceCommand, rng: Rng
@@ -168,3 +196,29 @@ def next_in_race(state: EggRaceState, seat: int) -> int:
         if candidate not in state.out:
             return candidate
     return seat
+
+
+def validate_position(position: Position, players: int, target: int) -> None:
+    """A position's every field within the game, or POSITION_INVALID naming
+    the one that is not."""
+    if len(position.scores) != players:
+        raise position_invalid(
+            "scores",
+            f"The position has {len(position.scores)} scores for {players} seats.",
+        )
+    for seat, score in enumerate(position.scores):
+        if not 0 <= score < target:
+            raise position_invalid(
+                f"scores[{seat}]",
+                f"A score is 0 to {target - 1} (at {target}, the race is won).",
+            )
+    if not 0 <= position.turn < players:
+        raise position_invalid("turn", f"Seat {position.turn} does not exist.")
+    if position.nests and len(position.nests) != players:
+        raise position_invalid(
+            "nests",
+            f"The position has {len(position.nests)} nests for {players} seats.",
+        )
+    for seat, nest in enumerate(position.nests):
+        if not 1 <= nest <= 3:
+            raise position_invalid(f"nests[{seat}]", "A nest is 1 to 3.")
