@@ -660,7 +660,8 @@ def follow_log(report: Report, database: Database, mode: Mode) -> None:
         figures["follow_over_store"],
         0.3,
         True,
-        "the whole log, no_follow; median of 3 rounds taking turns",
+        "the whole log, no_follow, max_batch 500; median of 3 rounds taking "
+        f"turns (one event a message: {figures['one_a_message_over_store']})",
     )
 
 

@@ -1033,13 +1033,21 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return 0
 
 
+#: How many events `strata follow` asks for a message (the service's most).
+FOLLOW_BATCH = 500
+
+
 def cmd_follow(args: argparse.Namespace) -> int:
     with connect(args, args.token) as client:
         for item in client.follow_log(
-            args.after_position, args.game, args.event, follow=not args.no_follow
+            args.after_position,
+            args.game,
+            args.event,
+            follow=not args.no_follow,
+            max_batch=FOLLOW_BATCH,
         ):
-            if item.HasField("event"):
-                data = json_format.MessageToDict(item.event)
+            for event in item.events:
+                data = json_format.MessageToDict(event)
                 print(json.dumps(data, sort_keys=True), flush=True)
     return 0
 

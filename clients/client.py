@@ -552,13 +552,17 @@ class StrataClient:
         game_types: Sequence[str] = (),
         event_types: Sequence[str] = (),
         follow: bool = True,
+        max_batch: int = 0,
     ) -> Iterator[integration_pb.FollowLogResponse]:
-        """The global log from ``after_position``, filtered on the server."""
+        """The global log from ``after_position``, filtered on the server.
+        ``max_batch`` above 1: up to that many events a message, in each
+        response's ``events`` (a long log arrives several times faster)."""
         request = integration_pb.FollowLogRequest(
             after_position=after_position,
             game_types=list(game_types),
             event_types=list(event_types),
             no_follow=not follow,
+            max_batch=max_batch,
         )
         yield from self._stream(
             self.integration_stub.FollowLog, request, None if follow else self.timeout

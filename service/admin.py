@@ -133,19 +133,28 @@ class IntegrationServicer:
         self, request: integration_pb.FollowLogRequest, call: Call
     ) -> AsyncIterator[integration_pb.FollowLogResponse]:
         # On the event loop: a follower holds no thread while it waits.
-        async for item in self.integration.follow(
+        batched = request.max_batch > 1
+        async for items in self.integration.follow(
             self.app.caller(call.token, call.peer),
             request.after_position,
             set(request.game_types),
             set(request.event_types),
             follow=not request.no_follow,
+            batch=request.max_batch,
         ):
-            if item.recorded is None or item.session is None:
-                yield integration_pb.FollowLogResponse(position=item.position)
+            events = [
+                event_to_proto(item.session, item.recorded, item.event)
+                for item in items
+                if item.recorded is not None and item.session is not None
+            ]
+            position = items[-1].position
+            if not events:  # progress
+                yield integration_pb.FollowLogResponse(position=position)
+            elif batched:
+                yield integration_pb.FollowLogResponse(events=events, position=position)
             else:
                 yield integration_pb.FollowLogResponse(
-                    event=event_to_proto(item.session, item.recorded, item.event),
-                    position=item.position,
+                    event=events[0], position=position
                 )
 
     def GetStatistics(

@@ -225,22 +225,18 @@ class Integration:
         game_types: set[str],
         event_types: set[str],
         follow: bool,
-    ) -> AsyncIterator[FeedItem]:
+        batch: int = 1,
+    ) -> AsyncIterator[list[FeedItem]]:
         """The global log after ``after_position``, in commit order, as a
         spectator sees it, filtered; live when ``follow``. Reads run in
-        worker threads; no thread waits for the next event."""
+        worker threads; no thread waits for the next event.
+
+        Each answer is a list: up to ``batch`` events, as many as the read at
+        hand holds (a batch is never held back to fill it), or one progress
+        item (a position alone)."""
         self.require(caller)
-        if after_position < 0:
-            raise InvalidArgument(
-                "POSITION_NEGATIVE",
-                "after_position cannot be negative.",
-                "after_position",
-            )
-        unknown = game_types - set(registry.game_types())
-        if unknown:
-            raise InvalidArgument(
-                "UNKNOWN_GAME_TYPE", f"No game types {sorted(unknown)}.", "game_types"
-            )
+        _check_feed(after_position, game_types, batch)
+        batch = max(batch, 1)
         store = self.store
         known = frozenset(registry.game_types())
         spectator = Viewer.spectator()
@@ -248,21 +244,9 @@ class Integration:
         position = after_position
         answered = position  # the position of the last answer
         passed = 0  # events passed over since it (positions need not be dense)
+        pending: list[FeedItem] = []  # events of the batch being made
         while True:
-            if event_types:
-                # Only the wanted types (and the creations, which name each
-                # game's type) leave the database; the rest only move on.
-                read = await asyncio.to_thread(
-                    store.read_all_matching,
-                    position,
-                    FEED_BATCH,
-                    event_types | {_GAME_CREATED},
-                    (),
-                )
-            else:
-                events = await asyncio.to_thread(store.read_all, position, FEED_BATCH)
-                through = events[-1].position if events else position
-                read = MatchingEvents(events, through, len(events))
+            read = await _read_page(store, position, event_types)
             for recorded in read.events:
                 position = recorded.position
                 game_type, rules_version = await games.created(recorded)
@@ -274,8 +258,11 @@ class Integration:
                 if not wanted:
                     passed += 1
                     if passed >= FEED_HEARTBEAT:
+                        if pending:
+                            yield pending
+                            pending = []
                         answered, passed = position, 0
-                        yield FeedItem(position)
+                        yield [FeedItem(position)]
                     continue
                 # Under the rules version the game was created with (refused,
                 # as GetGame refuses it, when this service no longer runs it).
@@ -284,16 +271,24 @@ class Integration:
                 event = session.decode_event(
                     recorded.type, recorded.data, recorded.schema_version
                 )
-                yield FeedItem(
-                    position, recorded, session.redact(event, spectator), session
+                pending.append(
+                    FeedItem(
+                        position, recorded, session.redact(event, spectator), session
+                    )
                 )
+                if len(pending) == batch:
+                    yield pending
+                    pending = []
+            if pending:  # what this read holds goes before the next read
+                yield pending
+                pending = []
             position = read.through
             passed += read.scanned - len(read.events)  # passed over in the database
             if passed >= FEED_HEARTBEAT or (
                 read.scanned < FEED_BATCH and position > answered
             ):
                 answered, passed = position, 0
-                yield FeedItem(position)
+                yield [FeedItem(position)]
             if read.scanned < FEED_BATCH:
                 if not follow:
                     return
@@ -312,6 +307,44 @@ class Integration:
         self.game_list.wait_for(self.store.last_position(), timeout=2.0)
         position = self.game_list.position
         return self.game_list.models.statistics(game_type, position), position
+
+
+def _check_feed(after_position: int, game_types: set[str], batch: int) -> None:
+    """A feed's request, or InvalidArgument naming its field."""
+    if after_position < 0:
+        raise InvalidArgument(
+            "POSITION_NEGATIVE", "after_position cannot be negative.", "after_position"
+        )
+    if not 0 <= batch <= FEED_BATCH:
+        raise InvalidArgument(
+            "BATCH_OUT_OF_RANGE",
+            f"max_batch is 0 to {FEED_BATCH} (0 or 1: one event a message).",
+            "max_batch",
+        )
+    unknown = game_types - set(registry.game_types())
+    if unknown:
+        raise InvalidArgument(
+            "UNKNOWN_GAME_TYPE", f"No game types {sorted(unknown)}.", "game_types"
+        )
+
+
+async def _read_page(
+    store: EventStore, position: int, event_types: set[str]
+) -> MatchingEvents:
+    """The log's next page after ``position`` (in a worker thread)."""
+    if event_types:
+        # Only the wanted types (and the creations, which name each game's
+        # type) leave the database; the rest only move on.
+        return await asyncio.to_thread(
+            store.read_all_matching,
+            position,
+            FEED_BATCH,
+            event_types | {_GAME_CREATED},
+            (),
+        )
+    events = await asyncio.to_thread(store.read_all, position, FEED_BATCH)
+    through = events[-1].position if events else position
+    return MatchingEvents(events, through, len(events))
 
 
 class _FeedGames:

@@ -472,6 +472,12 @@ def test_the_admin_and_integration_methods_through_the_typescript_client(
     assert summary["statistics_finished"] == statistics.finished
     assert summary["statistics_finished"] == len(summary["finished"]) >= 2
     assert admin.get_game(game_id).rematch == summary["rematch_id"]
+    # Batched, the game's events come in order, three a message at most.
+    batched = summary["batched"]
+    assert [v for batch in batched for v in batch] == [
+        e.version for e in over_grpc.events[:-1]
+    ]
+    assert max(map(len, batched)) == 3
 
 
 #: What one client has and the other lacks on purpose, with the reason.

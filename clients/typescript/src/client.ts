@@ -601,13 +601,16 @@ export class StrataClient {
 
   // -- integration (integration or admin token) --------------------------------
 
-  /** The global log from `afterPosition`, filtered on the server. */
+  /** The global log from `afterPosition`, filtered on the server.
+   * `maxBatch` above 1: up to that many events a message, in each
+   * response's `events` (a long log arrives several times faster). */
   followLog(
     options: {
       afterPosition?: bigint;
       gameTypes?: string[];
       eventTypes?: string[];
       follow?: boolean;
+      maxBatch?: number;
       signal?: AbortSignal;
     } = {},
   ): AsyncGenerator<FollowLogResponse> {
@@ -619,6 +622,7 @@ export class StrataClient {
           gameTypes: options.gameTypes ?? [],
           eventTypes: options.eventTypes ?? [],
           noFollow: !follow,
+          maxBatch: options.maxBatch ?? 0,
         },
         this.callOptions(follow ? 0 : this.timeoutMs, options.signal),
       ),

@@ -45,6 +45,12 @@ async function main(): Promise<void> {
   })) {
     if (response.event !== undefined) finished.push(response.event.gameId);
   }
+  // The game's whole log again, three events a message at most.
+  const batched: number[][] = [];
+  for await (const response of admin.followLog({ follow: false, maxBatch: 3 })) {
+    const mine = response.events.filter((e) => e.gameId === gameId);
+    if (mine.length) batched.push(mine.map((e) => Number(e.version)));
+  }
   const statistics = await admin.getStatistics({ gameType: "dinosaurs_extinct" });
   const rematch = await admin.rematch(gameId, { seed: "typescript-rematch" });
   console.log(
@@ -62,6 +68,7 @@ async function main(): Promise<void> {
       finished,
       statistics_finished: Number(statistics.statistics[0]?.finished ?? 0n),
       rematch_id: rematch.gameId,
+      batched,
     }),
   );
 }

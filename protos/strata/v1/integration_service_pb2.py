@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from strata.v1 import game_service_pb2 as strata_dot_v1_dot_game__service__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#strata/v1/integration_service.proto\x12\tstrata.v1\x1a\x1cstrata/v1/game_service.proto\"f\n\x10\x46ollowLogRequest\x12\x16\n\x0e\x61\x66ter_position\x18\x01 \x01(\x03\x12\x12\n\ngame_types\x18\x02 \x03(\t\x12\x13\n\x0b\x65vent_types\x18\x03 \x03(\t\x12\x11\n\tno_follow\x18\x04 \x01(\x08\"F\n\x11\x46ollowLogResponse\x12\x1f\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x10.strata.v1.Event\x12\x10\n\x08position\x18\x02 \x01(\x03\")\n\x14GetStatisticsRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\"\x8f\x04\n\x12GameTypeStatistics\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x01(\x03\x12\x10\n\x08\x66inished\x18\x03 \x01(\x03\x12\x0e\n\x06\x61\x63tive\x18\x04 \x01(\x03\x12\x0c\n\x04open\x18\x05 \x01(\x03\x12\x13\n\x0bmean_length\x18\x06 \x01(\x01\x12\x12\n\nmin_length\x18\x07 \x01(\x03\x12\x12\n\nmax_length\x18\x08 \x01(\x03\x12\x43\n\x0cwins_by_seat\x18\t \x03(\x0b\x32-.strata.v1.GameTypeStatistics.WinsBySeatEntry\x12M\n\x11wins_by_character\x18\n \x03(\x0b\x32\x32.strata.v1.GameTypeStatistics.WinsByCharacterEntry\x12;\n\x07results\x18\x0b \x03(\x0b\x32*.strata.v1.GameTypeStatistics.ResultsEntry\x1a\x31\n\x0fWinsBySeatEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x36\n\x14WinsByCharacterEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a.\n\x0cResultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\\\n\x15GetStatisticsResponse\x12\x31\n\nstatistics\x18\x01 \x03(\x0b\x32\x1d.strata.v1.GameTypeStatistics\x12\x10\n\x08position\x18\x02 \x01(\x03\x32\xb2\x01\n\x12IntegrationService\x12H\n\tFollowLog\x12\x1b.strata.v1.FollowLogRequest\x1a\x1c.strata.v1.FollowLogResponse0\x01\x12R\n\rGetStatistics\x12\x1f.strata.v1.GetStatisticsRequest\x1a .strata.v1.GetStatisticsResponseB%\n\rdev.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#strata/v1/integration_service.proto\x12\tstrata.v1\x1a\x1cstrata/v1/game_service.proto\"y\n\x10\x46ollowLogRequest\x12\x16\n\x0e\x61\x66ter_position\x18\x01 \x01(\x03\x12\x12\n\ngame_types\x18\x02 \x03(\t\x12\x13\n\x0b\x65vent_types\x18\x03 \x03(\t\x12\x11\n\tno_follow\x18\x04 \x01(\x08\x12\x11\n\tmax_batch\x18\x05 \x01(\x05\"h\n\x11\x46ollowLogResponse\x12\x1f\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x10.strata.v1.Event\x12\x10\n\x08position\x18\x02 \x01(\x03\x12 \n\x06\x65vents\x18\x03 \x03(\x0b\x32\x10.strata.v1.Event\")\n\x14GetStatisticsRequest\x12\x11\n\tgame_type\x18\x01 \x01(\t\"\x8f\x04\n\x12GameTypeStatistics\x12\x11\n\tgame_type\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x01(\x03\x12\x10\n\x08\x66inished\x18\x03 \x01(\x03\x12\x0e\n\x06\x61\x63tive\x18\x04 \x01(\x03\x12\x0c\n\x04open\x18\x05 \x01(\x03\x12\x13\n\x0bmean_length\x18\x06 \x01(\x01\x12\x12\n\nmin_length\x18\x07 \x01(\x03\x12\x12\n\nmax_length\x18\x08 \x01(\x03\x12\x43\n\x0cwins_by_seat\x18\t \x03(\x0b\x32-.strata.v1.GameTypeStatistics.WinsBySeatEntry\x12M\n\x11wins_by_character\x18\n \x03(\x0b\x32\x32.strata.v1.GameTypeStatistics.WinsByCharacterEntry\x12;\n\x07results\x18\x0b \x03(\x0b\x32*.strata.v1.GameTypeStatistics.ResultsEntry\x1a\x31\n\x0fWinsBySeatEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a\x36\n\x14WinsByCharacterEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\x1a.\n\x0cResultsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03:\x02\x38\x01\"\\\n\x15GetStatisticsResponse\x12\x31\n\nstatistics\x18\x01 \x03(\x0b\x32\x1d.strata.v1.GameTypeStatistics\x12\x10\n\x08position\x18\x02 \x01(\x03\x32\xb2\x01\n\x12IntegrationService\x12H\n\tFollowLog\x12\x1b.strata.v1.FollowLogRequest\x1a\x1c.strata.v1.FollowLogResponse0\x01\x12R\n\rGetStatistics\x12\x1f.strata.v1.GetStatisticsRequest\x1a .strata.v1.GetStatisticsResponseB%\n\rdev.strata.v1P\x01Z\x12strata/v1;stratav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,21 +40,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMETYPESTATISTICS_RESULTSENTRY']._loaded_options = None
   _globals['_GAMETYPESTATISTICS_RESULTSENTRY']._serialized_options = b'8\001'
   _globals['_FOLLOWLOGREQUEST']._serialized_start=80
-  _globals['_FOLLOWLOGREQUEST']._serialized_end=182
-  _globals['_FOLLOWLOGRESPONSE']._serialized_start=184
-  _globals['_FOLLOWLOGRESPONSE']._serialized_end=254
-  _globals['_GETSTATISTICSREQUEST']._serialized_start=256
-  _globals['_GETSTATISTICSREQUEST']._serialized_end=297
-  _globals['_GAMETYPESTATISTICS']._serialized_start=300
-  _globals['_GAMETYPESTATISTICS']._serialized_end=827
-  _globals['_GAMETYPESTATISTICS_WINSBYSEATENTRY']._serialized_start=674
-  _globals['_GAMETYPESTATISTICS_WINSBYSEATENTRY']._serialized_end=723
-  _globals['_GAMETYPESTATISTICS_WINSBYCHARACTERENTRY']._serialized_start=725
-  _globals['_GAMETYPESTATISTICS_WINSBYCHARACTERENTRY']._serialized_end=779
-  _globals['_GAMETYPESTATISTICS_RESULTSENTRY']._serialized_start=781
-  _globals['_GAMETYPESTATISTICS_RESULTSENTRY']._serialized_end=827
-  _globals['_GETSTATISTICSRESPONSE']._serialized_start=829
-  _globals['_GETSTATISTICSRESPONSE']._serialized_end=921
-  _globals['_INTEGRATIONSERVICE']._serialized_start=924
-  _globals['_INTEGRATIONSERVICE']._serialized_end=1102
+  _globals['_FOLLOWLOGREQUEST']._serialized_end=201
+  _globals['_FOLLOWLOGRESPONSE']._serialized_start=203
+  _globals['_FOLLOWLOGRESPONSE']._serialized_end=307
+  _globals['_GETSTATISTICSREQUEST']._serialized_start=309
+  _globals['_GETSTATISTICSREQUEST']._serialized_end=350
+  _globals['_GAMETYPESTATISTICS']._serialized_start=353
+  _globals['_GAMETYPESTATISTICS']._serialized_end=880
+  _globals['_GAMETYPESTATISTICS_WINSBYSEATENTRY']._serialized_start=727
+  _globals['_GAMETYPESTATISTICS_WINSBYSEATENTRY']._serialized_end=776
+  _globals['_GAMETYPESTATISTICS_WINSBYCHARACTERENTRY']._serialized_start=778
+  _globals['_GAMETYPESTATISTICS_WINSBYCHARACTERENTRY']._serialized_end=832
+  _globals['_GAMETYPESTATISTICS_RESULTSENTRY']._serialized_start=834
+  _globals['_GAMETYPESTATISTICS_RESULTSENTRY']._serialized_end=880
+  _globals['_GETSTATISTICSRESPONSE']._serialized_start=882
+  _globals['_GETSTATISTICSRESPONSE']._serialized_end=974
+  _globals['_INTEGRATIONSERVICE']._serialized_start=977
+  _globals['_INTEGRATIONSERVICE']._serialized_end=1155
 # @@protoc_insertion_point(module_scope)

@@ -34,10 +34,18 @@ class FollowLogRequest(_message.Message):
     GAME_TYPES_FIELD_NUMBER: _builtins.int
     EVENT_TYPES_FIELD_NUMBER: _builtins.int
     NO_FOLLOW_FIELD_NUMBER: _builtins.int
+    MAX_BATCH_FIELD_NUMBER: _builtins.int
     after_position: _builtins.int
     """Send events after this global position (0: from the start)."""
     no_follow: _builtins.bool
     """Stop at the end of the log instead of following it live."""
+    max_batch: _builtins.int
+    """Up to this many events a message, in the response's `events`, 2 to 500
+    (0 or 1: one event a message, in `event`). A message costs the service
+    about as much to send as the events in it cost to read: a follower of a
+    long log asks for batches. A batch holds the events at hand; the service
+    never waits for more to fill one.
+    """
     @_builtins.property
     def game_types(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Only events of games of these types (empty: every type)."""
@@ -53,10 +61,11 @@ class FollowLogRequest(_message.Message):
         game_types: _abc.Iterable[_builtins.str] | None = ...,
         event_types: _abc.Iterable[_builtins.str] | None = ...,
         no_follow: _builtins.bool = ...,
+        max_batch: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_position", b"after_position", "event_types", b"event_types", "game_types", b"game_types", "no_follow", b"no_follow"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_position", b"after_position", "event_types", b"event_types", "game_types", b"game_types", "max_batch", b"max_batch", "no_follow", b"no_follow"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -70,6 +79,7 @@ class FollowLogResponse(_message.Message):
 
     EVENT_FIELD_NUMBER: _builtins.int
     POSITION_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     position: _builtins.int
     """The log position this message covers up to: resume after it. Progress
     messages (no event) are sent while filtered-out events are skipped: after
@@ -79,17 +89,27 @@ class FollowLogResponse(_message.Message):
     """
     @_builtins.property
     def event(self) -> _game_service_pb2.Event:
-        """The next event that passes the filters; unset on a progress message."""
+        """The next event that passes the filters; unset on a progress message and
+        when the request asked for batches (`max_batch` above 1).
+        """
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_service_pb2.Event]:
+        """With `max_batch` above 1: the next events that pass the filters, in log
+        order (as many as were at hand, up to `max_batch`); empty on a progress
+        message. `position` is then the last one's.
+        """
 
     def __init__(
         self,
         *,
         event: _game_service_pb2.Event | None = ...,
         position: _builtins.int = ...,
+        events: _abc.Iterable[_game_service_pb2.Event] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "position", b"position"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "events", b"events", "position", b"position"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

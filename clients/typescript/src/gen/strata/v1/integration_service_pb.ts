@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file strata/v1/integration_service.proto.
  */
 export const file_strata_v1_integration_service: GenFile = /*@__PURE__*/
-  fileDesc("CiNzdHJhdGEvdjEvaW50ZWdyYXRpb25fc2VydmljZS5wcm90bxIJc3RyYXRhLnYxImYKEEZvbGxvd0xvZ1JlcXVlc3QSFgoOYWZ0ZXJfcG9zaXRpb24YASABKAMSEgoKZ2FtZV90eXBlcxgCIAMoCRITCgtldmVudF90eXBlcxgDIAMoCRIRCglub19mb2xsb3cYBCABKAgiRgoRRm9sbG93TG9nUmVzcG9uc2USHwoFZXZlbnQYASABKAsyEC5zdHJhdGEudjEuRXZlbnQSEAoIcG9zaXRpb24YAiABKAMiKQoUR2V0U3RhdGlzdGljc1JlcXVlc3QSEQoJZ2FtZV90eXBlGAEgASgJIo8EChJHYW1lVHlwZVN0YXRpc3RpY3MSEQoJZ2FtZV90eXBlGAEgASgJEg0KBWdhbWVzGAIgASgDEhAKCGZpbmlzaGVkGAMgASgDEg4KBmFjdGl2ZRgEIAEoAxIMCgRvcGVuGAUgASgDEhMKC21lYW5fbGVuZ3RoGAYgASgBEhIKCm1pbl9sZW5ndGgYByABKAMSEgoKbWF4X2xlbmd0aBgIIAEoAxJDCgx3aW5zX2J5X3NlYXQYCSADKAsyLS5zdHJhdGEudjEuR2FtZVR5cGVTdGF0aXN0aWNzLldpbnNCeVNlYXRFbnRyeRJNChF3aW5zX2J5X2NoYXJhY3RlchgKIAMoCzIyLnN0cmF0YS52MS5HYW1lVHlwZVN0YXRpc3RpY3MuV2luc0J5Q2hhcmFjdGVyRW50cnkSOwoHcmVzdWx0cxgLIAMoCzIqLnN0cmF0YS52MS5HYW1lVHlwZVN0YXRpc3RpY3MuUmVzdWx0c0VudHJ5GjEKD1dpbnNCeVNlYXRFbnRyeRILCgNrZXkYASABKAUSDQoFdmFsdWUYAiABKAM6AjgBGjYKFFdpbnNCeUNoYXJhY3RlckVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEaLgoMUmVzdWx0c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoAzoCOAEiXAoVR2V0U3RhdGlzdGljc1Jlc3BvbnNlEjEKCnN0YXRpc3RpY3MYASADKAsyHS5zdHJhdGEudjEuR2FtZVR5cGVTdGF0aXN0aWNzEhAKCHBvc2l0aW9uGAIgASgDMrIBChJJbnRlZ3JhdGlvblNlcnZpY2USSAoJRm9sbG93TG9nEhsuc3RyYXRhLnYxLkZvbGxvd0xvZ1JlcXVlc3QaHC5zdHJhdGEudjEuRm9sbG93TG9nUmVzcG9uc2UwARJSCg1HZXRTdGF0aXN0aWNzEh8uc3RyYXRhLnYxLkdldFN0YXRpc3RpY3NSZXF1ZXN0GiAuc3RyYXRhLnYxLkdldFN0YXRpc3RpY3NSZXNwb25zZUIlCg1kZXYuc3RyYXRhLnYxUAFaEnN0cmF0YS92MTtzdHJhdGF2MWIGcHJvdG8z", [file_strata_v1_game_service]);
+  fileDesc("CiNzdHJhdGEvdjEvaW50ZWdyYXRpb25fc2VydmljZS5wcm90bxIJc3RyYXRhLnYxInkKEEZvbGxvd0xvZ1JlcXVlc3QSFgoOYWZ0ZXJfcG9zaXRpb24YASABKAMSEgoKZ2FtZV90eXBlcxgCIAMoCRITCgtldmVudF90eXBlcxgDIAMoCRIRCglub19mb2xsb3cYBCABKAgSEQoJbWF4X2JhdGNoGAUgASgFImgKEUZvbGxvd0xvZ1Jlc3BvbnNlEh8KBWV2ZW50GAEgASgLMhAuc3RyYXRhLnYxLkV2ZW50EhAKCHBvc2l0aW9uGAIgASgDEiAKBmV2ZW50cxgDIAMoCzIQLnN0cmF0YS52MS5FdmVudCIpChRHZXRTdGF0aXN0aWNzUmVxdWVzdBIRCglnYW1lX3R5cGUYASABKAkijwQKEkdhbWVUeXBlU3RhdGlzdGljcxIRCglnYW1lX3R5cGUYASABKAkSDQoFZ2FtZXMYAiABKAMSEAoIZmluaXNoZWQYAyABKAMSDgoGYWN0aXZlGAQgASgDEgwKBG9wZW4YBSABKAMSEwoLbWVhbl9sZW5ndGgYBiABKAESEgoKbWluX2xlbmd0aBgHIAEoAxISCgptYXhfbGVuZ3RoGAggASgDEkMKDHdpbnNfYnlfc2VhdBgJIAMoCzItLnN0cmF0YS52MS5HYW1lVHlwZVN0YXRpc3RpY3MuV2luc0J5U2VhdEVudHJ5Ek0KEXdpbnNfYnlfY2hhcmFjdGVyGAogAygLMjIuc3RyYXRhLnYxLkdhbWVUeXBlU3RhdGlzdGljcy5XaW5zQnlDaGFyYWN0ZXJFbnRyeRI7CgdyZXN1bHRzGAsgAygLMiouc3RyYXRhLnYxLkdhbWVUeXBlU3RhdGlzdGljcy5SZXN1bHRzRW50cnkaMQoPV2luc0J5U2VhdEVudHJ5EgsKA2tleRgBIAEoBRINCgV2YWx1ZRgCIAEoAzoCOAEaNgoUV2luc0J5Q2hhcmFjdGVyRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ARouCgxSZXN1bHRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJcChVHZXRTdGF0aXN0aWNzUmVzcG9uc2USMQoKc3RhdGlzdGljcxgBIAMoCzIdLnN0cmF0YS52MS5HYW1lVHlwZVN0YXRpc3RpY3MSEAoIcG9zaXRpb24YAiABKAMysgEKEkludGVncmF0aW9uU2VydmljZRJICglGb2xsb3dMb2cSGy5zdHJhdGEudjEuRm9sbG93TG9nUmVxdWVzdBocLnN0cmF0YS52MS5Gb2xsb3dMb2dSZXNwb25zZTABElIKDUdldFN0YXRpc3RpY3MSHy5zdHJhdGEudjEuR2V0U3RhdGlzdGljc1JlcXVlc3QaIC5zdHJhdGEudjEuR2V0U3RhdGlzdGljc1Jlc3BvbnNlQiUKDWRldi5zdHJhdGEudjFQAVoSc3RyYXRhL3YxO3N0cmF0YXYxYgZwcm90bzM", [file_strata_v1_game_service]);
 
 /**
  * Request of FollowLog.
@@ -53,6 +53,17 @@ export type FollowLogRequest = Message<"strata.v1.FollowLogRequest"> & {
    * @generated from field: bool no_follow = 4;
    */
   noFollow: boolean;
+
+  /**
+   * Up to this many events a message, in the response's `events`, 2 to 500
+   * (0 or 1: one event a message, in `event`). A message costs the service
+   * about as much to send as the events in it cost to read: a follower of a
+   * long log asks for batches. A batch holds the events at hand; the service
+   * never waits for more to fill one.
+   *
+   * @generated from field: int32 max_batch = 5;
+   */
+  maxBatch: number;
 };
 
 /**
@@ -69,7 +80,8 @@ export const FollowLogRequestSchema: GenMessage<FollowLogRequest> = /*@__PURE__*
  */
 export type FollowLogResponse = Message<"strata.v1.FollowLogResponse"> & {
   /**
-   * The next event that passes the filters; unset on a progress message.
+   * The next event that passes the filters; unset on a progress message and
+   * when the request asked for batches (`max_batch` above 1).
    *
    * @generated from field: strata.v1.Event event = 1;
    */
@@ -85,6 +97,15 @@ export type FollowLogResponse = Message<"strata.v1.FollowLogResponse"> & {
    * @generated from field: int64 position = 2;
    */
   position: bigint;
+
+  /**
+   * With `max_batch` above 1: the next events that pass the filters, in log
+   * order (as many as were at hand, up to `max_batch`); empty on a progress
+   * message. `position` is then the last one's.
+   *
+   * @generated from field: repeated strata.v1.Event events = 3;
+   */
+  events: Event[];
 };
 
 /**
