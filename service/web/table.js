@@ -56,6 +56,7 @@ export class Table {
     this.refreshAgain = false;
     this.failures = 0;
     this.streamFailures = 0;
+    this.openingSince = null;
     this.link = { stream: true, fetch: true };
     this.wake = null;
     this.logItems = h("ol", { id: "log-lines", tabindex: 0, "aria-label": "What happened, oldest first" });
@@ -200,6 +201,7 @@ export class Table {
       this.failures = 0;
       this.setLink("fetch", true);
       clearError("connection");
+      this.kickWatch();
       if (Number(this.game.version) < this.lastVersion) this.scheduleRefresh(backoff(0));
     } catch (error) {
       if (!transient(error)) showError(error, "connection");
@@ -278,20 +280,33 @@ export class Table {
       const signal = watching.signal;
       // A stream the service has not answered in a while is given up.
       const opening = setTimeout(() => watching.abort(), OPEN_TIMEOUT_MS);
+      this.openingSince = performance.now();
+      document.body.dataset.stream = "opening";
+      // Given up means given up: the loop goes on even if the browser never
+      // settles the aborted request (what it delivers after is ignored).
+      const givenUp = new Promise((_, reject) => {
+        signal.addEventListener("abort", () => reject(new DOMException("The stream was given up.", "AbortError")));
+      });
       try {
-        await stream(
+        const attempt = stream(
           "WatchGame",
           { gameId: this.gameId, fromVersion: String(this.lastVersion + 1) },
           this.token,
-          ({ event }) => this.onEvent(event),
+          ({ event }) => signal.aborted || this.onEvent(event),
           signal,
           () => {
+            if (signal.aborted) return;
             clearTimeout(opening);
+            this.openingSince = null;
+            document.body.dataset.stream = "open";
             this.streamFailures = 0;
             if (!this.link.stream) this.scheduleRefresh(0);
             this.setLink("stream", true);
           },
         );
+        attempt.catch(() => {});
+        givenUp.catch(() => {});
+        await Promise.race([attempt, givenUp]);
         if (this.finished) {
           this.scheduleRefresh(0);
           return;
@@ -302,11 +317,14 @@ export class Table {
           continue;
         }
         if (!transient(error)) showError(error, "connection");
+        console.debug("strata: the game's stream ended:", String((error && error.message) || error));
       } finally {
         clearTimeout(opening);
+        this.openingSince = null;
       }
       if (this.finished && this.link.stream) return;
       this.setLink("stream", false);
+      document.body.dataset.stream = "waiting";
       await new Promise((resolve) => {
         this.wake = resolve;
         setTimeout(resolve, backoff(this.streamFailures++));
@@ -315,9 +333,25 @@ export class Table {
     }
   }
 
+  /** The service answered a fetch while the stream is down: try the stream
+   * now rather than at the end of its backoff, and give up an attempt that
+   * has been opening too long (its own timer may not have fired: a
+   * background tab's timers are throttled). */
+  kickWatch() {
+    if (this.link.stream) return;
+    if (this.wake) this.wake();
+    else if (this.openingSince !== null && performance.now() - this.openingSince > OPEN_TIMEOUT_MS) {
+      this.restartWatch();
+    }
+  }
+
   /** Opens the stream again at once (with this browser's new token). */
   restartWatch() {
     if (!this.watching) return;
+    if (this.wake) {
+      this.wake(); // between attempts: the next one starts now
+      return;
+    }
     this.restarting = true;
     this.watching.abort();
   }

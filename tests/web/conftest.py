@@ -102,6 +102,9 @@ class Person:
         self.page.on("request", lambda r: self.requested.append(r.url))
         self.page.on("request", self._command)
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+        #: What the page logged to its console, for a failed wait.
+        self.console: list[str] = []
+        self.page.on("console", lambda m: self.console.append(f"{m.type}: {m.text}"))
         #: Requests that got no answer (name and reason), for a failed wait.
         self.failed: list[str] = []
         self.page.on(
@@ -170,11 +173,34 @@ class Person:
             """() => {
               const text = (id) => (document.getElementById(id) || {}).textContent;
               return {url: location.pathname, you: text("you"), error: text("error"),
-                      connection: text("connection"), body: {...document.body.dataset}};
+                      connection: text("connection"), body: {...document.body.dataset},
+                      visibility: document.visibilityState, focus: document.hasFocus()};
             }"""
         )
+        # Whether the page's timers still run (a 50 ms timer against 2 s of
+        # message events, which are never throttled).
+        timers = self.page.evaluate(
+            """() => new Promise((resolve) => {
+              let done = false;
+              const start = performance.now();
+              setTimeout(() => { if (!done) { done = true; resolve("timers run"); } }, 50);
+              const channel = new MessageChannel();
+              channel.port1.onmessage = () => {
+                if (done) return;
+                if (performance.now() - start > 2000) {
+                  done = true;
+                  resolve("timers frozen");
+                } else channel.port2.postMessage(0);
+              };
+              channel.port2.postMessage(0);
+            })"""
+        )
+        shown["timers"] = timers
         calls = [f"{r.url.rsplit('/', 1)[-1]} {r.status}" for r in self.responses[-8:]]
-        return f"{shown}; last calls {calls}; failed {self.failed[-4:]}"
+        return (
+            f"{shown}; last calls {calls}; failed {self.failed[-4:]}; "
+            f"errors {self.errors}; console {self.console[-6:]}"
+        )
 
     def wait_until(
         self, script: str, arg: Any = None, timeout: float | None = None
