@@ -183,7 +183,8 @@ class Person:
             """() => new Promise((resolve) => {
               let done = false;
               const start = performance.now();
-              setTimeout(() => { if (!done) { done = true; resolve("timers run"); } }, 50);
+              const ran = () => { if (!done) { done = true; resolve("timers run"); } };
+              setTimeout(ran, 50);
               const channel = new MessageChannel();
               channel.port1.onmessage = () => {
                 if (done) return;
