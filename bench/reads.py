@@ -170,9 +170,12 @@ def _follow_once(
     ``batch`` events a message at most (0: one a message)."""
     count = 0
     started = time.perf_counter()
-    request = integration_pb.FollowLogRequest(no_follow=True, max_batch=batch)
+    request = integration_pb.FollowLogRequest(no_follow=True)
+    # A checkout from before batches (``--ab``) has no max_batch to ask.
+    if "max_batch" in request.DESCRIPTOR.fields_by_name:
+        request.max_batch = batch
     for message in stub.FollowLog(request, metadata=ADMIN):
-        count += len(message.events) + message.HasField("event")
+        count += len(getattr(message, "events", ())) + message.HasField("event")
     return count, time.perf_counter() - started
 
 
