@@ -245,54 +245,71 @@ class Integration:
         answered = position  # the position of the last answer
         passed = 0  # events passed over since it (positions need not be dense)
         pending: list[FeedItem] = []  # events of the batch being made
-        while True:
-            read = await _read_page(store, position, event_types)
-            for recorded in read.events:
-                position = recorded.position
-                game_type, rules_version = await games.created(recorded)
-                wanted = (
-                    game_type in known
-                    and (not game_types or game_type in game_types)
-                    and (not event_types or recorded.type in event_types)
-                )
-                if not wanted:
-                    passed += 1
-                    if passed >= FEED_HEARTBEAT:
-                        if pending:
-                            yield pending
-                            pending = []
-                        answered, passed = position, 0
-                        yield [FeedItem(position)]
-                    continue
-                # Under the rules version the game was created with (refused,
-                # as GetGame refuses it, when this service no longer runs it).
-                session = games.session(recorded.game_id, game_type, rules_version)
-                answered, passed = position, 0
-                event = session.decode_event(
-                    recorded.type, recorded.data, recorded.schema_version
-                )
-                pending.append(
-                    FeedItem(
-                        position, recorded, session.redact(event, spectator), session
+        # The next page, read while this one is sent (a full page: more may
+        # follow).
+        upcoming: asyncio.Future[MatchingEvents] | None = None
+        try:
+            while True:
+                if upcoming is None:
+                    read = await _read_page(store, position, event_types)
+                else:
+                    read, upcoming = await upcoming, None
+                if read.scanned >= FEED_BATCH:
+                    upcoming = asyncio.ensure_future(
+                        _read_page(store, read.through, event_types)
                     )
-                )
-                if len(pending) == batch:
+                for recorded in read.events:
+                    position = recorded.position
+                    game_type, rules_version = await games.created(recorded)
+                    wanted = (
+                        game_type in known
+                        and (not game_types or game_type in game_types)
+                        and (not event_types or recorded.type in event_types)
+                    )
+                    if not wanted:
+                        passed += 1
+                        if passed >= FEED_HEARTBEAT:
+                            if pending:
+                                yield pending
+                                pending = []
+                            answered, passed = position, 0
+                            yield [FeedItem(position)]
+                        continue
+                    # Under the rules version the game was created with (refused,
+                    # as GetGame refuses it, when this service no longer runs it).
+                    session = games.session(recorded.game_id, game_type, rules_version)
+                    answered, passed = position, 0
+                    event = session.decode_event(
+                        recorded.type, recorded.data, recorded.schema_version
+                    )
+                    pending.append(
+                        FeedItem(
+                            position,
+                            recorded,
+                            session.redact(event, spectator),
+                            session,
+                        )
+                    )
+                    if len(pending) == batch:
+                        yield pending
+                        pending = []
+                if pending:  # what this read holds goes before the next read
                     yield pending
                     pending = []
-            if pending:  # what this read holds goes before the next read
-                yield pending
-                pending = []
-            position = read.through
-            passed += read.scanned - len(read.events)  # passed over in the database
-            if passed >= FEED_HEARTBEAT or (
-                read.scanned < FEED_BATCH and position > answered
-            ):
-                answered, passed = position, 0
-                yield [FeedItem(position)]
-            if read.scanned < FEED_BATCH:
-                if not follow:
-                    return
-                await store.wait_for_append_async(position, 1.0)
+                position = read.through
+                passed += read.scanned - len(read.events)  # passed over in the database
+                if passed >= FEED_HEARTBEAT or (
+                    read.scanned < FEED_BATCH and position > answered
+                ):
+                    answered, passed = position, 0
+                    yield [FeedItem(position)]
+                if read.scanned < FEED_BATCH:
+                    if not follow:
+                        return
+                    await store.wait_for_append_async(position, 1.0)
+        finally:
+            if upcoming is not None:
+                upcoming.cancel()
 
     def statistics(
         self, caller: Caller, game_type: str
