@@ -269,8 +269,8 @@ export class Table {
     };
   }
 
-  /** Follows the game live with WatchGame from the version after the last
-   * one seen, resuming after a cut with backoff, and again with the new
+  /** Follows the game live with WatchGame from the last version seen,
+   * resuming after a cut with backoff, and again with the new
    * token after taking a seat (events are redacted for the token the
    * stream was opened with). */
   async watch() {
@@ -290,7 +290,11 @@ export class Table {
       try {
         const attempt = stream(
           "WatchGame",
-          { gameId: this.gameId, fromVersion: String(this.lastVersion + 1) },
+          // From the last version seen, not the one after: the service
+          // answers a stream with its first event, so a stream of a quiet
+          // game from the next version would stay unanswered (and look
+          // hung) until someone moved. The event seen again is ignored.
+          { gameId: this.gameId, fromVersion: String(Math.max(1, this.lastVersion)) },
           this.token,
           ({ event }) => signal.aborted || this.onEvent(event),
           signal,

@@ -99,6 +99,28 @@ def test_a_page_offline_while_the_other_moved_catches_up_by_itself(
     assert ada.errors == [] and bob.errors == []
 
 
+def test_a_page_offline_while_nothing_happened_is_live_again_at_once(
+    people: Any, web_server: Running
+) -> None:
+    """Back online with nothing new in the game: the stream resumes at once
+    (a stream from the next version would get no answer until someone
+    moved, and the page stayed "Reconnecting" with its actions disabled)."""
+    ada, _bob, game_id = game_of_two(people)
+    ada.page.wait_for_selector("body[data-status=GAME_STATUS_ACTIVE]")
+    version = truth(web_server, game_id)["version"]  # started: nobody moves
+    caught_up(ada, version)
+    ada.context.set_offline(True)
+    ada.page.wait_for_selector("body[data-connection=reconnecting]")
+    ada.context.set_offline(False)
+    ada.wait_until(
+        "v => document.body.dataset.version === v"
+        " && document.body.dataset.connection === 'live'",
+        version,
+    )
+    assert truth(web_server, game_id)["version"] == version  # nobody moved
+    assert ada.errors == []
+
+
 def test_a_slow_double_click_makes_one_move(people: Any, web_server: Running) -> None:
     # One browser playing both seats: after Ada's click, Bob's new buttons
     # appear at once under the pointer.

@@ -47,7 +47,7 @@ def test_a_game_without_a_renderer_is_played_to_its_end_through_the_generic_one(
             continue
         # The view is drawn as a tree of its fields, in words.
         trees += page.locator("#board .generic-view dl.tree").count() > 0
-        if clicks == 1:
+        if clicks == 0:
             assert axe_violations(page, axe_source) == []
         try:
             buttons.nth(0).click(timeout=3000)
@@ -57,7 +57,9 @@ def test_a_game_without_a_renderer_is_played_to_its_end_through_the_generic_one(
     else:
         pytest.fail(f"{game_type}: no end after {clicks} clicks")
 
-    assert clicks > 1 and trees > 0
+    # A game may end after one click (the toy's bot can win its first turn).
+    assert clicks >= 1 and trees > 0
+    assert axe_violations(page, axe_source) == []  # the finished game's page
     truth = api(web_server, "GetGame", {"gameId": game_id})["game"]
     assert truth["status"] == "GAME_STATUS_FINISHED"
     # The buttons carried the API's descriptions (class raw: no words of a
