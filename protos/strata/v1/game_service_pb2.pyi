@@ -1660,7 +1660,11 @@ class WatchGameRequest(_message.Message):
     """The game."""
     from_version: _builtins.int
     """First version to send (default 1). To resume, send the last version
-    received plus one.
+    received plus one. The answer begins with the first event sent: over
+    Connect and gRPC-Web its response headers too, so a stream from a
+    version not made yet stays unanswered until someone moves (a client that
+    gives up streams that do not answer resumes from the last version it
+    received instead, and skips that event: the web table does).
     """
     no_follow: _builtins.bool
     """Stop after the events present now instead of following live."""

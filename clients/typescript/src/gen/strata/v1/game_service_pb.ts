@@ -1795,7 +1795,11 @@ export type WatchGameRequest = Message<"strata.v1.WatchGameRequest"> & {
 
   /**
    * First version to send (default 1). To resume, send the last version
-   * received plus one.
+   * received plus one. The answer begins with the first event sent: over
+   * Connect and gRPC-Web its response headers too, so a stream from a
+   * version not made yet stays unanswered until someone moves (a client that
+   * gives up streams that do not answer resumes from the last version it
+   * received instead, and skips that event: the web table does).
    *
    * @generated from field: int64 from_version = 2;
    */
