@@ -83,7 +83,13 @@ def test_sigterm_ends_streams_at_once_refuses_new_calls_and_exits_within_grace(
         client.timeout = 2
         with pytest.raises(StrataError) as error:
             client.list_game_types()
-        assert error.value.code is grpc.StatusCode.UNAVAILABLE
+        # Refused, not run. A call that reaches gRPC as its server stops may
+        # be cancelled by gRPC's core before the door sees it (seen in full
+        # runs of the suite under load): CANCELLED. Either way it was not run.
+        assert error.value.code in (
+            grpc.StatusCode.UNAVAILABLE,
+            grpc.StatusCode.CANCELLED,
+        ), error.value
     # Gone within the grace and one second, having logged no error.
     server.process.wait(GRACE + 5)
     assert time.monotonic() - signalled < GRACE + 1
