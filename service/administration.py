@@ -145,14 +145,13 @@ class Administration:
                 "document",
             )
         try:
-            self.store.import_game(game_id, events, commands)
+            loaded = self.games.import_game(game_id, events, commands)
         except ConcurrencyError:
             raise InvalidArgument(
                 "GAME_EXISTS",
                 f"A game {game_id!r} exists here; import under another game_id.",
                 "game_id",
             ) from None
-        loaded = self.games.load(game_id)
         return game_id, loaded.state.version, verification
 
 

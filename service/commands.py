@@ -269,7 +269,7 @@ class Commands:
                     # it, refusals are answered, not kept (a retry is decided
                     # again, and refused again).
                     raise
-                record = self.store.record_rejection(
+                record = self.games.log_refusal(
                     game_id,
                     NewCommand(
                         command_id,
@@ -288,7 +288,7 @@ class Commands:
                 raise
             try:
                 with self.tracer.start_as_current_span("append"), self.metrics.timed():
-                    result = self.store.append(
+                    result = self.games.append(
                         game_id, attempt.version, attempt.new_events, attempt.command
                     )
             except DuplicateCommand as duplicate:
@@ -315,7 +315,7 @@ class Commands:
                 caller, game_id, loaded, attempt, result
             )
             if snapshot is not None:
-                self.store.save_snapshot(snapshot)
+                self.games.save_snapshot(snapshot)
             return submitted
         raise Aborted("TOO_MUCH_CONTENTION", "The game changed too often; retry.")
 
@@ -371,14 +371,14 @@ class Commands:
             return await asyncio.to_thread(slowly)
         try:
             with self.tracer.start_as_current_span("append"), self.metrics.timed():
-                result = await self.store.append_async(
+                result = await self.games.append_async(
                     game_id, attempt.version, attempt.new_events, attempt.command
                 )
         except (ConcurrencyError, DuplicateCommand):
             return await asyncio.to_thread(slowly)
         submitted, snapshot = self._accepted(caller, game_id, loaded, attempt, result)
         if snapshot is not None:
-            await asyncio.to_thread(self.store.save_snapshot, snapshot)
+            await asyncio.to_thread(self.games.save_snapshot, snapshot)
         return submitted
 
     @staticmethod

@@ -43,7 +43,7 @@ from service.errors import (
     InvalidArgument,
     PermissionDenied,
 )
-from service.games import Games, Loaded, new_event
+from service.games import Games, Loaded
 from service.inputs import quote
 from service.quotas import Holdings
 from service.seating import Seating
@@ -173,7 +173,7 @@ class Creating:
         timed = "time_control" in table
         try:
             with self.timed_games.reserve(caller if timed else None) as timing:
-                self.store.append(game_id, 0, [new_event(created)], command)
+                self.games.create(game_id, created, command)
                 timing.took(game_id)
         except (ConcurrencyError, DuplicateCommand):
             if rematch is not None:

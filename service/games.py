@@ -1,8 +1,16 @@
-"""Loading games: the cache, snapshots, the state at a version.
+"""Loading games and writing them: the cache, snapshots, the state at a
+version, and the one door every change to the log goes through.
 
 A game is loaded from the in-process cache (checked against the store's
 version when asked), else from its latest snapshot and the events after it,
 under the rules version it was created with (:func:`session_of`).
+
+Writes: a use case loads a game here, decides on it, and appends what it
+decided here (:meth:`Games.create`, :meth:`Games.commit`,
+:meth:`Games.append`, :meth:`Games.log_refusal`, :meth:`Games.import_game`),
+which caches the new state and saves a snapshot when one is due. No other
+service module calls the store's writing methods
+(tests/service/test_one_door_for_writes.py).
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from domain.session import Session, SessionState, event_schema_version
 from eventstore.base import (
     READ_AFTER,
     AppendResult,
+    CommandRecord,
     EventStore,
     NewCommand,
     NewEvent,
@@ -241,6 +250,47 @@ class Games:
             for offset, event in enumerate(events)
         ]
 
+    def create(self, game_id: str, created: Any, command: NewCommand) -> None:
+        """Append a new game's first event (its GameCreated) at version 0,
+        with the creation's ``command``. Raises the store's ConcurrencyError
+        or DuplicateCommand when the game exists already."""
+        self.store.append(game_id, 0, [new_event(created)], command)
+
+    def append(
+        self, game_id: str, version: int, events: list[NewEvent], command: NewCommand
+    ) -> AppendResult:
+        """Append a command's ``events``, decided at ``version``; the caller
+        caches the new state with :meth:`advance` and saves its snapshot
+        with :meth:`save_snapshot` (:meth:`commit` does all three)."""
+        return self.store.append(game_id, version, events, command)
+
+    async def append_async(
+        self, game_id: str, version: int, events: list[NewEvent], command: NewCommand
+    ) -> AppendResult:
+        """:meth:`append` for a caller on an event loop: no thread waits for
+        the commit."""
+        return await self.store.append_async(game_id, version, events, command)
+
+    def log_refusal(self, game_id: str, command: NewCommand) -> CommandRecord:
+        """Log a refused command (nothing appended to the game): the record
+        the log keeps for its id, which is another try's when one was
+        logged first."""
+        return self.store.record_rejection(game_id, command)
+
+    def save_snapshot(self, snapshot: Snapshot) -> None:
+        self.store.save_snapshot(snapshot)
+
+    def import_game(
+        self,
+        game_id: str,
+        events: list[RecordedEvent],
+        commands: list[CommandRecord],
+    ) -> Loaded:
+        """Store an exported game's events and command log as they are, and
+        load it. Raises the store's ConcurrencyError when the game exists."""
+        self.store.import_game(game_id, events, commands)
+        return self.load(game_id)
+
     def commit(
         self, game_id: str, loaded: Loaded, events: list[Any], command: NewCommand
     ) -> int:
@@ -251,7 +301,7 @@ class Games:
         the store's ConcurrencyError or DuplicateCommand when the game
         changed meanwhile or the command was logged already: the caller
         decides again, or answers with what was logged."""
-        result = self.store.append(
+        result = self.append(
             game_id, loaded.state.version, [new_event(e) for e in events], command
         )
         self.after_append(game_id, loaded, events, result.last_version)
@@ -265,7 +315,7 @@ class Games:
             game_id, loaded, loaded.session.fold(events, loaded.state), version
         )
         if snapshot is not None:
-            self.store.save_snapshot(snapshot)
+            self.save_snapshot(snapshot)
         return state
 
     def advance(
