@@ -325,11 +325,11 @@ def read_after(call: Call) -> int:
 
 class _Pump:
     """A stream's responses, made in one task of their own up to
-    :data:`AHEAD` ahead of the stream, taken from a queue: a response
-    ready is passed on at once, and the stream waits (for the next one or
-    its shedding, whichever comes first) only when none is ready. One task
-    a stream and one wait a batch, not one of each a response (FollowLog
-    sends thousands a second)."""
+    :data:`AHEAD` responses and :data:`AHEAD_EVENTS` events ahead of the
+    stream, taken from a queue: a response ready is passed on at once, and
+    the stream waits (for the next one or its shedding, whichever comes
+    first) only when none is ready. One task a stream and one wait a batch,
+    not one of each a response (FollowLog sends thousands a second)."""
 
     def __init__(
         self,
@@ -344,6 +344,8 @@ class _Pump:
         self.stopper = None if slot is None else slot.stopper
         self.queue: asyncio.Queue[Any] = asyncio.Queue(AHEAD)
         self._held: list[Any] = []  # a response taken while waiting
+        self._events = 0  # events in the responses made and not yet taken
+        self._room = asyncio.Event()  # set when the lead is under AHEAD_EVENTS
         self.task = asyncio.get_running_loop().create_task(
             self._run(responses), context=within
         )
@@ -353,6 +355,10 @@ class _Pump:
         try:
             async for response in responses:
                 await put(response)
+                self._events += _weight(response)
+                if self._events >= AHEAD_EVENTS:
+                    self._room.clear()
+                    await self._room.wait()
         except BaseException as error:
             task = asyncio.current_task()
             if task is not None and task.cancelling():
@@ -371,6 +377,9 @@ class _Pump:
             assert self.slot is not None
             raise SHUTTING_DOWN if self.slot.stopped else self.slot.shed_refusal()
         response = self._held.pop() if self._held else await self.queue.get()
+        self._events -= _weight(response)
+        if self._events < AHEAD_EVENTS:
+            self._room.set()
         if isinstance(response, _Raised):
             raise response.error
         return response
@@ -402,6 +411,21 @@ class _Raised:
 
 #: How many responses a stream's handler makes ahead of what it sends.
 AHEAD = 64
+#: How many events it makes ahead, a response counting as the events it
+#: carries (at least one): a slow follower of FollowLog in batches of 500
+#: holds at most this many and one batch in the server, not 64 batches.
+AHEAD_EVENTS = 1024
+
+
+def _weight(response: Any) -> int:
+    """The events a response carries (a batch's ``events``), at least one."""
+    events = getattr(response, "events", None)
+    if events is None or isinstance(events, (str, bytes)):
+        return 1
+    try:
+        return max(1, len(events))
+    except TypeError:  # not a list of events
+        return 1
 
 
 class _Responses:
