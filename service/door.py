@@ -93,6 +93,10 @@ class Door:
         self.reads_after = reads_after
         #: Set when the service shuts down: new calls are refused.
         self.stopping = False
+        #: Unary calls inside the door now; ``_idle`` is set when a stopping
+        #: door has none left (see :meth:`drained`).
+        self.running = 0
+        self._idle: asyncio.Event | None = None
         #: Checks of large requests run in the pool, one at a time.
         self._heavy = asyncio.Semaphore(1)
 
@@ -101,6 +105,19 @@ class Door:
         ``SHUTTING_DOWN``) and end every open stream with that status now."""
         self.stopping = True
         self.limits.streams.stop_all()
+
+    async def drained(self, timeout: float) -> bool:
+        """Wait (on the loop, after :meth:`stop`) until no unary call is
+        running, at most ``timeout`` seconds; whether none is. Until then
+        the listeners stay open, so that a call arriving meanwhile is
+        refused by the door (UNAVAILABLE ``SHUTTING_DOWN``, which a client
+        retries elsewhere), not cut by the transport as it closes."""
+        if self.running == 0:
+            return True
+        self._idle = asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout)
+        return self.running == 0
 
     def client_address(self, peer: str, headers: Mapping[str, str]) -> str:
         """Who a call comes from: its connection's address (canonical), or
@@ -118,30 +135,37 @@ class Door:
         position = self.position
 
         async def unary(request: Any, call: Call) -> Any:
-            with observer.call(request, call, method, current=True) as outcome:
-                try:
-                    if call.refused is not None:
-                        raise call.refused
-                    if self.stopping:
-                        raise SHUTTING_DOWN
-                    await self._check_input(request, call)
-                    with limits.admit(request, call, checked=True):
-                        self.reads_after(read_after(call))
-                        response = await self._bounded(run(request, call), call)
-                except asyncio.CancelledError:
-                    # The caller went away or its deadline passed: its answer,
-                    # not a fault of the service.
-                    outcome.code = (
-                        Code.DEADLINE_EXCEEDED if call.expired() else Code.CANCELLED
-                    )
-                    raise
-                except BaseException as error:
-                    raise outcome.refused(error) from None
-                outcome.names_game(getattr(response, "game_id", ""))
-                known = position()
-                if known:
-                    call.response_headers[POSITION_HEADER] = str(known)
-                return response
+            self.running += 1
+            try:
+                with observer.call(request, call, method, current=True) as outcome:
+                    try:
+                        if call.refused is not None:
+                            raise call.refused
+                        if self.stopping:
+                            raise SHUTTING_DOWN
+                        await self._check_input(request, call)
+                        with limits.admit(request, call, checked=True):
+                            self.reads_after(read_after(call))
+                            response = await self._bounded(run(request, call), call)
+                    except asyncio.CancelledError:
+                        # The caller went away or its deadline passed: its answer,
+                        # not a fault of the service.
+                        outcome.code = (
+                            Code.DEADLINE_EXCEEDED if call.expired() else Code.CANCELLED
+                        )
+                        raise
+                    except BaseException as error:
+                        raise outcome.refused(error) from None
+                    outcome.names_game(getattr(response, "game_id", ""))
+                    known = position()
+                    if known:
+                        call.response_headers[POSITION_HEADER] = str(known)
+                    return response
+
+            finally:
+                self.running -= 1
+                if self._idle is not None and self.running == 0:
+                    self._idle.set()
 
         return unary
 
@@ -413,8 +437,9 @@ class _Raised:
 AHEAD = 64
 #: How many events it makes ahead, a response counting as the events it
 #: carries (at least one): a slow follower of FollowLog in batches of 500
-#: holds at most this many and one batch in the server, not 64 batches.
-AHEAD_EVENTS = 1024
+#: holds at most this many and one batch in the server, not 64 batches
+#: (32,000 events).
+AHEAD_EVENTS = 2048
 
 
 def _weight(response: Any) -> int:

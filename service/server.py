@@ -133,15 +133,22 @@ class Running:
 
         async def stop() -> None:
             await self.health.stop()
-            draining = [self.server.stop(grace)]
+            # The door refuses new calls while the running ones finish;
+            # then the listeners close (gRPC's stop cancels a call that
+            # reaches it as it closes: the door's refusal is the answer a
+            # client retries elsewhere).
+            if self.door is not None:
+                await self.door.drained(grace)
+            grace_left = max(deadline - STOP_MARGIN - time.monotonic(), 0.0)
+            draining = [self.server.stop(grace_left)]
             for listener in (self.http, self.metrics_http):
                 if listener is not None:
                     listener.server.config.timeout_graceful_shutdown = max(
-                        int(grace), 1
+                        int(grace_left), 1
                     )
                     draining.append(listener.stop())
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.gather(*draining), grace + 0.2)
+                await asyncio.wait_for(asyncio.gather(*draining), grace_left + 0.2)
             # What is still running past the grace (a stream's reader, say)
             # ends here, not when the loop is torn down under it.
             left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
