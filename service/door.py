@@ -139,11 +139,7 @@ class Door:
             try:
                 with observer.call(request, call, method, current=True) as outcome:
                     try:
-                        if call.refused is not None:
-                            raise call.refused
-                        if self.stopping:
-                            raise SHUTTING_DOWN
-                        await self._check_input(request, call)
+                        await self._entering(request, call)
                         with limits.admit(request, call, checked=True):
                             self.reads_after(read_after(call))
                             response = await self._bounded(run(request, call), call)
@@ -180,11 +176,7 @@ class Door:
         async def stream(request: Any, call: Call) -> AsyncIterator[Any]:
             with observer.call(request, call, method, current=False) as outcome:
                 try:
-                    if call.refused is not None:
-                        raise call.refused
-                    if self.stopping:
-                        raise SHUTTING_DOWN
-                    await self._check_input(request, call)
+                    await self._entering(request, call)
                     seated = await self._seated(request, call)
                     with limits.admit(
                         request, call, stream=True, seated=seated, checked=True
@@ -213,6 +205,15 @@ class Door:
                     raise outcome.refused(error) from None
 
         return stream
+
+    async def _entering(self, request: Any, call: Call) -> None:
+        """A call's way in: refused already by its transport (``call.refused``),
+        refused while the service shuts down, then its input checked."""
+        if call.refused is not None:
+            raise call.refused
+        if self.stopping:
+            raise SHUTTING_DOWN
+        await self._check_input(request, call)
 
     async def _check_input(self, request: Any, call: Call) -> None:
         """The request's checks before any of it is used, after the
