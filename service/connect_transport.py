@@ -30,11 +30,13 @@ from strata.v1 import (
     game_service_connect,
     integration_service_connect,
 )
+from strata.v1.game_service_pb2 import WatchGameResponse
 
 from service.door import Call, Door
 from service.errors import Code, InvalidArgument, Refusal, details
 from service.gate import GATED, PREDECODED, Gate, Method, decode_json
 from service.inputs import quote
+from service.sharing import ByIdentity
 
 M = TypeVar("M", bound=Message)
 
@@ -67,8 +69,18 @@ class JsonCodec:
     def name(self) -> str:
         return "json"
 
+    def __init__(self) -> None:
+        #: Watchers' answers encoded: one answer is shared by every watcher
+        #: who sees alike (service.sharing), and encoded once.
+        self._watch_answers: ByIdentity[bytes] = ByIdentity()
+
     def encode(self, message: Message) -> bytes:
-        return json_format.MessageToJson(message, indent=None).encode()
+        if type(message) is WatchGameResponse:
+            encoded = self._watch_answers.get(message)
+            if encoded is None:
+                encoded = self._watch_answers.put(message, _json(message))
+            return encoded
+        return _json(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[M]) -> M:
         payload = bytes(data)
@@ -81,6 +93,10 @@ class JsonCodec:
             return decode_json(payload, message_class)
         except InvalidArgument as error:
             return _refused(error, message_class)
+
+
+def _json(message: Message) -> bytes:
+    return json_format.MessageToJson(message, indent=None).encode()
 
 
 class BinaryCodec:

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from domain.fairness import SeedRevealed, encode_event
+from domain.rules import Viewer
 from domain.session import GameCreated, GameFinished, Status
 from eventstore.base import RecordedEvent
 from service.callers import Caller
@@ -28,6 +29,7 @@ from service.errors import (
 from service.fanout import GameFeeds
 from service.games import Games, Loaded, decode_recorded
 from service.projections import GameList, ListedSeat, listed_seats
+from service.sharing import Recent
 
 #: How many finished games' records :meth:`Queries.player_record_text` keeps.
 RECORD_CACHE_SIZE = 64
@@ -72,6 +74,8 @@ class Queries:
         self.feeds = GameFeeds(games.store)
         #: The game list read model, when the service keeps one.
         self.game_list: GameList | None = None
+        #: Live watchers' events, decoded and redacted, by (position, viewer).
+        self._watched: Recent[tuple[Any, Any]] = Recent()
         #: Finished games' records as JSON text (:meth:`player_record_text`).
         self._records: OrderedDict[tuple[Any, ...], dict[str, Any]] = OrderedDict()
         self._records_lock = threading.Lock()
@@ -132,12 +136,25 @@ class Queries:
                     session.redact(decode_recorded(session, recorded), viewer),
                 )
             return
+        watched = self._watched
+
+        def shared(recorded: RecordedEvent, viewer: Viewer) -> tuple[Any, Any]:
+            """The event decoded and redacted for ``viewer``, once per
+            (event, viewer class): the same objects for every watcher who
+            sees alike (service.sharing)."""
+            key = (recorded.position, viewer)
+            found = watched.get(key)
+            if found is None:
+                decoded = decode_recorded(session, recorded)
+                found = watched.put(key, (decoded, session.redact(decoded, viewer)))
+            return found
+
         async for recorded in self.feeds.watch(game_id, max(from_version, 1)):
-            event = decode_recorded(session, recorded)
             # Seats only fill up: a state older than the cache's can only
             # make the caller see less.
             viewer = caller.viewer((self.games.cached(game_id) or loaded).state)
-            yield recorded, session.redact(event, viewer)
+            event, redacted = shared(recorded, viewer)
+            yield recorded, redacted
             if isinstance(event, GameFinished):
                 # The game's ending (GameFinished, then SeedRevealed when it
                 # reveals its seed) is appended at once: what follows it now
@@ -146,7 +163,7 @@ class Queries:
                     self.store.read_stream_nearby, game_id, recorded.version + 1
                 )
                 for after in rest:
-                    yield after, session.redact(decode_recorded(session, after), viewer)
+                    yield after, shared(after, viewer)[1]
                 return
 
     def replay(

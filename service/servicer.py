@@ -34,6 +34,7 @@ from service.errors import InvalidArgument, NotFound, PermissionDenied
 from service.games import Loaded
 from service.inputs import quote
 from service.queries import Listing
+from service.sharing import ByIdentity
 
 _STATUS_TO_PROTO = {
     Status.OPEN: pb.GAME_STATUS_OPEN,
@@ -48,6 +49,8 @@ class GameServicer:
 
     def __init__(self, app: GameApp) -> None:
         self.app = app
+        #: WatchGame's answers by the redacted event they carry.
+        self._watch_answers: ByIdentity[pb.WatchGameResponse] = ByIdentity()
 
     def _caller(self, call: Call) -> Caller:
         return self.app.caller(call.token, call.peer)
@@ -268,9 +271,23 @@ class GameServicer:
         control = await asyncio.to_thread(
             self.app.lobby.time_control_of, request.game_id
         )
+        answers = self._watch_answers
         async for recorded, event in self.app.watch_async(
             caller, request.game_id, request.from_version or 1, not request.no_follow
         ):
+            if not control.timed:
+                # One answer per redacted event, shared by the watchers who
+                # see alike (and so encoded once: service.sharing).
+                shared = answers.get(event)
+                if shared is None or shared.event.position != recorded.position:
+                    shared = answers.put(
+                        event,
+                        pb.WatchGameResponse(
+                            event=event_to_proto(loaded.session, recorded, event)
+                        ),
+                    )
+                yield shared
+                continue
             response = pb.WatchGameResponse(
                 event=event_to_proto(loaded.session, recorded, event)
             )
