@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any, TypeVar
 
 from connectrpc.code import Code as ConnectCode
+from connectrpc.compression.gzip import GzipCompression
 from connectrpc.errors import ConnectError, ErrorDetail
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import ServiceDescriptor
@@ -70,16 +71,11 @@ class JsonCodec:
         return "json"
 
     def __init__(self) -> None:
-        #: Watchers' answers encoded: one answer is shared by every watcher
-        #: who sees alike (service.sharing), and encoded once.
-        self._watch_answers: ByIdentity[bytes] = ByIdentity()
+        self._shared = _SharedEncodings(_json)
 
     def encode(self, message: Message) -> bytes:
         if type(message) is WatchGameResponse:
-            encoded = self._watch_answers.get(message)
-            if encoded is None:
-                encoded = self._watch_answers.put(message, _json(message))
-            return encoded
+            return self._shared.encode(message)
         return _json(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[M]) -> M:
@@ -99,13 +95,61 @@ def _json(message: Message) -> bytes:
     return json_format.MessageToJson(message, indent=None).encode()
 
 
+#: The encodings of shared answers (the bytes objects themselves, kept
+#: while cached), so that compression can tell them from the rest.
+_SHARED_BYTES: ByIdentity[bool] = ByIdentity()
+
+
+class _SharedEncodings:
+    """Watchers' answers encoded: one answer is shared by every watcher who
+    sees alike (service.sharing), so it is encoded once, and compressed
+    once (:class:`SharedGzip`)."""
+
+    def __init__(self, encode: Callable[[Message], bytes]) -> None:
+        self._encode = encode
+        self._encoded: ByIdentity[bytes] = ByIdentity()
+
+    def encode(self, message: Message) -> bytes:
+        encoded = self._encoded.get(message)
+        if encoded is None:
+            encoded = self._encoded.put(message, self._encode(message))
+            _SHARED_BYTES.put(encoded, True)
+        return encoded
+
+
+class SharedGzip(GzipCompression):
+    """gzip, compressing a shared answer's encoding once for all its
+    watchers (the rest as they come)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._compressed: ByIdentity[bytes] = ByIdentity()
+
+    def compress(self, data: bytes | bytearray | memoryview) -> bytes:
+        if _SHARED_BYTES.get(data) is None:
+            return super().compress(data)
+        compressed = self._compressed.get(data)
+        if compressed is None:
+            compressed = self._compressed.put(data, super().compress(data))
+        return compressed
+
+
+def _binary(message: Message) -> bytes:
+    return message.SerializeToString()
+
+
 class BinaryCodec:
     """The Connect binary codec: bytes that do not parse are INVALID_ARGUMENT."""
 
     def name(self) -> str:
         return "proto"
 
+    def __init__(self) -> None:
+        self._shared = _SharedEncodings(_binary)
+
     def encode(self, message: Message) -> bytes:
+        if type(message) is WatchGameResponse:
+            return self._shared.encode(message)
         return message.SerializeToString()
 
     def decode(self, data: bytes | bytearray, message_class: type[M]) -> M:
@@ -133,6 +177,9 @@ def _refused(error: InvalidArgument, message_class: type[M]) -> M:
 
 
 CODECS = (BinaryCodec(), JsonCodec())
+#: What a Connect or gRPC-Web client may ask its answers compressed with
+#: (the runtime's default, gzip, with shared answers compressed once).
+COMPRESSIONS = (SharedGzip(),)
 
 
 def applications(
@@ -149,6 +196,7 @@ def applications(
             _Implementation(door, service, servicer),
             read_max_bytes=read_max_bytes,
             codecs=CODECS,
+            compressions=COMPRESSIONS,
         )
         apps[f"/{service.full_name}/"] = Gate(app, door, methods_of(door, service))
     return apps

@@ -10,11 +10,12 @@ import threading
 from typing import Any
 
 import pytest
+from connectrpc.compression.gzip import GzipCompression
+from google.protobuf import json_format
 from strata.v1 import game_service_pb2 as pb
 
 from clients.client import StrataClient
 from domain.chance import Rng
-from service import connect_transport
 from service.callers import Caller
 from service.server import Running
 from tests.service.conftest import client_for
@@ -38,14 +39,22 @@ def test_watchers_who_see_alike_share_one_encoding_of_each_event(
     server: Running, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     encoded: list[pb.WatchGameResponse] = []
-    original = connect_transport._json
+    to_json = json_format.MessageToJson
 
-    def counting(message: Any) -> bytes:
+    def counting(message: Any, **options: Any) -> str:
         if isinstance(message, pb.WatchGameResponse):
             encoded.append(message)
-        return original(message)
+        return to_json(message, **options)
 
-    monkeypatch.setattr(connect_transport, "_json", counting)
+    monkeypatch.setattr(json_format, "MessageToJson", counting)
+    compressed: list[bytes] = []
+    gzip = GzipCompression.compress
+
+    def compressing(self: GzipCompression, data: bytes) -> bytes:
+        compressed.append(data)
+        return gzip(self, data)
+
+    monkeypatch.setattr(GzipCompression, "compress", compressing)
     app = server.app
     game_id, _, _ = app.create_game(
         Caller(admin=True), "happy_little_dinosaurs", 2, seed="sharing"
@@ -83,6 +92,9 @@ def test_watchers_who_see_alike_share_one_encoding_of_each_event(
     assert seen[3] != seen[0] and seen[5] != seen[0] and seen[3] != seen[5]
     # Each event encoded once per viewer class (3), not per watcher (6).
     assert len(encoded) == 3 * version, (len(encoded), version)
+    # ... and compressed once (the client asks for gzip): the watchers'
+    # requests and answers are all there is to compress.
+    assert 3 * version <= len(compressed) <= 3 * version + len(viewers)
     # ... and what was shared is what each class sees, checked against a
     # watcher of its own over gRPC, after the game.
     for n in (0, 3, 5):
