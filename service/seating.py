@@ -12,6 +12,7 @@ from typing import Any
 
 from domain import bots as domain_bots
 from domain.chance import Rng
+from domain.seats import seat_number
 from domain.session import Status
 from eventstore.base import ConcurrencyError, DuplicateCommand, NewCommand
 from service import inputs, names
@@ -136,8 +137,8 @@ class Seating:
         if seat in reserved and not caller.admin:
             raise PermissionDenied(
                 "SEAT_RESERVED",
-                f"Seat {seat} of this rematch is kept for its player of the previous "
-                "game; claim it with that game's seat token.",
+                f"Seat {seat_number(seat)} of this rematch is kept for its player "
+                "of the previous game; claim it with that game's seat token.",
             )
         return seat, ""
 
@@ -163,11 +164,11 @@ class Seating:
             if not allowed:
                 raise PermissionDenied(
                     "NOT_YOUR_SEAT",
-                    f"Only seat {seat}'s player or the admin may take it out of "
-                    "the game."
+                    f"Only seat {seat_number(seat)}'s player or the admin may take "
+                    "it out of the game."
                     if started
-                    else f"Only seat {seat}'s player, the game's host or the "
-                    "admin may free it.",
+                    else f"Only seat {seat_number(seat)}'s player, the game's host "
+                    "or the admin may free it.",
                 )
             version = self._append_leave(game_id, loaded, seat, caller)
             if version:
@@ -233,8 +234,9 @@ class Seating:
             if not 0 <= seat < players or seat in seen:
                 raise InvalidArgument(
                     "BOT_SEAT_INVALID",
-                    f"Bot seat {seat} is out of range (0 to {players - 1}) "
-                    "or listed twice.",
+                    f"A bot's seat {seat} is out of range or listed twice: "
+                    f"this game's seats are 0 to {players - 1} (seat 1 to seat "
+                    f"{players} as players count them).",
                     "bots",
                 )
             seen.add(seat)

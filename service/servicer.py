@@ -13,6 +13,7 @@ from strata.v1 import game_service_pb2 as pb
 
 from domain import bots as domain_bots
 from domain import registry
+from domain.seats import seat_number
 from domain.session import (
     Status,
 )
@@ -383,7 +384,8 @@ def _bot_kind(seat: pb.BotSeat) -> str:
     if seat.bot and seat.bot != level:
         raise InvalidArgument(
             "BOT_LEVEL_CONFLICT",
-            f"Bot seat {seat.seat} asks for {quote(seat.bot)} and level "
+            f"The bot of seat {seat_number(seat.seat)} asks for {quote(seat.bot)} "
+            f"and level "
             f"{quote(level)}; give one, or the same.",
             "bots",
         )

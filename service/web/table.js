@@ -22,7 +22,7 @@
 
 import { ApiError, call, stream } from "./api.js";
 import { h } from "./dom.js";
-import { clearError, errorText, jsonKey, main, newId, renderer, seatError, showError, store, stored, transient } from "./common.js";
+import { clearError, errorText, jsonKey, main, newId, renderer, showError, store, stored, transient } from "./common.js";
 import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, tickClocks, yourMove } from "./panels.js";
 import { replayPanel } from "./replay.js";
 
@@ -456,7 +456,7 @@ export class Table {
       store(this.gameId, this.mine);
       this.restartWatch();
     } catch (error) {
-      showError(seatError(error, seat));
+      showError(error);
     }
     await this.sync();
   }
@@ -508,7 +508,7 @@ export class Table {
     try {
       await call("LeaveGame", { gameId: this.gameId, seat }, this.token);
     } catch (error) {
-      showError(seatError(error, seat));
+      showError(error);
     }
     await this.sync();
   }

@@ -828,7 +828,15 @@ Global___SubmitCommandResponse: _TypeAlias = SubmitCommandResponse  # noqa: Y015
 
 @_typing.final
 class Seat(_message.Message):
-    """A seat at a game."""
+    """A seat at a game.
+
+    Seats are numbered from 0 in every field of the API (`seat: 0` plays
+    first), in field paths (`players[0]`) and in the service's command ids.
+    Sentences for people (an error's message, a verification finding) count
+    them from 1, as players do: the seat of `seat: 0` is "seat 1" there
+    ("Your token does not act for seat 1."). A `seat` a request sent that
+    names no seat is quoted as sent, with the range in both countings.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -850,6 +850,13 @@ export const SubmitCommandResponseSchema: GenMessage<SubmitCommandResponse> = /*
 /**
  * A seat at a game.
  *
+ * Seats are numbered from 0 in every field of the API (`seat: 0` plays
+ * first), in field paths (`players[0]`) and in the service's command ids.
+ * Sentences for people (an error's message, a verification finding) count
+ * them from 1, as players do: the seat of `seat: 0` is "seat 1" there
+ * ("Your token does not act for seat 1."). A `seat` a request sent that
+ * names no seat is quoted as sent, with the range in both countings.
+ *
  * @generated from message strata.v1.Seat
  */
 export type Seat = Message<"strata.v1.Seat"> & {
