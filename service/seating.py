@@ -64,16 +64,21 @@ class Seating:
         """Take a seat; returns (seat, token, version)."""
         name = inputs.player_name(name)
         with self.open_seats.reserve(caller) as reservation:
-            return self._join(caller, game_id, seat, name, reservation)
+            return self.join_reserved(caller, game_id, seat, name, reservation)
 
-    def _join(
+    def join_reserved(
         self,
         caller: Caller,
         game_id: str,
         seat: int | None,
         name: str,
         reservation: Reservation,
+        token_for: str = "",
     ) -> tuple[int, str, int]:
+        """Take a seat under an open seat already reserved for ``caller``
+        (by :meth:`join_game`, or a creator's seat reserved before its game
+        was made), for ``token_for`` (default: the caller's token when it
+        holds a seat of the game, else a new one)."""
         reserved = {
             int(s): kept
             for s, kept in self.creations.creation_of(game_id)
@@ -83,7 +88,7 @@ class Seating:
         for _ in range(MAX_RETRIES):
             loaded = self.games.load(game_id)
             state = loaded.state
-            token = (
+            token = token_for or (
                 caller.token
                 if caller.token and state.seats_of(caller.token_hash)
                 else ""

@@ -93,6 +93,17 @@ class GameServicer:
         self, request: pb.CreateGameRequest, call: Call
     ) -> pb.CreateGameResponse:
         caller = self._caller(call)
+        creator_seat = None
+        if request.HasField("creator_seat"):
+            if request.rematch_of:
+                raise InvalidArgument(
+                    "CREATOR_SEAT_INVALID",
+                    "A rematch keeps each seat for its player: claim yours with "
+                    "JoinGame and the old game's seat token.",
+                    "creator_seat",
+                )
+            given = request.creator_seat
+            creator_seat = (given.seat, given.player_name)
         if request.rematch_of:
             return self._rematch(request, caller)
         game_type = request.game_type
@@ -127,6 +138,7 @@ class GameServicer:
             time_control=_time_control(request)
             if request.HasField("time_control")
             else None,
+            creator_seat=creator_seat,
         )
         return pb.CreateGameResponse(
             game_id=created.game_id,

@@ -31,7 +31,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file strata/v1/game_service.proto.
  */
 export const file_strata_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("ChxzdHJhdGEvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglzdHJhdGEudjEibQoIR2FtZVR5cGUSEQoJZ2FtZV90eXBlGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC21pbl9wbGF5ZXJzGAMgASgFEhMKC21heF9wbGF5ZXJzGAQgASgFEhUKDXJ1bGVzX3ZlcnNpb24YBSABKAkiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiQAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEicKCmdhbWVfdHlwZXMYASADKAsyEy5zdHJhdGEudjEuR2FtZVR5cGUitwIKC0dhbWVPcHRpb25zEkcKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLk9wdGlvbnNIABJRChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi8uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuT3B0aW9uc0gAEjcKCWN1Ym9zYXVycxgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuT3B0aW9uc0gAEksKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLC5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5PcHRpb25zSABCBgoEZ2FtZSK8AgoMR2FtZVNjZW5hcmlvEkgKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMisuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlNjZW5hcmlvSAASUgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIwLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlNjZW5hcmlvSAASOAoJY3Vib3NhdXJzGAMgASgLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5TY2VuYXJpb0gAEkwKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLS5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5TY2VuYXJpb0gAQgYKBGdhbWUixAIKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIPCgdwbGF5ZXJzGAIgASgFEicKB29wdGlvbnMYAyABKAsyFi5zdHJhdGEudjEuR2FtZU9wdGlvbnMSDAoEc2VlZBgEIAEoCRIpCghzY2VuYXJpbxgFIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8SEgoKcmVxdWVzdF9pZBgGIAEoCRIgCgRib3RzGAcgAygLMhIuc3RyYXRhLnYxLkJvdFNlYXQSFwoPcmVwbGFjZV9sZWF2ZXJzGAggASgJEiwKDHRpbWVfY29udHJvbBgJIAEoCzIWLnN0cmF0YS52MS5UaW1lQ29udHJvbBISCgpyZW1hdGNoX29mGAogASgJEhgKEGtlZXBfc2VlZF9zZWNyZXQYFCABKAgiSAoHQm90U2VhdBIMCgRzZWF0GAEgASgFEgsKA2JvdBgCIAEoCRIiCgVsZXZlbBgDIAEoDjITLnN0cmF0YS52MS5Cb3RMZXZlbCJKChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgDEhIKCmhvc3RfdG9rZW4YAyABKAkiMQoQTGVhdmVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKAUiJAoRTGVhdmVHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAyJKCg9GaW5kR2FtZVJlcXVlc3QSEQoJZ2FtZV90eXBlGAEgASgJEg8KB3BsYXllcnMYAiABKAUSEwoLcGxheWVyX25hbWUYAyABKAkiZwoQRmluZEdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSEgoKc2VhdF90b2tlbhgDIAEoCRIPCgd2ZXJzaW9uGAQgASgDEg8KB2NyZWF0ZWQYBSABKAgiUwoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoBUgAiAEBEhMKC3BsYXllcl9uYW1lGAMgASgJQgcKBV9zZWF0IkUKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRISCgpzZWF0X3Rva2VuGAIgASgJEg8KB3ZlcnNpb24YAyABKAMiIwoQU3RhcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIiQKEVN0YXJ0R2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMitwIKC0dhbWVDb21tYW5kEkcKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkNvbW1hbmRIABJRChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi8uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuQ29tbWFuZEgAEjcKCWN1Ym9zYXVycxgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuQ29tbWFuZEgAEksKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLC5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5Db21tYW5kSABCBgoEZ2FtZSLFAQoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEhIKCmNvbW1hbmRfaWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoA0gAiAEBEicKB2NvbW1hbmQYBSABKAsyFi5zdHJhdGEudjEuR2FtZUNvbW1hbmQSHQoVaW5jbHVkZV9sZWdhbF9hY3Rpb25zGAYgASgIQhMKEV9leHBlY3RlZF92ZXJzaW9uIqsBChVTdWJtaXRDb21tYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIgCgZldmVudHMYAiADKAsyEC5zdHJhdGEudjEuRXZlbnQSEQoJZHVwbGljYXRlGAMgASgIEi0KDWxlZ2FsX2FjdGlvbnMYBCADKAsyFi5zdHJhdGEudjEuTGVnYWxBY3Rpb24SHQoVbGVnYWxfYWN0aW9uc192ZXJzaW9uGAUgASgDIlMKBFNlYXQSDAoEc2VhdBgBIAEoBRINCgV0YWtlbhgCIAEoCBITCgtwbGF5ZXJfbmFtZRgDIAEoCRILCgNib3QYBCABKAkSDAoEbGVmdBgFIAEoCCIqCgdPdXRjb21lEg8KB3dpbm5lcnMYASADKAUSDgoGcmVzdWx0GAIgASgJIqgCCghHYW1lVmlldxJEChFkaW5vc2F1cnNfZXh0aW5jdBgBIAEoCzInLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5WaWV3SAASTgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIsLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlZpZXdIABI0CgljdWJvc2F1cnMYAyABKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlZpZXdIABJIChNlc2NhcGluZ19leHRpbmN0aW9uGAQgASgLMikuc3RyYXRhLmdhbWVzLmVzY2FwaW5nX2V4dGluY3Rpb24udjEuVmlld0gAQgYKBGdhbWUixQMKBEdhbWUSDwoHZ2FtZV9pZBgBIAEoCRIRCglnYW1lX3R5cGUYAiABKAkSJQoGc3RhdHVzGAMgASgOMhUuc3RyYXRhLnYxLkdhbWVTdGF0dXMSDwoHdmVyc2lvbhgEIAEoAxIeCgVzZWF0cxgFIAMoCzIPLnN0cmF0YS52MS5TZWF0EhIKCnlvdXJfc2VhdHMYBiADKAUSFAoMYWN0aXZlX3NlYXRzGAcgAygFEiMKB291dGNvbWUYCCABKAsyEi5zdHJhdGEudjEuT3V0Y29tZRIhCgR2aWV3GAkgASgLMhMuc3RyYXRhLnYxLkdhbWVWaWV3EhUKDXJ1bGVzX3ZlcnNpb24YCiABKAkSDwoHcGxheWVycxgLIAEoBRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgx0aW1lX2NvbnRyb2wYDSABKAsyFi5zdHJhdGEudjEuVGltZUNvbnRyb2wSJAoGY2xvY2tzGA4gAygLMhQuc3RyYXRhLnYxLlNlYXRDbG9jaxISCgpyZW1hdGNoX29mGA8gASgJEg8KB3JlbWF0Y2gYECABKAkibAoLVGltZUNvbnRyb2wSGAoQZGVjaXNpb25fc2Vjb25kcxgBIAEoBRIUCgxiYXNlX3NlY29uZHMYAiABKAUSGQoRaW5jcmVtZW50X3NlY29uZHMYAyABKAUSEgoKb25fdGltZW91dBgEIAEoCSJzCglTZWF0Q2xvY2sSDAoEc2VhdBgBIAEoBRIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMcmVtYWluaW5nX21zGAMgASgDSACIAQFCDwoNX3JlbWFpbmluZ19tcyJJCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhcKCmF0X3ZlcnNpb24YAiABKANIAIgBAUINCgtfYXRfdmVyc2lvbiIwCg9HZXRHYW1lUmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLnN0cmF0YS52MS5HYW1lIlkKC0xlZ2FsQWN0aW9uEgwKBHNlYXQYASABKAUSJwoHY29tbWFuZBgCIAEoCzIWLnN0cmF0YS52MS5HYW1lQ29tbWFuZBITCgtkZXNjcmlwdGlvbhgDIAEoCSJGChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBAUIHCgVfc2VhdCJUChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxInCgdhY3Rpb25zGAIgAygLMhYuc3RyYXRhLnYxLkxlZ2FsQWN0aW9uItwBCgtHYW1lQ3JlYXRlZBIRCglnYW1lX3R5cGUYASABKAkSFQoNcnVsZXNfdmVyc2lvbhgCIAEoCRIPCgdwbGF5ZXJzGAMgASgFEgwKBHNlZWQYBCABKAkSJwoHb3B0aW9ucxgFIAEoCzIWLnN0cmF0YS52MS5HYW1lT3B0aW9ucxIpCghzY2VuYXJpbxgGIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8SEgoKY29tbWl0bWVudBgUIAEoCRIMCgRzYWx0GBUgASgJEg4KBnJldmVhbBgWIAEoCCJVCgxTZWVkUmV2ZWFsZWQSDAoEc2VlZBgBIAEoCRIMCgRzYWx0GAIgASgJEikKCHNjZW5hcmlvGAMgASgLMhcuc3RyYXRhLnYxLkdhbWVTY2VuYXJpbyI+CgxQbGF5ZXJKb2luZWQSDAoEc2VhdBgBIAEoBRITCgtwbGF5ZXJfbmFtZRgCIAEoCRILCgNib3QYAyABKAkiGgoKUGxheWVyTGVmdBIMCgRzZWF0GAEgASgFIiUKCFNlYXRMZWZ0EgwKBHNlYXQYASABKAUSCwoDYm90GAIgASgJIiEKDlJlbWF0Y2hDcmVhdGVkEg8KB2dhbWVfaWQYASABKAkiDQoLR2FtZVN0YXJ0ZWQiMwoMR2FtZUZpbmlzaGVkEiMKB291dGNvbWUYASABKAsyEi5zdHJhdGEudjEuT3V0Y29tZSKtAgoJR2FtZUV2ZW50EkUKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiguc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkV2ZW50SAASTwoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzItLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLkV2ZW50SAASNQoJY3Vib3NhdXJzGAMgASgLMiAuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5FdmVudEgAEkkKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyKi5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5FdmVudEgAQgYKBGdhbWUisgQKBUV2ZW50Eg8KB2dhbWVfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIQCghwb3NpdGlvbhgDIAEoAxIMCgR0eXBlGAQgASgJEi8KC3JlY29yZGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgxnYW1lX2NyZWF0ZWQYCiABKAsyFi5zdHJhdGEudjEuR2FtZUNyZWF0ZWRIABIwCg1wbGF5ZXJfam9pbmVkGAsgASgLMhcuc3RyYXRhLnYxLlBsYXllckpvaW5lZEgAEi4KDGdhbWVfc3RhcnRlZBgMIAEoCzIWLnN0cmF0YS52MS5HYW1lU3RhcnRlZEgAEjAKDWdhbWVfZmluaXNoZWQYDSABKAsyFy5zdHJhdGEudjEuR2FtZUZpbmlzaGVkSAASKgoKZ2FtZV9ldmVudBgOIAEoCzIULnN0cmF0YS52MS5HYW1lRXZlbnRIABIsCgtwbGF5ZXJfbGVmdBgPIAEoCzIVLnN0cmF0YS52MS5QbGF5ZXJMZWZ0SAASKAoJc2VhdF9sZWZ0GBAgASgLMhMuc3RyYXRhLnYxLlNlYXRMZWZ0SAASNAoPcmVtYXRjaF9jcmVhdGVkGBEgASgLMhkuc3RyYXRhLnYxLlJlbWF0Y2hDcmVhdGVkSAASMAoNc2VlZF9yZXZlYWxlZBgUIAEoCzIXLnN0cmF0YS52MS5TZWVkUmV2ZWFsZWRIAEIGCgRib2R5IkwKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSEQoJbm9fZm9sbG93GAMgASgIIloKEVdhdGNoR2FtZVJlc3BvbnNlEh8KBWV2ZW50GAEgASgLMhAuc3RyYXRhLnYxLkV2ZW50EiQKBmNsb2NrcxgCIAMoCzIULnN0cmF0YS52MS5TZWF0Q2xvY2sitQIKC0dhbWVTdW1tYXJ5Eg8KB2dhbWVfaWQYASABKAkSEQoJZ2FtZV90eXBlGAIgASgJEiUKBnN0YXR1cxgDIAEoDjIVLnN0cmF0YS52MS5HYW1lU3RhdHVzEg8KB3ZlcnNpb24YBCABKAMSDwoHcGxheWVycxgFIAEoBRITCgtzZWF0c190YWtlbhgGIAEoBRIjCgdvdXRjb21lGAcgASgLMhIuc3RyYXRhLnYxLk91dGNvbWUSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KBXNlYXRzGAogAygLMg8uc3RyYXRhLnYxLlNlYXQiTgoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSEgoKdG9fdmVyc2lvbhgDIAEoAyJUChJSZXBsYXlHYW1lUmVzcG9uc2USHwoFZXZlbnQYASABKAsyEC5zdHJhdGEudjEuRXZlbnQSHQoEZ2FtZRgCIAEoCzIPLnN0cmF0YS52MS5HYW1lIlMKGUV4cG9ydFBsYXllclJlY29yZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJFChpFeHBvcnRQbGF5ZXJSZWNvcmRSZXNwb25zZRIOCgZyZWNvcmQYASABKAkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIq4BChBMaXN0R2FtZXNSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIlCgZzdGF0dXMYAiABKA4yFS5zdHJhdGEudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCRISCgpvcGVuX3NlYXRzGAUgASgIEg8KB3BsYXllcnMYBiABKAUSFAoMbmV3ZXN0X2ZpcnN0GAcgASgIIlMKEUxpc3RHYW1lc1Jlc3BvbnNlEiUKBWdhbWVzGAEgAygLMhYuc3RyYXRhLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSpqCghCb3RMZXZlbBIZChVCT1RfTEVWRUxfVU5TUEVDSUZJRUQQABIUChBCT1RfTEVWRUxfUkFORE9NEAESFwoTQk9UX0xFVkVMX0hFVVJJU1RJQxACEhQKEEJPVF9MRVZFTF9TVFJPTkcQAypxCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFAoQR0FNRV9TVEFUVVNfT1BFThABEhYKEkdBTUVfU1RBVFVTX0FDVElWRRACEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAMy+wcKC0dhbWVTZXJ2aWNlElIKDUxpc3RHYW1lVHlwZXMSHy5zdHJhdGEudjEuTGlzdEdhbWVUeXBlc1JlcXVlc3QaIC5zdHJhdGEudjEuTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEkkKCkNyZWF0ZUdhbWUSHC5zdHJhdGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHS5zdHJhdGEudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkMKCEpvaW5HYW1lEhouc3RyYXRhLnYxLkpvaW5HYW1lUmVxdWVzdBobLnN0cmF0YS52MS5Kb2luR2FtZVJlc3BvbnNlEkYKCVN0YXJ0R2FtZRIbLnN0cmF0YS52MS5TdGFydEdhbWVSZXF1ZXN0Ghwuc3RyYXRhLnYxLlN0YXJ0R2FtZVJlc3BvbnNlEkYKCUxlYXZlR2FtZRIbLnN0cmF0YS52MS5MZWF2ZUdhbWVSZXF1ZXN0Ghwuc3RyYXRhLnYxLkxlYXZlR2FtZVJlc3BvbnNlEkMKCEZpbmRHYW1lEhouc3RyYXRhLnYxLkZpbmRHYW1lUmVxdWVzdBobLnN0cmF0YS52MS5GaW5kR2FtZVJlc3BvbnNlElIKDVN1Ym1pdENvbW1hbmQSHy5zdHJhdGEudjEuU3VibWl0Q29tbWFuZFJlcXVlc3QaIC5zdHJhdGEudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlEkAKB0dldEdhbWUSGS5zdHJhdGEudjEuR2V0R2FtZVJlcXVlc3QaGi5zdHJhdGEudjEuR2V0R2FtZVJlc3BvbnNlElsKEExpc3RMZWdhbEFjdGlvbnMSIi5zdHJhdGEudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIy5zdHJhdGEudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEkgKCVdhdGNoR2FtZRIbLnN0cmF0YS52MS5XYXRjaEdhbWVSZXF1ZXN0Ghwuc3RyYXRhLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESRgoJTGlzdEdhbWVzEhsuc3RyYXRhLnYxLkxpc3RHYW1lc1JlcXVlc3QaHC5zdHJhdGEudjEuTGlzdEdhbWVzUmVzcG9uc2USSwoKUmVwbGF5R2FtZRIcLnN0cmF0YS52MS5SZXBsYXlHYW1lUmVxdWVzdBodLnN0cmF0YS52MS5SZXBsYXlHYW1lUmVzcG9uc2UwARJhChJFeHBvcnRQbGF5ZXJSZWNvcmQSJC5zdHJhdGEudjEuRXhwb3J0UGxheWVyUmVjb3JkUmVxdWVzdBolLnN0cmF0YS52MS5FeHBvcnRQbGF5ZXJSZWNvcmRSZXNwb25zZUIlCg1kZXYuc3RyYXRhLnYxUAFaEnN0cmF0YS92MTtzdHJhdGF2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_strata_games_cubosaurs_v1_cubosaurs, file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, file_strata_games_escaping_extinction_v1_escaping_extinction, file_strata_games_happy_little_dinosaurs_v1_happy_little_dinosaurs]);
+  fileDesc("ChxzdHJhdGEvdjEvZ2FtZV9zZXJ2aWNlLnByb3RvEglzdHJhdGEudjEibQoIR2FtZVR5cGUSEQoJZ2FtZV90eXBlGAEgASgJEg0KBXRpdGxlGAIgASgJEhMKC21pbl9wbGF5ZXJzGAMgASgFEhMKC21heF9wbGF5ZXJzGAQgASgFEhUKDXJ1bGVzX3ZlcnNpb24YBSABKAkiFgoUTGlzdEdhbWVUeXBlc1JlcXVlc3QiQAoVTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEicKCmdhbWVfdHlwZXMYASADKAsyEy5zdHJhdGEudjEuR2FtZVR5cGUitwIKC0dhbWVPcHRpb25zEkcKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLk9wdGlvbnNIABJRChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi8uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuT3B0aW9uc0gAEjcKCWN1Ym9zYXVycxgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuT3B0aW9uc0gAEksKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLC5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5PcHRpb25zSABCBgoEZ2FtZSK8AgoMR2FtZVNjZW5hcmlvEkgKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMisuc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLlNjZW5hcmlvSAASUgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIwLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlNjZW5hcmlvSAASOAoJY3Vib3NhdXJzGAMgASgLMiMuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5TY2VuYXJpb0gAEkwKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLS5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5TY2VuYXJpb0gAQgYKBGdhbWUi8gIKEUNyZWF0ZUdhbWVSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIPCgdwbGF5ZXJzGAIgASgFEicKB29wdGlvbnMYAyABKAsyFi5zdHJhdGEudjEuR2FtZU9wdGlvbnMSDAoEc2VlZBgEIAEoCRIpCghzY2VuYXJpbxgFIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8SEgoKcmVxdWVzdF9pZBgGIAEoCRIgCgRib3RzGAcgAygLMhIuc3RyYXRhLnYxLkJvdFNlYXQSFwoPcmVwbGFjZV9sZWF2ZXJzGAggASgJEiwKDHRpbWVfY29udHJvbBgJIAEoCzIWLnN0cmF0YS52MS5UaW1lQ29udHJvbBISCgpyZW1hdGNoX29mGAogASgJEiwKDGNyZWF0b3Jfc2VhdBgLIAEoCzIWLnN0cmF0YS52MS5DcmVhdG9yU2VhdBIYChBrZWVwX3NlZWRfc2VjcmV0GBQgASgIIjAKC0NyZWF0b3JTZWF0EgwKBHNlYXQYASABKAUSEwoLcGxheWVyX25hbWUYAiABKAkiSAoHQm90U2VhdBIMCgRzZWF0GAEgASgFEgsKA2JvdBgCIAEoCRIiCgVsZXZlbBgDIAEoDjITLnN0cmF0YS52MS5Cb3RMZXZlbCJKChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgDEhIKCmhvc3RfdG9rZW4YAyABKAkiMQoQTGVhdmVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKAUiJAoRTGVhdmVHYW1lUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAyJKCg9GaW5kR2FtZVJlcXVlc3QSEQoJZ2FtZV90eXBlGAEgASgJEg8KB3BsYXllcnMYAiABKAUSEwoLcGxheWVyX25hbWUYAyABKAkiZwoQRmluZEdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKAUSEgoKc2VhdF90b2tlbhgDIAEoCRIPCgd2ZXJzaW9uGAQgASgDEg8KB2NyZWF0ZWQYBSABKAgiUwoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoBUgAiAEBEhMKC3BsYXllcl9uYW1lGAMgASgJQgcKBV9zZWF0IkUKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRISCgpzZWF0X3Rva2VuGAIgASgJEg8KB3ZlcnNpb24YAyABKAMiIwoQU3RhcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIiQKEVN0YXJ0R2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMitwIKC0dhbWVDb21tYW5kEkcKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiouc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkNvbW1hbmRIABJRChZoYXBweV9saXR0bGVfZGlub3NhdXJzGAIgASgLMi8uc3RyYXRhLmdhbWVzLmhhcHB5X2xpdHRsZV9kaW5vc2F1cnMudjEuQ29tbWFuZEgAEjcKCWN1Ym9zYXVycxgDIAEoCzIiLnN0cmF0YS5nYW1lcy5jdWJvc2F1cnMudjEuQ29tbWFuZEgAEksKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyLC5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5Db21tYW5kSABCBgoEZ2FtZSLFAQoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgFEhIKCmNvbW1hbmRfaWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoA0gAiAEBEicKB2NvbW1hbmQYBSABKAsyFi5zdHJhdGEudjEuR2FtZUNvbW1hbmQSHQoVaW5jbHVkZV9sZWdhbF9hY3Rpb25zGAYgASgIQhMKEV9leHBlY3RlZF92ZXJzaW9uIqsBChVTdWJtaXRDb21tYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIgCgZldmVudHMYAiADKAsyEC5zdHJhdGEudjEuRXZlbnQSEQoJZHVwbGljYXRlGAMgASgIEi0KDWxlZ2FsX2FjdGlvbnMYBCADKAsyFi5zdHJhdGEudjEuTGVnYWxBY3Rpb24SHQoVbGVnYWxfYWN0aW9uc192ZXJzaW9uGAUgASgDIlMKBFNlYXQSDAoEc2VhdBgBIAEoBRINCgV0YWtlbhgCIAEoCBITCgtwbGF5ZXJfbmFtZRgDIAEoCRILCgNib3QYBCABKAkSDAoEbGVmdBgFIAEoCCIqCgdPdXRjb21lEg8KB3dpbm5lcnMYASADKAUSDgoGcmVzdWx0GAIgASgJIqgCCghHYW1lVmlldxJEChFkaW5vc2F1cnNfZXh0aW5jdBgBIAEoCzInLnN0cmF0YS5nYW1lcy5kaW5vc2F1cnNfZXh0aW5jdC52MS5WaWV3SAASTgoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzIsLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLlZpZXdIABI0CgljdWJvc2F1cnMYAyABKAsyHy5zdHJhdGEuZ2FtZXMuY3Vib3NhdXJzLnYxLlZpZXdIABJIChNlc2NhcGluZ19leHRpbmN0aW9uGAQgASgLMikuc3RyYXRhLmdhbWVzLmVzY2FwaW5nX2V4dGluY3Rpb24udjEuVmlld0gAQgYKBGdhbWUixQMKBEdhbWUSDwoHZ2FtZV9pZBgBIAEoCRIRCglnYW1lX3R5cGUYAiABKAkSJQoGc3RhdHVzGAMgASgOMhUuc3RyYXRhLnYxLkdhbWVTdGF0dXMSDwoHdmVyc2lvbhgEIAEoAxIeCgVzZWF0cxgFIAMoCzIPLnN0cmF0YS52MS5TZWF0EhIKCnlvdXJfc2VhdHMYBiADKAUSFAoMYWN0aXZlX3NlYXRzGAcgAygFEiMKB291dGNvbWUYCCABKAsyEi5zdHJhdGEudjEuT3V0Y29tZRIhCgR2aWV3GAkgASgLMhMuc3RyYXRhLnYxLkdhbWVWaWV3EhUKDXJ1bGVzX3ZlcnNpb24YCiABKAkSDwoHcGxheWVycxgLIAEoBRIuCgpjcmVhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIsCgx0aW1lX2NvbnRyb2wYDSABKAsyFi5zdHJhdGEudjEuVGltZUNvbnRyb2wSJAoGY2xvY2tzGA4gAygLMhQuc3RyYXRhLnYxLlNlYXRDbG9jaxISCgpyZW1hdGNoX29mGA8gASgJEg8KB3JlbWF0Y2gYECABKAkibAoLVGltZUNvbnRyb2wSGAoQZGVjaXNpb25fc2Vjb25kcxgBIAEoBRIUCgxiYXNlX3NlY29uZHMYAiABKAUSGQoRaW5jcmVtZW50X3NlY29uZHMYAyABKAUSEgoKb25fdGltZW91dBgEIAEoCSJzCglTZWF0Q2xvY2sSDAoEc2VhdBgBIAEoBRIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMcmVtYWluaW5nX21zGAMgASgDSACIAQFCDwoNX3JlbWFpbmluZ19tcyJJCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhcKCmF0X3ZlcnNpb24YAiABKANIAIgBAUINCgtfYXRfdmVyc2lvbiIwCg9HZXRHYW1lUmVzcG9uc2USHQoEZ2FtZRgBIAEoCzIPLnN0cmF0YS52MS5HYW1lIlkKC0xlZ2FsQWN0aW9uEgwKBHNlYXQYASABKAUSJwoHY29tbWFuZBgCIAEoCzIWLnN0cmF0YS52MS5HYW1lQ29tbWFuZBITCgtkZXNjcmlwdGlvbhgDIAEoCSJGChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKAVIAIgBAUIHCgVfc2VhdCJUChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxInCgdhY3Rpb25zGAIgAygLMhYuc3RyYXRhLnYxLkxlZ2FsQWN0aW9uItwBCgtHYW1lQ3JlYXRlZBIRCglnYW1lX3R5cGUYASABKAkSFQoNcnVsZXNfdmVyc2lvbhgCIAEoCRIPCgdwbGF5ZXJzGAMgASgFEgwKBHNlZWQYBCABKAkSJwoHb3B0aW9ucxgFIAEoCzIWLnN0cmF0YS52MS5HYW1lT3B0aW9ucxIpCghzY2VuYXJpbxgGIAEoCzIXLnN0cmF0YS52MS5HYW1lU2NlbmFyaW8SEgoKY29tbWl0bWVudBgUIAEoCRIMCgRzYWx0GBUgASgJEg4KBnJldmVhbBgWIAEoCCJVCgxTZWVkUmV2ZWFsZWQSDAoEc2VlZBgBIAEoCRIMCgRzYWx0GAIgASgJEikKCHNjZW5hcmlvGAMgASgLMhcuc3RyYXRhLnYxLkdhbWVTY2VuYXJpbyI+CgxQbGF5ZXJKb2luZWQSDAoEc2VhdBgBIAEoBRITCgtwbGF5ZXJfbmFtZRgCIAEoCRILCgNib3QYAyABKAkiGgoKUGxheWVyTGVmdBIMCgRzZWF0GAEgASgFIiUKCFNlYXRMZWZ0EgwKBHNlYXQYASABKAUSCwoDYm90GAIgASgJIiEKDlJlbWF0Y2hDcmVhdGVkEg8KB2dhbWVfaWQYASABKAkiDQoLR2FtZVN0YXJ0ZWQiMwoMR2FtZUZpbmlzaGVkEiMKB291dGNvbWUYASABKAsyEi5zdHJhdGEudjEuT3V0Y29tZSKtAgoJR2FtZUV2ZW50EkUKEWRpbm9zYXVyc19leHRpbmN0GAEgASgLMiguc3RyYXRhLmdhbWVzLmRpbm9zYXVyc19leHRpbmN0LnYxLkV2ZW50SAASTwoWaGFwcHlfbGl0dGxlX2Rpbm9zYXVycxgCIAEoCzItLnN0cmF0YS5nYW1lcy5oYXBweV9saXR0bGVfZGlub3NhdXJzLnYxLkV2ZW50SAASNQoJY3Vib3NhdXJzGAMgASgLMiAuc3RyYXRhLmdhbWVzLmN1Ym9zYXVycy52MS5FdmVudEgAEkkKE2VzY2FwaW5nX2V4dGluY3Rpb24YBCABKAsyKi5zdHJhdGEuZ2FtZXMuZXNjYXBpbmdfZXh0aW5jdGlvbi52MS5FdmVudEgAQgYKBGdhbWUisgQKBUV2ZW50Eg8KB2dhbWVfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIQCghwb3NpdGlvbhgDIAEoAxIMCgR0eXBlGAQgASgJEi8KC3JlY29yZGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgxnYW1lX2NyZWF0ZWQYCiABKAsyFi5zdHJhdGEudjEuR2FtZUNyZWF0ZWRIABIwCg1wbGF5ZXJfam9pbmVkGAsgASgLMhcuc3RyYXRhLnYxLlBsYXllckpvaW5lZEgAEi4KDGdhbWVfc3RhcnRlZBgMIAEoCzIWLnN0cmF0YS52MS5HYW1lU3RhcnRlZEgAEjAKDWdhbWVfZmluaXNoZWQYDSABKAsyFy5zdHJhdGEudjEuR2FtZUZpbmlzaGVkSAASKgoKZ2FtZV9ldmVudBgOIAEoCzIULnN0cmF0YS52MS5HYW1lRXZlbnRIABIsCgtwbGF5ZXJfbGVmdBgPIAEoCzIVLnN0cmF0YS52MS5QbGF5ZXJMZWZ0SAASKAoJc2VhdF9sZWZ0GBAgASgLMhMuc3RyYXRhLnYxLlNlYXRMZWZ0SAASNAoPcmVtYXRjaF9jcmVhdGVkGBEgASgLMhkuc3RyYXRhLnYxLlJlbWF0Y2hDcmVhdGVkSAASMAoNc2VlZF9yZXZlYWxlZBgUIAEoCzIXLnN0cmF0YS52MS5TZWVkUmV2ZWFsZWRIAEIGCgRib2R5IkwKEFdhdGNoR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSEQoJbm9fZm9sbG93GAMgASgIIloKEVdhdGNoR2FtZVJlc3BvbnNlEh8KBWV2ZW50GAEgASgLMhAuc3RyYXRhLnYxLkV2ZW50EiQKBmNsb2NrcxgCIAMoCzIULnN0cmF0YS52MS5TZWF0Q2xvY2sitQIKC0dhbWVTdW1tYXJ5Eg8KB2dhbWVfaWQYASABKAkSEQoJZ2FtZV90eXBlGAIgASgJEiUKBnN0YXR1cxgDIAEoDjIVLnN0cmF0YS52MS5HYW1lU3RhdHVzEg8KB3ZlcnNpb24YBCABKAMSDwoHcGxheWVycxgFIAEoBRITCgtzZWF0c190YWtlbhgGIAEoBRIjCgdvdXRjb21lGAcgASgLMhIuc3RyYXRhLnYxLk91dGNvbWUSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYCSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEh4KBXNlYXRzGAogAygLMg8uc3RyYXRhLnYxLlNlYXQiTgoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAMSEgoKdG9fdmVyc2lvbhgDIAEoAyJUChJSZXBsYXlHYW1lUmVzcG9uc2USHwoFZXZlbnQYASABKAsyEC5zdHJhdGEudjEuRXZlbnQSHQoEZ2FtZRgCIAEoCzIPLnN0cmF0YS52MS5HYW1lIlMKGUV4cG9ydFBsYXllclJlY29yZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCglwYWdlX3NpemUYAiABKAUSEgoKcGFnZV90b2tlbhgDIAEoCSJFChpFeHBvcnRQbGF5ZXJSZWNvcmRSZXNwb25zZRIOCgZyZWNvcmQYASABKAkSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIq4BChBMaXN0R2FtZXNSZXF1ZXN0EhEKCWdhbWVfdHlwZRgBIAEoCRIlCgZzdGF0dXMYAiABKA4yFS5zdHJhdGEudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKAUSEgoKcGFnZV90b2tlbhgEIAEoCRISCgpvcGVuX3NlYXRzGAUgASgIEg8KB3BsYXllcnMYBiABKAUSFAoMbmV3ZXN0X2ZpcnN0GAcgASgIIlMKEUxpc3RHYW1lc1Jlc3BvbnNlEiUKBWdhbWVzGAEgAygLMhYuc3RyYXRhLnYxLkdhbWVTdW1tYXJ5EhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSpqCghCb3RMZXZlbBIZChVCT1RfTEVWRUxfVU5TUEVDSUZJRUQQABIUChBCT1RfTEVWRUxfUkFORE9NEAESFwoTQk9UX0xFVkVMX0hFVVJJU1RJQxACEhQKEEJPVF9MRVZFTF9TVFJPTkcQAypxCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFAoQR0FNRV9TVEFUVVNfT1BFThABEhYKEkdBTUVfU1RBVFVTX0FDVElWRRACEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAMy+wcKC0dhbWVTZXJ2aWNlElIKDUxpc3RHYW1lVHlwZXMSHy5zdHJhdGEudjEuTGlzdEdhbWVUeXBlc1JlcXVlc3QaIC5zdHJhdGEudjEuTGlzdEdhbWVUeXBlc1Jlc3BvbnNlEkkKCkNyZWF0ZUdhbWUSHC5zdHJhdGEudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHS5zdHJhdGEudjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkMKCEpvaW5HYW1lEhouc3RyYXRhLnYxLkpvaW5HYW1lUmVxdWVzdBobLnN0cmF0YS52MS5Kb2luR2FtZVJlc3BvbnNlEkYKCVN0YXJ0R2FtZRIbLnN0cmF0YS52MS5TdGFydEdhbWVSZXF1ZXN0Ghwuc3RyYXRhLnYxLlN0YXJ0R2FtZVJlc3BvbnNlEkYKCUxlYXZlR2FtZRIbLnN0cmF0YS52MS5MZWF2ZUdhbWVSZXF1ZXN0Ghwuc3RyYXRhLnYxLkxlYXZlR2FtZVJlc3BvbnNlEkMKCEZpbmRHYW1lEhouc3RyYXRhLnYxLkZpbmRHYW1lUmVxdWVzdBobLnN0cmF0YS52MS5GaW5kR2FtZVJlc3BvbnNlElIKDVN1Ym1pdENvbW1hbmQSHy5zdHJhdGEudjEuU3VibWl0Q29tbWFuZFJlcXVlc3QaIC5zdHJhdGEudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlEkAKB0dldEdhbWUSGS5zdHJhdGEudjEuR2V0R2FtZVJlcXVlc3QaGi5zdHJhdGEudjEuR2V0R2FtZVJlc3BvbnNlElsKEExpc3RMZWdhbEFjdGlvbnMSIi5zdHJhdGEudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIy5zdHJhdGEudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEkgKCVdhdGNoR2FtZRIbLnN0cmF0YS52MS5XYXRjaEdhbWVSZXF1ZXN0Ghwuc3RyYXRhLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESRgoJTGlzdEdhbWVzEhsuc3RyYXRhLnYxLkxpc3RHYW1lc1JlcXVlc3QaHC5zdHJhdGEudjEuTGlzdEdhbWVzUmVzcG9uc2USSwoKUmVwbGF5R2FtZRIcLnN0cmF0YS52MS5SZXBsYXlHYW1lUmVxdWVzdBodLnN0cmF0YS52MS5SZXBsYXlHYW1lUmVzcG9uc2UwARJhChJFeHBvcnRQbGF5ZXJSZWNvcmQSJC5zdHJhdGEudjEuRXhwb3J0UGxheWVyUmVjb3JkUmVxdWVzdBolLnN0cmF0YS52MS5FeHBvcnRQbGF5ZXJSZWNvcmRSZXNwb25zZUIlCg1kZXYuc3RyYXRhLnYxUAFaEnN0cmF0YS92MTtzdHJhdGF2MWIGcHJvdG8z", [file_google_protobuf_timestamp, file_strata_games_cubosaurs_v1_cubosaurs, file_strata_games_dinosaurs_extinct_v1_dinosaurs_extinct, file_strata_games_escaping_extinction_v1_escaping_extinction, file_strata_games_happy_little_dinosaurs_v1_happy_little_dinosaurs]);
 
 /**
  * A game type the service runs.
@@ -328,6 +328,22 @@ export type CreateGameRequest = Message<"strata.v1.CreateGameRequest"> & {
   rematchOf: string;
 
   /**
+   * A seat of the new game the caller takes in the same call, as JoinGame
+   * would (what the web table's "me" is). It counts against the caller's
+   * open seats (STRATA_MAX_OPEN_SEATS) before anything is written: at the
+   * limit the creation is refused (RESOURCE_EXHAUSTED OPEN_SEATS_LIMIT) and
+   * no game is made, never a game with the creator's seat left empty. The
+   * seat is taken under the answer's host_token, which then acts for it
+   * (the caller's own token, when it sent one). A seat out of range or a
+   * bot's is INVALID_ARGUMENT CREATOR_SEAT_INVALID; not with rematch_of
+   * (a rematch keeps each seat for its player). A retried creation (the
+   * same request_id) takes no second seat.
+   *
+   * @generated from field: strata.v1.CreatorSeat creator_seat = 11;
+   */
+  creatorSeat?: CreatorSeat | undefined;
+
+  /**
    * Keep the seed secret after the end: no SeedRevealed event, and so no
    * player-verifiable record (for platforms that keep hands secret after the
    * end). Admin token only. Every game commits to its seed at creation
@@ -344,6 +360,34 @@ export type CreateGameRequest = Message<"strata.v1.CreateGameRequest"> & {
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
   messageDesc(file_strata_v1_game_service, 5);
+
+/**
+ * The seat a game's creator takes at its creation (CreateGameRequest).
+ *
+ * @generated from message strata.v1.CreatorSeat
+ */
+export type CreatorSeat = Message<"strata.v1.CreatorSeat"> & {
+  /**
+   * The seat (from 0).
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The name shown for it, as JoinGame's player_name.
+   *
+   * @generated from field: string player_name = 2;
+   */
+  playerName: string;
+};
+
+/**
+ * Describes the message strata.v1.CreatorSeat.
+ * Use `create(CreatorSeatSchema)` to create a new message.
+ */
+export const CreatorSeatSchema: GenMessage<CreatorSeat> = /*@__PURE__*/
+  messageDesc(file_strata_v1_game_service, 6);
 
 /**
  * A seat played by one of the service's bots.
@@ -381,7 +425,7 @@ export type BotSeat = Message<"strata.v1.BotSeat"> & {
  * Use `create(BotSeatSchema)` to create a new message.
  */
 export const BotSeatSchema: GenMessage<BotSeat> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 6);
+  messageDesc(file_strata_v1_game_service, 7);
 
 /**
  * Response of CreateGame.
@@ -419,7 +463,7 @@ export type CreateGameResponse = Message<"strata.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 7);
+  messageDesc(file_strata_v1_game_service, 8);
 
 /**
  * Request of LeaveGame.
@@ -447,7 +491,7 @@ export type LeaveGameRequest = Message<"strata.v1.LeaveGameRequest"> & {
  * Use `create(LeaveGameRequestSchema)` to create a new message.
  */
 export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 8);
+  messageDesc(file_strata_v1_game_service, 9);
 
 /**
  * Response of LeaveGame.
@@ -468,7 +512,7 @@ export type LeaveGameResponse = Message<"strata.v1.LeaveGameResponse"> & {
  * Use `create(LeaveGameResponseSchema)` to create a new message.
  */
 export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 9);
+  messageDesc(file_strata_v1_game_service, 10);
 
 /**
  * Request of FindGame.
@@ -504,7 +548,7 @@ export type FindGameRequest = Message<"strata.v1.FindGameRequest"> & {
  * Use `create(FindGameRequestSchema)` to create a new message.
  */
 export const FindGameRequestSchema: GenMessage<FindGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 10);
+  messageDesc(file_strata_v1_game_service, 11);
 
 /**
  * Response of FindGame.
@@ -553,7 +597,7 @@ export type FindGameResponse = Message<"strata.v1.FindGameResponse"> & {
  * Use `create(FindGameResponseSchema)` to create a new message.
  */
 export const FindGameResponseSchema: GenMessage<FindGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 11);
+  messageDesc(file_strata_v1_game_service, 12);
 
 /**
  * Request of JoinGame.
@@ -592,7 +636,7 @@ export type JoinGameRequest = Message<"strata.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 12);
+  messageDesc(file_strata_v1_game_service, 13);
 
 /**
  * Response of JoinGame.
@@ -629,7 +673,7 @@ export type JoinGameResponse = Message<"strata.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 13);
+  messageDesc(file_strata_v1_game_service, 14);
 
 /**
  * Request of StartGame.
@@ -650,7 +694,7 @@ export type StartGameRequest = Message<"strata.v1.StartGameRequest"> & {
  * Use `create(StartGameRequestSchema)` to create a new message.
  */
 export const StartGameRequestSchema: GenMessage<StartGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 14);
+  messageDesc(file_strata_v1_game_service, 15);
 
 /**
  * Response of StartGame.
@@ -671,7 +715,7 @@ export type StartGameResponse = Message<"strata.v1.StartGameResponse"> & {
  * Use `create(StartGameResponseSchema)` to create a new message.
  */
 export const StartGameResponseSchema: GenMessage<StartGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 15);
+  messageDesc(file_strata_v1_game_service, 16);
 
 /**
  * A typed command of one game type.
@@ -724,7 +768,7 @@ export type GameCommand = Message<"strata.v1.GameCommand"> & {
  * Use `create(GameCommandSchema)` to create a new message.
  */
 export const GameCommandSchema: GenMessage<GameCommand> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 16);
+  messageDesc(file_strata_v1_game_service, 17);
 
 /**
  * Request of SubmitCommand.
@@ -793,7 +837,7 @@ export type SubmitCommandRequest = Message<"strata.v1.SubmitCommandRequest"> & {
  * Use `create(SubmitCommandRequestSchema)` to create a new message.
  */
 export const SubmitCommandRequestSchema: GenMessage<SubmitCommandRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 17);
+  messageDesc(file_strata_v1_game_service, 18);
 
 /**
  * Response of SubmitCommand.
@@ -845,7 +889,7 @@ export type SubmitCommandResponse = Message<"strata.v1.SubmitCommandResponse"> &
  * Use `create(SubmitCommandResponseSchema)` to create a new message.
  */
 export const SubmitCommandResponseSchema: GenMessage<SubmitCommandResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 18);
+  messageDesc(file_strata_v1_game_service, 19);
 
 /**
  * A seat at a game.
@@ -903,7 +947,7 @@ export type Seat = Message<"strata.v1.Seat"> & {
  * Use `create(SeatSchema)` to create a new message.
  */
 export const SeatSchema: GenMessage<Seat> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 19);
+  messageDesc(file_strata_v1_game_service, 20);
 
 /**
  * How a finished game ended.
@@ -931,7 +975,7 @@ export type Outcome = Message<"strata.v1.Outcome"> & {
  * Use `create(OutcomeSchema)` to create a new message.
  */
 export const OutcomeSchema: GenMessage<Outcome> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 20);
+  messageDesc(file_strata_v1_game_service, 21);
 
 /**
  * A typed view of one game type's state, as one viewer may see it.
@@ -984,7 +1028,7 @@ export type GameView = Message<"strata.v1.GameView"> & {
  * Use `create(GameViewSchema)` to create a new message.
  */
 export const GameViewSchema: GenMessage<GameView> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 21);
+  messageDesc(file_strata_v1_game_service, 22);
 
 /**
  * A game as one viewer may see it.
@@ -1111,7 +1155,7 @@ export type Game = Message<"strata.v1.Game"> & {
  * Use `create(GameSchema)` to create a new message.
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 22);
+  messageDesc(file_strata_v1_game_service, 23);
 
 /**
  * A time control, chosen at CreateGame: a deadline per decision
@@ -1166,7 +1210,7 @@ export type TimeControl = Message<"strata.v1.TimeControl"> & {
  * Use `create(TimeControlSchema)` to create a new message.
  */
 export const TimeControlSchema: GenMessage<TimeControl> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 23);
+  messageDesc(file_strata_v1_game_service, 24);
 
 /**
  * One seat's time in a game with a time control.
@@ -1202,7 +1246,7 @@ export type SeatClock = Message<"strata.v1.SeatClock"> & {
  * Use `create(SeatClockSchema)` to create a new message.
  */
 export const SeatClockSchema: GenMessage<SeatClock> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 24);
+  messageDesc(file_strata_v1_game_service, 25);
 
 /**
  * Request of GetGame.
@@ -1230,7 +1274,7 @@ export type GetGameRequest = Message<"strata.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 25);
+  messageDesc(file_strata_v1_game_service, 26);
 
 /**
  * Response of GetGame.
@@ -1251,7 +1295,7 @@ export type GetGameResponse = Message<"strata.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 26);
+  messageDesc(file_strata_v1_game_service, 27);
 
 /**
  * A legal command for one seat.
@@ -1286,7 +1330,7 @@ export type LegalAction = Message<"strata.v1.LegalAction"> & {
  * Use `create(LegalActionSchema)` to create a new message.
  */
 export const LegalActionSchema: GenMessage<LegalAction> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 27);
+  messageDesc(file_strata_v1_game_service, 28);
 
 /**
  * Request of ListLegalActions.
@@ -1314,7 +1358,7 @@ export type ListLegalActionsRequest = Message<"strata.v1.ListLegalActionsRequest
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 28);
+  messageDesc(file_strata_v1_game_service, 29);
 
 /**
  * Response of ListLegalActions.
@@ -1342,7 +1386,7 @@ export type ListLegalActionsResponse = Message<"strata.v1.ListLegalActionsRespon
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 29);
+  messageDesc(file_strata_v1_game_service, 30);
 
 /**
  * The game was created (always the first event, version 1).
@@ -1421,7 +1465,7 @@ export type GameCreated = Message<"strata.v1.GameCreated"> & {
  * Use `create(GameCreatedSchema)` to create a new message.
  */
 export const GameCreatedSchema: GenMessage<GameCreated> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 30);
+  messageDesc(file_strata_v1_game_service, 31);
 
 /**
  * The game is over and it reveals what its chance came from: the seed and
@@ -1458,7 +1502,7 @@ export type SeedRevealed = Message<"strata.v1.SeedRevealed"> & {
  * Use `create(SeedRevealedSchema)` to create a new message.
  */
 export const SeedRevealedSchema: GenMessage<SeedRevealed> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 31);
+  messageDesc(file_strata_v1_game_service, 32);
 
 /**
  * A seat was taken.
@@ -1493,7 +1537,7 @@ export type PlayerJoined = Message<"strata.v1.PlayerJoined"> & {
  * Use `create(PlayerJoinedSchema)` to create a new message.
  */
 export const PlayerJoinedSchema: GenMessage<PlayerJoined> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 32);
+  messageDesc(file_strata_v1_game_service, 33);
 
 /**
  * A seat was given up before the start: it is free again.
@@ -1514,7 +1558,7 @@ export type PlayerLeft = Message<"strata.v1.PlayerLeft"> & {
  * Use `create(PlayerLeftSchema)` to create a new message.
  */
 export const PlayerLeftSchema: GenMessage<PlayerLeft> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 33);
+  messageDesc(file_strata_v1_game_service, 34);
 
 /**
  * A seat left a started game (LeaveGame by its player or the admin). With
@@ -1547,7 +1591,7 @@ export type SeatLeft = Message<"strata.v1.SeatLeft"> & {
  * Use `create(SeatLeftSchema)` to create a new message.
  */
 export const SeatLeftSchema: GenMessage<SeatLeft> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 34);
+  messageDesc(file_strata_v1_game_service, 35);
 
 /**
  * This finished game's rematch was created (CreateGame with rematch_of).
@@ -1568,7 +1612,7 @@ export type RematchCreated = Message<"strata.v1.RematchCreated"> & {
  * Use `create(RematchCreatedSchema)` to create a new message.
  */
 export const RematchCreatedSchema: GenMessage<RematchCreated> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 35);
+  messageDesc(file_strata_v1_game_service, 36);
 
 /**
  * Play began; the game's set-up events follow.
@@ -1583,7 +1627,7 @@ export type GameStarted = Message<"strata.v1.GameStarted"> & {
  * Use `create(GameStartedSchema)` to create a new message.
  */
 export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 36);
+  messageDesc(file_strata_v1_game_service, 37);
 
 /**
  * The game ended.
@@ -1604,7 +1648,7 @@ export type GameFinished = Message<"strata.v1.GameFinished"> & {
  * Use `create(GameFinishedSchema)` to create a new message.
  */
 export const GameFinishedSchema: GenMessage<GameFinished> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 37);
+  messageDesc(file_strata_v1_game_service, 38);
 
 /**
  * A typed event of one game type.
@@ -1657,7 +1701,7 @@ export type GameEvent = Message<"strata.v1.GameEvent"> & {
  * Use `create(GameEventSchema)` to create a new message.
  */
 export const GameEventSchema: GenMessage<GameEvent> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 38);
+  messageDesc(file_strata_v1_game_service, 39);
 
 /**
  * One event of a game's stream, redacted for its viewer.
@@ -1785,7 +1829,7 @@ export type Event = Message<"strata.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 39);
+  messageDesc(file_strata_v1_game_service, 40);
 
 /**
  * Request of WatchGame.
@@ -1825,7 +1869,7 @@ export type WatchGameRequest = Message<"strata.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 40);
+  messageDesc(file_strata_v1_game_service, 41);
 
 /**
  * One message of the WatchGame stream.
@@ -1855,7 +1899,7 @@ export type WatchGameResponse = Message<"strata.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 41);
+  messageDesc(file_strata_v1_game_service, 42);
 
 /**
  * A game in a list.
@@ -1940,7 +1984,7 @@ export type GameSummary = Message<"strata.v1.GameSummary"> & {
  * Use `create(GameSummarySchema)` to create a new message.
  */
 export const GameSummarySchema: GenMessage<GameSummary> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 42);
+  messageDesc(file_strata_v1_game_service, 43);
 
 /**
  * Request of ReplayGame.
@@ -1975,7 +2019,7 @@ export type ReplayGameRequest = Message<"strata.v1.ReplayGameRequest"> & {
  * Use `create(ReplayGameRequestSchema)` to create a new message.
  */
 export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 43);
+  messageDesc(file_strata_v1_game_service, 44);
 
 /**
  * One step of a replay.
@@ -2003,7 +2047,7 @@ export type ReplayGameResponse = Message<"strata.v1.ReplayGameResponse"> & {
  * Use `create(ReplayGameResponseSchema)` to create a new message.
  */
 export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 44);
+  messageDesc(file_strata_v1_game_service, 45);
 
 /**
  * Request of ExportPlayerRecord.
@@ -2039,7 +2083,7 @@ export type ExportPlayerRecordRequest = Message<"strata.v1.ExportPlayerRecordReq
  * Use `create(ExportPlayerRecordRequestSchema)` to create a new message.
  */
 export const ExportPlayerRecordRequestSchema: GenMessage<ExportPlayerRecordRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 45);
+  messageDesc(file_strata_v1_game_service, 46);
 
 /**
  * Response of ExportPlayerRecord.
@@ -2076,7 +2120,7 @@ export type ExportPlayerRecordResponse = Message<"strata.v1.ExportPlayerRecordRe
  * Use `create(ExportPlayerRecordResponseSchema)` to create a new message.
  */
 export const ExportPlayerRecordResponseSchema: GenMessage<ExportPlayerRecordResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 46);
+  messageDesc(file_strata_v1_game_service, 47);
 
 /**
  * Request of ListGames.
@@ -2140,7 +2184,7 @@ export type ListGamesRequest = Message<"strata.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 47);
+  messageDesc(file_strata_v1_game_service, 48);
 
 /**
  * Response of ListGames.
@@ -2168,7 +2212,7 @@ export type ListGamesResponse = Message<"strata.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_strata_v1_game_service, 48);
+  messageDesc(file_strata_v1_game_service, 49);
 
 /**
  * How well one of the service's bots plays. Each plays from its seat's view
