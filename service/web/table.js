@@ -25,6 +25,7 @@ import { h } from "./dom.js";
 import { clearError, errorText, jsonKey, main, newId, renderer, showError, store, stored, transient } from "./common.js";
 import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, tickClocks, yourMove } from "./panels.js";
 import { replayPanel } from "./replay.js";
+import { beep, soundOn } from "./sound.js";
 
 /** After the player's click, how long new action buttons ignore clicks (ms):
  * longer than a slow double click (about 600 ms). */
@@ -75,6 +76,9 @@ export class Table {
     this.watching = null;
     this.errorVersion = null;
     this.announced = "";
+    // Whether it was your move when last drawn (null: not drawn yet, so the
+    // page's first drawing makes no sound).
+    this.wasYourMove = null;
   }
 
   get token() {
@@ -514,11 +518,14 @@ export class Table {
   }
 
   /** The turn, told to screen readers (a live region outside the redrawn
-   * page) and in the tab's title. */
+   * page), in the tab's title and, when the player turned it on, by a
+   * sound as it becomes their move. */
   announce(ctx) {
     const title = this.module().title;
     const mine = yourMove(this);
     document.title = mine ? `Your move: ${title} (Strata)` : `Strata: ${title}`;
+    if (mine && this.wasYourMove === false && soundOn()) beep();
+    this.wasYourMove = mine;
     const text = statusText(this, ctx);
     const box = document.getElementById("announce");
     if (box && text !== this.announced) box.textContent = text;
