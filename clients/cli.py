@@ -55,6 +55,7 @@ from strata.v1 import game_service_pb2 as pb
 
 from clients import client as client_module
 from clients.client import StrataClient, StrataError, Tls, position_scenario
+from clients.words import TableWords, as_json
 
 #: The table policies that hand a seat to a bot: ``bot`` (the game's
 #: default bot) and ``bot:<level>`` for each ``BotLevel``.
@@ -664,10 +665,13 @@ def cmd_play(args: argparse.Namespace) -> int:
             me = client.with_token(args.token)
         else:
             raise SystemExit("strata: give a GAME_ID (with --token) or --game TYPE")
+        seen = 0  # the last version whose events were told
         while True:
             game = me.get_game(game_id)
-            print()
-            _show_game(game)
+            table = TableWords(as_json(game))
+            if game.version != seen:
+                print()
+                seen = _show_table(me, game, table, seen)
             if game.status == FINISHED:
                 return 0
             legal = me.list_legal_actions(game_id)
@@ -679,8 +683,10 @@ def cmd_play(args: argparse.Namespace) -> int:
                 if input().strip().lower() == "q":
                     return 0
                 continue
-            for number, action in enumerate(legal.actions):
-                print(f"  [{number}] seat {action.seat}: {action.description}")
+            actions = [as_json(action) for action in legal.actions]
+            print(f"Your choices (at version {legal.version}):")
+            for number, action in enumerate(actions):
+                print(f"  [{number}] {table.label(action, actions)}")
             answer = input("your choice (q to quit): ").strip().lower()
             if answer == "q":
                 return 0
@@ -688,6 +694,41 @@ def cmd_play(args: argparse.Namespace) -> int:
                 print("choose one of the numbers")
                 continue
             _submit_chosen(me, game_id, legal.actions[int(answer)], legal.version)
+
+
+#: How many of the latest events the first screen tells.
+EVENTS_SHOWN = 8
+
+
+def _show_table(me: StrataClient, game: pb.Game, table: TableWords, seen: int) -> int:
+    """The game in the web table's words: title, whose move, the table, and
+    the events since version ``seen`` (the latest few on the first screen)
+    as sentences. Returns the version told."""
+    print(f"{table.title}: game {game.game_id}, version {game.version}")
+    print(table.status())
+    for line in table.table():
+        print(f"  {line}")
+    told = [
+        text
+        for event in me.watch_game(game.game_id, from_version=seen + 1, follow=False)
+        if event.version <= game.version
+        for text in [_sentence(table, event)]
+        if text
+    ]
+    if told:
+        print("What happened:")
+        for text in told[-EVENTS_SHOWN:] if not seen else told:
+            print(f"  {text}")
+    return game.version
+
+
+def _sentence(table: TableWords, event: pb.Event) -> str:
+    """An event as the page's log says it (its type when it has no words)."""
+    try:
+        text = table.describe(as_json(event))
+    except (KeyError, TypeError, ValueError):
+        text = None
+    return f"{event.type or 'Something happened'}." if text is None else text
 
 
 #: How often a choice is tried again on the game's new version (ABORTED).

@@ -262,6 +262,7 @@ class StrataClient:
         time_control: pb.TimeControl | None = None,
         keep_seed_secret: bool = False,
         position: Message | dict[str, Any] | None = None,
+        creator_seat: tuple[int, str] | None = None,
     ) -> pb.CreateGameResponse:
         """``bots``: seat -> bot kind (``random``, ``heuristic``, ``strong``),
         for the seats the service's bots play. ``replace_leavers="bot"`` (or
@@ -271,7 +272,10 @@ class StrataClient:
         :func:`clock`). ``keep_seed_secret`` (admin): no reveal of the seed
         at the end. ``position`` (admin): the state the game starts from,
         the game's ``Position`` message or its proto JSON form (a dict), set
-        in the scenario (:func:`position_scenario`)."""
+        in the scenario (:func:`position_scenario`). ``creator_seat`` (seat,
+        name): the caller takes that seat in the same call, refused before
+        anything is made at its open-seat limit; the answer's ``host_token``
+        acts for it."""
         if position is not None:
             scenario = position_scenario(game_type, position, scenario)
         request = pb.CreateGameRequest(
@@ -285,6 +289,9 @@ class StrataClient:
         )
         if time_control is not None:
             request.time_control.CopyFrom(time_control)
+        if creator_seat is not None:
+            seat, name = creator_seat
+            request.creator_seat.CopyFrom(pb.CreatorSeat(seat=seat, player_name=name))
         if options is not None:
             request.options.CopyFrom(options)
         if scenario is not None:

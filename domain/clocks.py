@@ -22,6 +22,7 @@ from domain import bots as domain_bots
 from domain import search
 from domain.errors import InvalidCommand
 from domain.search import never
+from domain.seats import seat_number
 from domain.session import Session, SessionState, Status
 
 BOT, FORFEIT = domain_bots.BOT_POLICY, "forfeit"
@@ -260,7 +261,7 @@ def check_timeout(
     except (KeyError, ValueError):
         return "the timeout has no readable instant"
     if seat not in expired_seats(state, clocks, at):
-        return f"seat {seat}'s time had not run out at {at.isoformat()}"
+        return f"seat {seat_number(seat)}'s time had not run out at {at.isoformat()}"
     policy = str(note.get("policy", ""))
     if domain_bots.policy_level(policy) is not None and state is not None:
         try:

@@ -31,6 +31,7 @@ from domain.commitment import SeedRevealed, commitment
 from domain.errors import InvalidCommand, NotYourSeat, RuleViolation
 from domain.frozen import replace
 from domain.rules import GameConfig, GameRules, Outcome, S, Upcaster, Viewer
+from domain.seats import no_such_seat, seat_number
 
 
 def event_schema_version(cls: type) -> int:
@@ -472,10 +473,12 @@ class Session(Generic[S]):
         if not 0 <= seat < len(state.seats):
             raise InvalidCommand(
                 "SEAT_OUT_OF_RANGE",
-                f"Seat {seat} does not exist (seats 0 to {len(state.seats) - 1}).",
+                no_such_seat(seat, len(state.seats)),
             )
         if state.seats[seat] is not None:
-            raise RuleViolation("SEAT_TAKEN", f"Seat {seat} is taken.")
+            raise RuleViolation(
+                "SEAT_TAKEN", f"Seat {seat_number(seat)} is taken: choose another."
+            )
         return [
             PlayerJoined(seat=seat, player_name=name, token_hash=token_hash, bot=bot)
         ]
@@ -496,19 +499,21 @@ class Session(Generic[S]):
         if not 0 <= seat < len(state.seats):
             raise InvalidCommand(
                 "SEAT_OUT_OF_RANGE",
-                f"Seat {seat} does not exist (seats 0 to {len(state.seats) - 1}).",
+                no_such_seat(seat, len(state.seats)),
             )
         if state.status is Status.FINISHED:
             raise RuleViolation("GAME_FINISHED", "This game is over.")
         info = state.seats[seat]
         if info is None:
-            raise RuleViolation("SEAT_FREE", f"Seat {seat} is not taken.")
+            raise RuleViolation("SEAT_FREE", f"Seat {seat_number(seat)} is not taken.")
         if state.status is Status.OPEN:
             return [PlayerLeft(seat=seat)]
         if seat in state.left:
-            raise RuleViolation("SEAT_LEFT", f"Seat {seat} has left the game.")
+            raise RuleViolation(
+                "SEAT_LEFT", f"Seat {seat_number(seat)} has left the game."
+            )
         if info.bot:
-            raise RuleViolation("BOT_SEAT", f"A bot plays seat {seat}.")
+            raise RuleViolation("BOT_SEAT", f"A bot plays seat {seat_number(seat)}.")
         left = SeatLeft(seat=seat, bot=bot)
         after = self.evolve(state, left)
         if not after.people_in:
@@ -611,7 +616,9 @@ class Session(Generic[S]):
         if state.free_seats:
             raise RuleViolation(
                 "SEATS_NOT_FILLED",
-                f"Seats {list(state.free_seats)} are still free.",
+                "Not every seat is taken; still free: "
+                + ", ".join(f"seat {seat_number(s)}" for s in state.free_seats)
+                + ".",
             )
         started = dataclasses.replace(state, status=Status.ACTIVE)
         return self._with_finish(
@@ -635,9 +642,11 @@ class Session(Generic[S]):
         if state.status is Status.FINISHED:
             raise RuleViolation("GAME_FINISHED", "This game is over.")
         if not 0 <= seat < len(state.seats):
-            raise NotYourSeat("NOT_YOUR_SEAT", f"Seat {seat} does not exist.")
+            raise NotYourSeat("NOT_YOUR_SEAT", no_such_seat(seat, len(state.seats)))
         if seat in state.left:
-            raise NotYourSeat("SEAT_LEFT", f"Seat {seat} has left the game.")
+            raise NotYourSeat(
+                "SEAT_LEFT", f"Seat {seat_number(seat)} has left the game."
+            )
         rules = self.rules
         events, game = rules.decide_and_evolve(state.game, seat, command, rng)
         after = replace(state, game=game, version=state.version + len(events))

@@ -22,6 +22,7 @@ from domain import codec
 from domain import session as session_kinds
 from domain.chance import Rng
 from domain.errors import DomainError, InvalidCommand, NotYourSeat, RuleViolation
+from domain.seats import seat_number
 from domain.session import SessionState
 from eventstore.base import (
     AppendResult,
@@ -434,7 +435,8 @@ class Commands:
         state = loaded.state
         if not caller.admin and seat not in acts_for(caller, state):
             raise PermissionDenied(
-                "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
+                "NOT_YOUR_SEAT",
+                f"Your token does not act for seat {seat_number(seat)}.",
             )
         if expected_version is not None and expected_version != state.version:
             raise Aborted(

@@ -26,6 +26,7 @@ from eventstore.base import (
     DuplicateCommand,
     NewCommand,
 )
+from service import inputs
 from service.callers import Caller, actor_of, hash_token, new_seat_token
 from service.clocks import TimeControl
 from service.commands import (
@@ -51,7 +52,8 @@ from service.seating import Seating
 
 class Created(NamedTuple):
     """A created game: its id, its version, and the token that proves its
-    holder created it (empty for a retried creation)."""
+    holder created it (empty for a retried creation; with a creator's seat,
+    that seat's token too)."""
 
     game_id: str
     version: int
@@ -89,6 +91,7 @@ class Creating:
         time_control: TimeControl | None = None,
         rematch: tuple[str, str, dict[str, Any]] | None = None,
         reveal: bool = True,
+        creator_seat: tuple[int, str] | None = None,
     ) -> Created:
         """Create a game. ``bots`` (seat, kind) are seated at once; a game of
         bots only is started too. ``replace_leavers`` ``"bot"``: a seat
@@ -97,7 +100,10 @@ class Creating:
         game's id, the old game's id and the seats kept for its players.
         The game commits to its seed (with a salt drawn here); its end
         reveals both unless ``reveal`` is off (admin only):
-        :mod:`domain.fairness`."""
+        :mod:`domain.fairness`. ``creator_seat`` (seat, name): the caller
+        takes that seat too, under the host token, reserved against its
+        open seats before anything is appended (at the limit nothing is
+        created)."""
         if replace_leavers and domain_bots.policy_level(replace_leavers) is None:
             levels = ", ".join(quote(f"bot:{v}") for v in domain_bots.LEVELS)
             raise InvalidArgument(
@@ -129,6 +135,59 @@ class Creating:
                 error.field = _field_in_request(error.field, game_type)
             raise
         self.seating.check_bots(game_type, players, bots)
+        seat_for = self._checked_creator_seat(creator_seat, players, bots)
+        with self.seating.open_seats.reserve(caller if seat_for else None) as held:
+            made = self._append_creation(
+                caller,
+                created,
+                seed,
+                request_id,
+                bots,
+                table_of(replace_leavers, time_control),
+                rematch,
+            )
+            if seat_for is None or not made.host_token:
+                # No seat asked, or a retried creation: the first answer
+                # had the seat's token.
+                return made
+            seat, name = seat_for
+            _, _, version = self.seating.join_reserved(
+                caller, made.game_id, seat, name, held, made.host_token
+            )
+            return made._replace(version=version)
+
+    @staticmethod
+    def _checked_creator_seat(
+        creator_seat: tuple[int, str] | None,
+        players: int,
+        bots: Sequence[tuple[int, str]],
+    ) -> tuple[int, str] | None:
+        """The creator's seat and name, checked before anything is written."""
+        if creator_seat is None:
+            return None
+        seat, name = creator_seat
+        if not 0 <= seat < players or seat in {s for s, _ in bots}:
+            raise InvalidArgument(
+                "CREATOR_SEAT_INVALID",
+                f"The creator's seat {seat} is not a seat of the new game free "
+                f"for a person: the seats are 0 to {players - 1} (seat 1 to "
+                f"seat {players} as players count them), less the bots' seats.",
+                "creator_seat.seat",
+            )
+        return seat, inputs.player_name(name, "creator_seat.player_name")
+
+    def _append_creation(
+        self,
+        caller: Caller,
+        created: GameCreated,
+        seed: str,
+        request_id: str,
+        bots: Sequence[tuple[int, str]],
+        table: dict[str, Any],
+        rematch: tuple[str, str, dict[str, Any]] | None,
+    ) -> Created:
+        """Appends the new game (and seats its bots); a retry of a creation
+        with a request_id answers with the same game and no host token."""
         # The creation is logged (as the command ``create``): who created
         # the game (whose quotas its bot seats' moves count against), the
         # hash of the host token that may free its seats before the start,
@@ -136,13 +195,6 @@ class Creating:
         # from a different request under the same key).
         host_token = caller.token or new_seat_token()
         body: dict[str, Any] = {"host": hash_token(host_token)}
-        # The table's own settings (beside the rules' options): logged with
-        # the creation, which is where the lobby and the leaves read them.
-        table: dict[str, Any] = (
-            {"replace_leavers": replace_leavers} if replace_leavers else {}
-        )
-        if time_control is not None and time_control.check().timed:
-            table["time_control"] = time_control.to_body()
         body.update(table)
         if request_id:
             # The key is its caller's: nobody else can claim it first.
@@ -274,6 +326,17 @@ class Creating:
             time_control=None if control is None else TimeControl.from_body(control),
             rematch=(game_id, old.game_id, reserved),
         )
+
+
+def table_of(replace_leavers: str, time_control: TimeControl | None) -> dict[str, Any]:
+    """The table's own settings (beside the rules' options): logged with
+    the creation, which is where the lobby and the leaves read them."""
+    table: dict[str, Any] = (
+        {"replace_leavers": replace_leavers} if replace_leavers else {}
+    )
+    if time_control is not None and time_control.check().timed:
+        table["time_control"] = time_control.to_body()
+    return table
 
 
 def request_game_id(identity: str, request_id: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from domain.fairness import SeedRevealed, encode_event
 from domain.rules import Viewer
+from domain.seats import seat_number
 from domain.session import GameCreated, GameFinished, Status
 from eventstore.base import RecordedEvent
 from service.callers import Caller
@@ -103,7 +104,8 @@ class Queries:
         if seat is not None:
             if seat not in seats:
                 raise PermissionDenied(
-                    "NOT_YOUR_SEAT", f"Your token does not act for seat {seat}."
+                    "NOT_YOUR_SEAT",
+                    f"Your token does not act for seat {seat_number(seat)}.",
                 )
             seats = [seat]
         return [

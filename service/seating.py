@@ -12,6 +12,7 @@ from typing import Any
 
 from domain import bots as domain_bots
 from domain.chance import Rng
+from domain.seats import seat_number
 from domain.session import Status
 from eventstore.base import ConcurrencyError, DuplicateCommand, NewCommand
 from service import inputs, names
@@ -63,16 +64,21 @@ class Seating:
         """Take a seat; returns (seat, token, version)."""
         name = inputs.player_name(name)
         with self.open_seats.reserve(caller) as reservation:
-            return self._join(caller, game_id, seat, name, reservation)
+            return self.join_reserved(caller, game_id, seat, name, reservation)
 
-    def _join(
+    def join_reserved(
         self,
         caller: Caller,
         game_id: str,
         seat: int | None,
         name: str,
         reservation: Reservation,
+        token_for: str = "",
     ) -> tuple[int, str, int]:
+        """Take a seat under an open seat already reserved for ``caller``
+        (by :meth:`join_game`, or a creator's seat reserved before its game
+        was made), for ``token_for`` (default: the caller's token when it
+        holds a seat of the game, else a new one)."""
         reserved = {
             int(s): kept
             for s, kept in self.creations.creation_of(game_id)
@@ -82,7 +88,7 @@ class Seating:
         for _ in range(MAX_RETRIES):
             loaded = self.games.load(game_id)
             state = loaded.state
-            token = (
+            token = token_for or (
                 caller.token
                 if caller.token and state.seats_of(caller.token_hash)
                 else ""
@@ -136,8 +142,8 @@ class Seating:
         if seat in reserved and not caller.admin:
             raise PermissionDenied(
                 "SEAT_RESERVED",
-                f"Seat {seat} of this rematch is kept for its player of the previous "
-                "game; claim it with that game's seat token.",
+                f"Seat {seat_number(seat)} of this rematch is kept for its player "
+                "of the previous game; claim it with that game's seat token.",
             )
         return seat, ""
 
@@ -163,11 +169,11 @@ class Seating:
             if not allowed:
                 raise PermissionDenied(
                     "NOT_YOUR_SEAT",
-                    f"Only seat {seat}'s player or the admin may take it out of "
-                    "the game."
+                    f"Only seat {seat_number(seat)}'s player or the admin may take "
+                    "it out of the game."
                     if started
-                    else f"Only seat {seat}'s player, the game's host or the "
-                    "admin may free it.",
+                    else f"Only seat {seat_number(seat)}'s player, the game's host "
+                    "or the admin may free it.",
                 )
             version = self._append_leave(game_id, loaded, seat, caller)
             if version:
@@ -233,8 +239,9 @@ class Seating:
             if not 0 <= seat < players or seat in seen:
                 raise InvalidArgument(
                     "BOT_SEAT_INVALID",
-                    f"Bot seat {seat} is out of range (0 to {players - 1}) "
-                    "or listed twice.",
+                    f"A bot's seat {seat} is out of range or listed twice: "
+                    f"this game's seats are 0 to {players - 1} (seat 1 to seat "
+                    f"{players} as players count them).",
                     "bots",
                 )
             seen.add(seat)

@@ -13,6 +13,7 @@ from strata.v1 import game_service_pb2 as pb
 
 from domain import bots as domain_bots
 from domain import registry
+from domain.seats import seat_number
 from domain.session import (
     Status,
 )
@@ -95,6 +96,17 @@ class GameServicer:
         self, request: pb.CreateGameRequest, call: Call
     ) -> pb.CreateGameResponse:
         caller = self._caller(call)
+        creator_seat = None
+        if request.HasField("creator_seat"):
+            if request.rematch_of:
+                raise InvalidArgument(
+                    "CREATOR_SEAT_INVALID",
+                    "A rematch keeps each seat for its player: claim yours with "
+                    "JoinGame and the old game's seat token.",
+                    "creator_seat",
+                )
+            given = request.creator_seat
+            creator_seat = (given.seat, given.player_name)
         if request.rematch_of:
             return self._rematch(request, caller)
         game_type = request.game_type
@@ -129,6 +141,7 @@ class GameServicer:
             time_control=_time_control(request)
             if request.HasField("time_control")
             else None,
+            creator_seat=creator_seat,
         )
         return pb.CreateGameResponse(
             game_id=created.game_id,
@@ -400,7 +413,8 @@ def _bot_kind(seat: pb.BotSeat) -> str:
     if seat.bot and seat.bot != level:
         raise InvalidArgument(
             "BOT_LEVEL_CONFLICT",
-            f"Bot seat {seat.seat} asks for {quote(seat.bot)} and level "
+            f"The bot of seat {seat_number(seat.seat)} asks for {quote(seat.bot)} "
+            f"and level "
             f"{quote(level)}; give one, or the same.",
             "bots",
         )

@@ -108,6 +108,7 @@ from domain.rules import (
     Upcaster,
     Viewer,
 )
+from domain.seats import no_such_seat, seat_number
 
 CARDS_PER_PLAYER = 10  # cards per player in a round's pool
 STARTING_CARDS = 4  # face-up cards that start each collection
@@ -441,15 +442,18 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         if state.phase is Phase.SETUP:
             raise RuleViolation("GAME_NOT_STARTED", "No round has been dealt yet.")
         if not 0 <= seat < state.players:
-            raise InvalidCommand("SEAT_OUT_OF_RANGE", f"Seat {seat} does not exist.")
+            raise InvalidCommand("SEAT_OUT_OF_RANGE", no_such_seat(seat, state.players))
         if state.debts and not isinstance(command, ClaimDnaTokens):
             debtor = state.debts[0].seat
             raise RuleViolation(
                 "DNA_TOKENS_OWED",
-                f"Seat {debtor} must first choose whom to take owed DNA tokens from.",
+                f"Seat {seat_number(debtor)} must first choose whom to take owed DNA "
+                "tokens from.",
             )
         if not isinstance(command, ClaimDnaTokens) and seat != state.turn:
-            raise RuleViolation("NOT_YOUR_TURN", f"It is seat {state.turn}'s turn.")
+            raise RuleViolation(
+                "NOT_YOUR_TURN", f"It is seat {seat_number(state.turn)}'s turn."
+            )
         events: list[Event]
         match command:
             case ClaimDnaTokens(from_seat=source):
@@ -487,7 +491,9 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         if not state.debts or state.debts[0].seat != seat:
             raise RuleViolation("NO_DNA_TOKENS_OWED", "You are owed no DNA tokens.")
         if not 0 <= source < state.players:
-            raise InvalidCommand("SEAT_OUT_OF_RANGE", f"Seat {source} does not exist.")
+            raise InvalidCommand(
+                "SEAT_OUT_OF_RANGE", no_such_seat(source, state.players)
+            )
         if source == seat:
             raise RuleViolation(
                 "CANNOT_TAKE_FROM_YOURSELF", "Choose another player to take from."
@@ -495,7 +501,8 @@ class CubosaursRules(GameRules[CubosaursState, Command, Event, View]):
         available = state.seats[source].tokens
         if available == 0:
             raise RuleViolation(
-                "NO_DNA_TOKENS_TO_TAKE", f"Seat {source} holds no DNA token."
+                "NO_DNA_TOKENS_TO_TAKE",
+                f"Seat {seat_number(source)} holds no DNA token.",
             )
         return [DnaTokensGained(seat, min(state.debts[0].amount, available), source)]
 
@@ -886,7 +893,7 @@ def _validate_position(
             f"The position has {len(position.players)} players for {players} seats.",
         )
     if not 0 <= position.turn < players:
-        raise position_invalid("turn", f"Seat {position.turn} does not exist.")
+        raise position_invalid("turn", no_such_seat(position.turn, players))
     own = _round_direction(position.round)
     if position.direction not in (0, own):
         raise position_invalid(
@@ -909,13 +916,13 @@ def _validate_scores(seat: int, player: PlayerPosition, number: int) -> None:
         raise position_invalid(
             field,
             f"In round {number} every player has {number - 1} finished round "
-            f"scores; seat {seat} has {len(player.scores)}.",
+            f"scores; seat {seat_number(seat)} has {len(player.scores)}.",
         )
     if any(abs(score) > ROUND_SCORE_LIMIT for score in player.scores):
         raise position_invalid(
             field,
             f"A round scores -{ROUND_SCORE_LIMIT} to {ROUND_SCORE_LIMIT} "
-            f"(seat {seat}: {list(player.scores)}).",
+            f"(seat {seat_number(seat)}: {list(player.scores)}).",
         )
 
 
@@ -1016,7 +1023,7 @@ def _validate_dna(position: Position, players: int) -> None:
             raise position_invalid(
                 f"players[{seat}].dna_tokens",
                 f"The players hold 0 to {DNA_TOKENS} DNA tokens in all; seat "
-                f"{seat} holds {player.dna_tokens}, {held} so far.",
+                f"{seat_number(seat)} holds {player.dna_tokens}, {held} so far.",
             )
 
 

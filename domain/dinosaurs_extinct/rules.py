@@ -90,6 +90,7 @@ from domain.rules import (
     Upcaster,
     Viewer,
 )
+from domain.seats import no_such_seat, seat_number
 
 RESULT_REACHED_21ST_CENTURY = "reached_21st_century"
 
@@ -175,17 +176,17 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
             if not 0 <= dino.step < content.finish:
                 raise position_invalid(
                     f"dinos[{seat}].step",
-                    f"Dino {seat} is on step {dino.step}; a Dino still racing "
-                    f"is on step 0 to {content.finish - 1}.",
+                    f"Seat {seat_number(seat)}'s Dino is on step {dino.step}; a Dino "
+                    f"still racing is on step 0 to {content.finish - 1}.",
                 )
             if not 0 <= dino.bones < content.life_card_overlays:
                 raise position_invalid(
                     f"dinos[{seat}].bones",
-                    f"Dino {seat} shows {dino.bones} bones; 0 to "
+                    f"Seat {seat_number(seat)}'s Dino shows {dino.bones} bones; 0 to "
                     f"{content.life_card_overlays - 1} (one more is extinct).",
                 )
         if not 0 <= position.turn < players:
-            raise position_invalid("turn", f"Seat {position.turn} does not exist.")
+            raise position_invalid("turn", no_such_seat(position.turn, players))
         if position.earth_deck and sorted(position.earth_deck) != ids:
             raise position_invalid(
                 "earth_deck",
@@ -291,15 +292,16 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
         ):
             raise InvalidCommand(
                 "SEAT_OUT_OF_RANGE",
-                f"Seat {command.target_seat} does not exist "
-                f"(seats 0 to {state.players - 1}).",
+                no_such_seat(command.target_seat, state.players),
             )
         if state.phase is Phase.OVER:
             raise RuleViolation("GAME_OVER", "A Dino has entered the 21st Century.")
         if state.phase is Phase.SETTING_UP:
             raise RuleViolation("GAME_NOT_STARTED", "The game has not started.")
         if seat != state.turn:
-            raise RuleViolation("NOT_YOUR_TURN", f"It is seat {state.turn}'s turn.")
+            raise RuleViolation(
+                "NOT_YOUR_TURN", f"It is seat {seat_number(state.turn)}'s turn."
+            )
         turn = _Turn(self, state, rng)
         match command:
             case RollDie():
@@ -321,7 +323,8 @@ class DinosaursExtinctRules(GameRules[State, Command, Event, View]):
                     )
                 if state.dinos[target].out:
                     raise RuleViolation(
-                        "DINO_OUT", f"Seat {target}'s Dino has left the race."
+                        "DINO_OUT",
+                        f"Seat {seat_number(target)}'s Dino has left the race.",
                     )
                 turn.switch_with(target)
             case _:

@@ -216,6 +216,7 @@ from domain.rules import (
     Upcaster,
     Viewer,
 )
+from domain.seats import seat_number
 
 # -- the scratch table decide plays on ------------------------------------------
 
@@ -491,7 +492,8 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         acting = cur.dino if isinstance(command, TRADES) else command.dino
         if not controls(state, seat, acting):
             raise NotYourSeat(
-                "NOT_YOUR_DINO", f"Seat {seat} does not control {dino_name(acting)}."
+                "NOT_YOUR_DINO",
+                f"Seat {seat_number(seat)} does not control {dino_name(acting)}.",
             )
         if not state.turn_open or (
             command.dino is not cur.dino and not isinstance(command, TRADES)
@@ -541,7 +543,7 @@ class EscapingExtinctionRules(GameRules[State, Command, Event, View]):
         if not controls(state, seat, command.dino):
             raise NotYourSeat(
                 "NOT_YOUR_DINO",
-                f"Seat {seat} does not control {dino_name(command.dino)}.",
+                f"Seat {seat_number(seat)} does not control {dino_name(command.dino)}.",
             )
         if isinstance(command, AcceptTrade):
             check_accept(state, offer)

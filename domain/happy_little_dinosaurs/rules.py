@@ -145,6 +145,7 @@ from domain.rules import (
     Upcaster,
     Viewer,
 )
+from domain.seats import no_such_seat, seat_number
 
 HAND_SIZE = 5
 WINNING_ESCAPE = 50
@@ -348,42 +349,43 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         if not 0 <= player.escape < WINNING_ESCAPE:
             raise position_invalid(
                 f"{field}.escape",
-                f"Seat {seat} is on space {player.escape}; the race runs from "
-                f"0 to {WINNING_ESCAPE - 1} (at {WINNING_ESCAPE} it is won).",
+                f"Seat {seat_number(seat)} is on space {player.escape}; the race "
+                f"runs from 0 to {WINNING_ESCAPE - 1} (at {WINNING_ESCAPE} it is won).",
             )
         types = [self.disaster_type(c) for c in player.disasters]
         if player.eliminated:
             if player.hand:
                 raise position_invalid(
                     f"{field}.hand",
-                    f"Seat {seat} was eliminated: its hand was discarded.",
+                    f"Seat {seat_number(seat)} was eliminated: its hand was discarded.",
                 )
             if not eliminates(types) or all(
                 eliminates(types[:i] + types[i + 1 :]) for i in range(len(types))
             ):
                 raise position_invalid(
                     f"{field}.disasters",
-                    f"Seat {seat} was eliminated by the Disaster that made its "
-                    f"Disaster Area a deadly set (three of a type or three "
+                    f"Seat {seat_number(seat)} was eliminated by the Disaster that "
+                    f"made its Disaster Area a deadly set (three of a type or three "
                     f"types, Meteors wild), which these Disasters are not.",
                 )
             return
         if eliminates(types):
             raise position_invalid(
                 f"{field}.disasters",
-                f"Seat {seat}'s Disasters are a deadly set: it would be eliminated.",
+                f"Seat {seat_number(seat)}'s Disasters are a deadly set: it would "
+                "be eliminated.",
             )
         if not any(self.card(c).kind is Kind.POINT for c in player.hand):
             raise position_invalid(
                 f"{field}.hand",
-                f"Seat {seat} holds no Point card (a living seat needs one to "
-                f"play the round; the redraw of a hand without one is not "
+                f"Seat {seat_number(seat)} holds no Point card (a living seat needs "
+                f"one to play the round; the redraw of a hand without one is not "
                 f"part of a position).",
             )
         if len(player.hand) < HAND_SIZE and self._main_deck_size(position):
             raise position_invalid(
                 f"{field}.hand",
-                f"Seat {seat} holds {len(player.hand)} cards: a hand is "
+                f"Seat {seat_number(seat)} holds {len(player.hand)} cards: a hand is "
                 f"refilled to {HAND_SIZE} while the Main deck holds cards.",
             )
 
@@ -911,7 +913,9 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
         target = command.target
         self._expect_seat(state, target)
         if target not in self.neighbours(state, seat):
-            raise RuleViolation("NOT_A_NEIGHBOUR", f"Seat {target} is not next to you.")
+            raise RuleViolation(
+                "NOT_A_NEIGHBOUR", f"Seat {seat_number(target)} is not next to you."
+            )
         if self.card(state.played[target]).effect is not Effect.NONE:
             raise RuleViolation(
                 "CARD_HAS_EFFECT", "The snake cannot take a card with an effect."
@@ -1014,12 +1018,16 @@ class HappyLittleDinosaursRules(GameRules[State, Command, Event, View]):
 
     def _expect_seat(self, state: State, target: int) -> None:
         if not 0 <= target < len(state.players):
-            raise InvalidCommand("SEAT_OUT_OF_RANGE", f"Seat {target} does not exist.")
+            raise InvalidCommand(
+                "SEAT_OUT_OF_RANGE", no_such_seat(target, len(state.players))
+            )
 
     def _expect_living(self, state: State, target: int) -> None:
         self._expect_seat(state, target)
         if state.players[target].eliminated:
-            raise RuleViolation("TARGET_ELIMINATED", f"Seat {target} is eliminated.")
+            raise RuleViolation(
+                "TARGET_ELIMINATED", f"Seat {seat_number(target)} is eliminated."
+            )
 
     def _expect_other_living(self, state: State, seat: int, target: int) -> None:
         self._expect_living(state, target)

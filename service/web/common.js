@@ -95,19 +95,6 @@ export function clearError(cause) {
 /** Codes of an answer that may well differ on a later try. */
 const TRANSIENT = new Set(["unavailable", "deadline_exceeded", "resource_exhausted", "aborted", "unknown", "http_502", "http_503", "http_504"]);
 
-/** A refusal about a seat, in the page's words: the API numbers seats from
- * 0, the page (and its players) from 1. */
-export function seatError(error, seat) {
-  const shown = seat + 1;
-  const words = {
-    SEAT_TAKEN: `Seat ${shown} was taken just before you: choose another.`,
-    SEAT_FREE: `Seat ${shown} is free: nobody to take out.`,
-    SEAT_LEFT: `Seat ${shown} has left the game.`,
-    BOT_SEAT: `A bot plays seat ${shown}.`,
-  };
-  return (error instanceof ApiError && words[error.reason]) || error;
-}
-
 /** Whether a failed call may succeed if tried again (no answer at all, or
  * an answer of a passing kind). */
 export function transient(error) {

@@ -99,6 +99,11 @@ export async function lobby() {
     choices.forEach((bot, seat) => {
       if (bot !== "person") bots.push({ seat, bot });
     });
+    // "me" is taken in the same call: at the open-seat limit the creation
+    // is refused and no game is left with its creator's seat empty.
+    const seat = choices.indexOf("person");
+    const playerName = name.value.trim() || "Player";
+    if (seat >= 0) localStorage.setItem("strata.name", playerName);
     try {
       const created = await call("CreateGame", {
         gameType: type.gameType,
@@ -106,16 +111,12 @@ export async function lobby() {
         bots,
         options: { [jsonKey(type.gameType)]: chosenOptions() },
         requestId: newId(),
+        ...(seat >= 0 ? { creatorSeat: { seat, playerName } } : {}),
       });
       const gameId = created.gameId;
       const mine = { host: created.hostToken || "" };
-      const seat = choices.indexOf("person");
-      if (seat >= 0) {
-        const playerName = name.value.trim() || "Player";
-        localStorage.setItem("strata.name", playerName);
-        const joined = await call("JoinGame", { gameId, seat, playerName });
-        mine.token = joined.seatToken;
-      }
+      // The host token acts for the creator's seat too.
+      if (seat >= 0) mine.token = created.hostToken;
       store(gameId, mine);
       location.assign(`/game/${gameId}`);
     } catch (error) {

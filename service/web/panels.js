@@ -5,6 +5,7 @@
 
 import { h, enumWords, words } from "./dom.js";
 import { jsonKey } from "./common.js";
+import { soundToggle } from "./sound.js";
 
 /** "Ada and Bob won (Escaped)." or "Nobody won …". */
 export function outcomeText(table, outcome) {
@@ -99,6 +100,7 @@ export function header(table, ctx) {
         ? `You play ${words(you.map((s) => `seat ${s + 1} (${table.seatName(s)})`))}.`
         : "You are watching as a spectator.",
     ),
+    you.length ? h("p", { class: "sound-choice" }, soundToggle()) : null,
   );
 }
 

@@ -22,9 +22,10 @@
 
 import { ApiError, call, stream } from "./api.js";
 import { h } from "./dom.js";
-import { clearError, errorText, jsonKey, main, newId, renderer, seatError, showError, store, stored, transient } from "./common.js";
+import { clearError, errorText, jsonKey, main, newId, renderer, showError, store, stored, transient } from "./common.js";
 import { describe, header, help, lobbyPanel, outcomeText, seatsPanel, statusText, tickClocks, yourMove } from "./panels.js";
 import { replayPanel } from "./replay.js";
+import { beep, soundOn } from "./sound.js";
 
 /** After the player's click, how long new action buttons ignore clicks (ms):
  * longer than a slow double click (about 600 ms). */
@@ -75,6 +76,9 @@ export class Table {
     this.watching = null;
     this.errorVersion = null;
     this.announced = "";
+    // Whether it was your move when last drawn (null: not drawn yet, so the
+    // page's first drawing makes no sound).
+    this.wasYourMove = null;
   }
 
   get token() {
@@ -456,7 +460,7 @@ export class Table {
       store(this.gameId, this.mine);
       this.restartWatch();
     } catch (error) {
-      showError(seatError(error, seat));
+      showError(error);
     }
     await this.sync();
   }
@@ -508,17 +512,20 @@ export class Table {
     try {
       await call("LeaveGame", { gameId: this.gameId, seat }, this.token);
     } catch (error) {
-      showError(seatError(error, seat));
+      showError(error);
     }
     await this.sync();
   }
 
   /** The turn, told to screen readers (a live region outside the redrawn
-   * page) and in the tab's title. */
+   * page), in the tab's title and, when the player turned it on, by a
+   * sound as it becomes their move. */
   announce(ctx) {
     const title = this.module().title;
     const mine = yourMove(this);
     document.title = mine ? `Your move: ${title} (Strata)` : `Strata: ${title}`;
+    if (mine && this.wasYourMove === false && soundOn()) beep();
+    this.wasYourMove = mine;
     const text = statusText(this, ctx);
     const box = document.getElementById("announce");
     if (box && text !== this.announced) box.textContent = text;

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -236,7 +237,13 @@ def test_hot_seat_play_in_the_terminal_reaches_the_end(
     assert code == 0
     out = capsys.readouterr().out
     assert "hot-seat game" in out and "choose one of the numbers" in out
-    assert "finished: reached_21st_century" in out
+    # The web table's words: the actions' labels, the events as sentences,
+    # the outcome; not the API's names nor the raw view.
+    # (hot seat: each choice after its seat's player)
+    assert re.search(r"\[0\] player[12]: Roll the die\n", out) and "RollDie" not in out
+    assert "rolled a" in out and "What happened:" in out
+    assert "Game over. " in out and "won (Reached 21st century)." in out
+    assert "dinos {" not in out and "lifeCardOverlays" not in out
 
 
 def test_create_join_start_act_and_show_from_the_command_line(sqlite_target, capsys):
@@ -366,6 +373,7 @@ def test_a_choice_overtaken_by_another_move_is_played_at_the_new_version(
     out = "".join(printed) + capsys.readouterr().out
     assert "your choice still holds" in out
     assert "refused" not in out
+    assert re.search(CARD_ID, out) is None
     # Seat 1's choice was played after seat 2's move, at the new version.
     token = out.split("every seat's token: ")[1].split()[0]
     with StrataClient(sqlite_target, token=token) as me:
@@ -377,3 +385,83 @@ def test_a_choice_overtaken_by_another_move_is_played_at_the_new_version(
         ]
     assert game.version > overtaken_at[0]
     assert played
+
+
+#: A card id of Happy Little Dinosaurs as the API has it (``pet_rock_3``).
+CARD_ID = r"\b[a-z]+(_[a-z]+)+_\d+\b"
+
+
+@pytest.fixture
+def slow_bots_target(tmp_path: Path) -> Iterator[str]:
+    """A real server whose bots make at most one move in two seconds (after
+    a burst of two), so that a person's choice can be overtaken by one."""
+    from dataclasses import replace
+
+    from eventstore import migrate
+    from eventstore.factory import open_store
+    from service.server import create_server
+    from tests.service.conftest import NO_RATE_LIMITS
+
+    url = f"sqlite:///{tmp_path / 'slow-bots.sqlite3'}"
+    migrate.upgrade(url)
+    store = open_store(url)
+    running = create_server(
+        store,
+        admin_token="cli-admin",
+        port=0,
+        limits=replace(NO_RATE_LIMITS, bot_moves_per_second=0.5),
+    )
+    try:
+        yield f"127.0.0.1:{running.port}"
+    finally:
+        running.stop(grace=0.5)
+        store.close()
+
+
+def test_a_choice_made_while_a_bot_moves_is_retried_not_refused(
+    slow_bots_target, capsys, monkeypatch
+):
+    """Happy Little Dinosaurs against the service's bot: at a prompt, the
+    person answers only once the bot has moved since the choices were
+    listed (the choice is pinned to an older version). It is sent again at
+    the new version, or said to be gone, never refused; and the screen
+    shows the game's words, not card ids."""
+    from clients.client import StrataClient
+
+    printed: list[str] = []
+    overtaken: list[int] = []
+    prompts = []
+
+    def answer(prompt: str = "") -> str:
+        printed.append(capsys.readouterr().out)
+        screen = "".join(printed)
+        prompts.append(prompt)
+        if overtaken or len(prompts) > 40:
+            return "q"
+        listed = int(re.findall(r"Your choices \(at version (\d+)\)", screen)[-1])
+        game_id = screen.split("hot-seat game ")[1].split(";")[0]
+        with StrataClient(slow_bots_target) as spectator:
+            deadline = time.monotonic() + 6
+            while time.monotonic() < deadline:
+                if spectator.get_game(game_id).version > listed:
+                    overtaken.append(listed)
+                    break
+                time.sleep(0.05)
+        return "0"
+
+    monkeypatch.setattr("builtins.input", answer)
+    code = cli.main(
+        [
+            *("play", "--game", "happy_little_dinosaurs", "--players", "2"),
+            *("--bot", "1=random", "--target", slow_bots_target),
+        ]
+    )
+    assert code == 0
+    out = "".join(printed) + capsys.readouterr().out
+    assert overtaken, out[-3000:]
+    after = out.split(f"Your choices (at version {overtaken[0]})")[-1]
+    assert "the game moved on" in after
+    assert "refused" not in out
+    assert "Your choices" in out and "[0] Play " in out
+    assert "What happened:" in out and "random bot (seat 2)" in out
+    assert re.search(CARD_ID, out) is None, re.search(CARD_ID, out)

@@ -186,3 +186,75 @@ def test_a_timed_game_shows_each_seats_clock_running_down(
     assert page.locator('.seat[data-seat="1"] .clock').count() == 1
     assert axe_violations(page, axe_source) == []
     assert ada.errors == []
+
+
+#: A stand-in for the browser's WebAudio, counting each tone started.
+AUDIO_STUB = """
+window.__tones = 0;
+window.AudioContext = class {
+  constructor() { this.state = "running"; this.currentTime = 0; this.destination = {}; }
+  resume() { return Promise.resolve(); }
+  createGain() {
+    const param = { setValueAtTime() {}, exponentialRampToValueAtTime() {} };
+    return { gain: param, connect() {} };
+  }
+  createOscillator() {
+    return { type: "", frequency: { value: 0 }, connect() {}, stop() {},
+             start() { window.__tones += 1; } };
+  }
+};
+"""
+YOUR_MOVE = "() => document.title.startsWith('Your move')"
+
+
+def _tones(person: Any) -> int:
+    return int(person.page.evaluate("window.__tones"))
+
+
+def _move_until_the_others_turn(me: Any, other: Any) -> None:
+    """``me`` clicks its first action until it is ``other``'s move."""
+    for _ in range(30):
+        me.page.wait_for_function(YOUR_MOVE)
+        version = me.page.evaluate("document.body.dataset.version")
+        me.page.locator(ACTION).first.click()
+        me.page.wait_for_function(
+            "v => Number(document.body.dataset.version) > Number(v)", arg=version
+        )
+        try:
+            other.page.wait_for_function(YOUR_MOVE, timeout=3000)
+            return
+        except Exception:  # still my move (a roll again, a challenge)
+            continue
+    raise AssertionError("the turn never passed")
+
+
+def test_the_turn_sound_is_a_remembered_choice_off_by_default(people: Any) -> None:
+    ada, bob = people(), people()
+    for person in (ada, bob):
+        person.context.add_init_script(AUDIO_STUB)
+    game_id = create_for_two(ada, "dinosaurs_extinct")
+    page = ada.page
+    toggle = page.get_by_label("Sound when it is your move")
+    assert toggle.get_attribute("type") == "checkbox"
+    assert not toggle.is_checked()  # off by default
+    toggle.check()
+    page.reload()
+    toggle = page.get_by_label("Sound when it is your move")
+    toggle.wait_for()
+    assert toggle.is_checked()  # remembered in this browser
+    assert page.evaluate("localStorage.getItem('strata.turnSound')") == "on"
+
+    bob.goto(f"/game/{game_id}")
+    bob.page.fill("#join-name", "Bob")
+    bob.page.click('button.join[data-seat="1"]')
+    assert not bob.page.get_by_label("Sound when it is your move").is_checked()
+    page.click("#start")
+    page.wait_for_function(YOUR_MOVE)
+    page.wait_for_function("() => window.__tones === 1")  # the start: Ada's move
+    _move_until_the_others_turn(ada, bob)
+    assert _tones(ada) == 1  # no sound while it is Bob's move
+    _move_until_the_others_turn(bob, ada)
+    # It became Ada's move again: one more tone; Bob's sound stayed off.
+    page.wait_for_function("() => window.__tones === 2")
+    assert _tones(bob) == 0
+    assert ada.errors == [] and bob.errors == []

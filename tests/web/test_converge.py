@@ -244,7 +244,8 @@ def test_a_seat_taken_just_before_is_told_in_the_pages_numbers(
     page.click('button.join[data-seat="1"]')  # "Take seat 2"
     error = page.locator("#error")
     error.wait_for(state="visible")
-    assert error.inner_text() == "Seat 2 was taken just before you: choose another."
+    # The service's own sentence, counting seats as the page does.
+    assert error.inner_text() == "Seat 2 is taken: choose another."
     page.click('button.join[data-seat="0"]')  # the one left: the error goes
     bob.shows_you("You play seat 1 (Bob).")
     assert error.is_hidden()

@@ -304,6 +304,12 @@ export class StrataClient {
        * message in its proto JSON form (see {@link positionScenario}).
        */
       position?: JsonObject;
+      /**
+       * A seat the caller takes in the same call (the answer's `hostToken`
+       * acts for it); at the caller's open-seat limit the creation is
+       * refused and no game is made.
+       */
+      creatorSeat?: { seat: number; playerName: string };
     } = {},
   ): Promise<CreateGameResponse> {
     const scenario =
@@ -326,6 +332,7 @@ export class StrataClient {
           replaceLeavers: options.replaceLeavers ?? "",
           timeControl: options.timeControl,
           keepSeedSecret: options.keepSeedSecret ?? false,
+          creatorSeat: options.creatorSeat,
         },
         o,
       ),

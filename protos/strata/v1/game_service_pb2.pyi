@@ -289,6 +289,7 @@ class CreateGameRequest(_message.Message):
     REPLACE_LEAVERS_FIELD_NUMBER: _builtins.int
     TIME_CONTROL_FIELD_NUMBER: _builtins.int
     REMATCH_OF_FIELD_NUMBER: _builtins.int
+    CREATOR_SEAT_FIELD_NUMBER: _builtins.int
     KEEP_SEED_SECRET_FIELD_NUMBER: _builtins.int
     game_type: _builtins.str
     """Game type id (see ListGameTypes)."""
@@ -350,6 +351,20 @@ class CreateGameRequest(_message.Message):
         happens when a seat's time runs out (unset: none, the default).
         """
 
+    @_builtins.property
+    def creator_seat(self) -> Global___CreatorSeat:
+        """A seat of the new game the caller takes in the same call, as JoinGame
+        would (what the web table's "me" is). It counts against the caller's
+        open seats (STRATA_MAX_OPEN_SEATS) before anything is written: at the
+        limit the creation is refused (RESOURCE_EXHAUSTED OPEN_SEATS_LIMIT) and
+        no game is made, never a game with the creator's seat left empty. The
+        seat is taken under the answer's host_token, which then acts for it
+        (the caller's own token, when it sent one). A seat out of range or a
+        bot's is INVALID_ARGUMENT CREATOR_SEAT_INVALID; not with rematch_of
+        (a rematch keeps each seat for its player). A retried creation (the
+        same request_id) takes no second seat.
+        """
+
     def __init__(
         self,
         *,
@@ -363,15 +378,42 @@ class CreateGameRequest(_message.Message):
         replace_leavers: _builtins.str = ...,
         time_control: Global___TimeControl | None = ...,
         rematch_of: _builtins.str = ...,
+        creator_seat: Global___CreatorSeat | None = ...,
         keep_seed_secret: _builtins.bool = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "scenario", b"scenario", "time_control", b"time_control"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["creator_seat", b"creator_seat", "options", b"options", "scenario", b"scenario", "time_control", b"time_control"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "game_type", b"game_type", "keep_seed_secret", b"keep_seed_secret", "options", b"options", "players", b"players", "rematch_of", b"rematch_of", "replace_leavers", b"replace_leavers", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "creator_seat", b"creator_seat", "game_type", b"game_type", "keep_seed_secret", b"keep_seed_secret", "options", b"options", "players", b"players", "rematch_of", b"rematch_of", "replace_leavers", b"replace_leavers", "request_id", b"request_id", "scenario", b"scenario", "seed", b"seed", "time_control", b"time_control"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class CreatorSeat(_message.Message):
+    """The seat a game's creator takes at its creation (CreateGameRequest)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    PLAYER_NAME_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat (from 0)."""
+    player_name: _builtins.str
+    """The name shown for it, as JoinGame's player_name."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        player_name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player_name", b"player_name", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CreatorSeat: _TypeAlias = CreatorSeat  # noqa: Y015
 
 @_typing.final
 class BotSeat(_message.Message):
@@ -828,7 +870,15 @@ Global___SubmitCommandResponse: _TypeAlias = SubmitCommandResponse  # noqa: Y015
 
 @_typing.final
 class Seat(_message.Message):
-    """A seat at a game."""
+    """A seat at a game.
+
+    Seats are numbered from 0 in every field of the API (`seat: 0` plays
+    first), in field paths (`players[0]`) and in the service's command ids.
+    Sentences for people (an error's message, a verification finding) count
+    them from 1, as players do: the seat of `seat: 0` is "seat 1" there
+    ("Your token does not act for seat 1."). A `seat` a request sent that
+    names no seat is quoted as sent, with the range in both countings.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -15,6 +15,7 @@ from domain.chance import Rng, Script
 from domain.errors import InvalidCommand, RuleViolation, position_invalid
 from domain.frozen import replace
 from domain.rules import GameConfig, GameRules, Outcome, Viewer
+from domain.seats import no_such_seat, seat_number
 from tests.adding_a_game.egg_race.bots import heuristic_bot
 from tests.adding_a_game.egg_race.model import (
     DEFAULT_TARGET,
@@ -102,7 +103,9 @@ class EggRaceRules(GameRules[EggRaceState, EggRaceCommand, EggRaceEvent, EggRace
         self, state: EggRaceState, seat: int, command: EggRaceCommand, rng: Rng
     ) -> list[EggRaceEvent]:
         if seat != state.turn:
-            raise RuleViolation("NOT_YOUR_TURN", f"It is seat {state.turn}'s turn.")
+            raise RuleViolation(
+                "NOT_YOUR_TURN", f"It is seat {seat_number(state.turn)}'s turn."
+            )
         next_seat = TurnPassed(next_in_race(state, seat))
         match command:
             case RollDie():
@@ -213,7 +216,7 @@ def validate_position(position: Position, players: int, target: int) -> None:
                 f"A score is 0 to {target - 1} (at {target}, the race is won).",
             )
     if not 0 <= position.turn < players:
-        raise position_invalid("turn", f"Seat {position.turn} does not exist.")
+        raise position_invalid("turn", no_such_seat(position.turn, players))
     if position.nests and len(position.nests) != players:
         raise position_invalid(
             "nests",
