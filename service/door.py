@@ -445,13 +445,18 @@ AHEAD_EVENTS = 2048
 
 def _weight(response: Any) -> int:
     """The events a response carries (a batch's ``events``), at least one."""
-    events = getattr(response, "events", None)
-    if events is None or isinstance(events, (str, bytes)):
-        return 1
-    try:
-        return max(1, len(events))
-    except TypeError:  # not a list of events
-        return 1
+    kind = type(response)
+    batched = _BATCHED.get(kind)
+    if batched is None:
+        # Asked once a type: a getattr that misses costs an exception.
+        descriptor = getattr(kind, "DESCRIPTOR", None)
+        fields = getattr(descriptor, "fields_by_name", {})
+        batched = _BATCHED[kind] = "events" in fields
+    return max(1, len(response.events)) if batched else 1
+
+
+#: Whether a response type carries a list of events (FollowLog's batches).
+_BATCHED: dict[type, bool] = {}
 
 
 class _Responses:
