@@ -10,6 +10,7 @@ collected.
 from __future__ import annotations
 
 import contextvars
+import functools
 import hashlib
 import itertools
 import random
@@ -223,7 +224,9 @@ class _Observed:
             span.set_attributes(status)
         span.end()
         mode = self.observer.access_log
-        if mode == "all" or (mode == "errors" and self.code is not Code.OK):
+        if (
+            mode == "all" or (mode == "errors" and self.code is not Code.OK)
+        ) and telemetry.logs_info():
             call = self.call
             log.info(
                 "rpc",
@@ -271,6 +274,7 @@ class _Observed:
         return refusal
 
 
+@functools.lru_cache(maxsize=4096)
 def _peer_hash(peer: str) -> str:
     """A caller's address in a log line: a short hash, not the address."""
     return hashlib.sha256(peer.encode()).hexdigest()[:12] if peer else ""

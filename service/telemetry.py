@@ -335,11 +335,23 @@ def _add_process(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
 _PID = os.getpid()
 
 
+#: The level lines are logged from (configure_logging's).
+_LEVEL = logging.INFO
+
+
+def logs_info() -> bool:
+    """Whether info lines are logged (so worth making: an access line's
+    fields cost something to gather)."""
+    return _LEVEL <= logging.INFO
+
+
 def configure_logging(level: str = "info") -> None:
     """Every log line JSON on stderr: structlog's, and the standard
     library's (grpc, uvicorn, alembic, the store's listener), with the
     call's context and trace ids."""
     numeric = getattr(logging, level.upper(), logging.INFO)
+    global _LEVEL
+    _LEVEL = numeric
     shared: list[Any] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
