@@ -61,10 +61,10 @@ def check_request(request: Message) -> None:
     """Refuse a request whose ids have the wrong shape or whose strings hold
     what the store cannot keep (INVALID_ARGUMENT, naming the field)."""
     descriptor = request.DESCRIPTOR
-    for name, (pattern, shape) in ID_SHAPES.items():
-        field = descriptor.fields_by_name.get(name)
-        if field is None or field.type != FieldDescriptor.TYPE_STRING:
-            continue
+    ids = _ID_FIELDS.get(descriptor)
+    if ids is None:
+        ids = _ID_FIELDS[descriptor] = _id_fields(descriptor)
+    for name, pattern, shape in ids:
         value: str = getattr(request, name)
         if value and not pattern.fullmatch(value):
             raise InvalidArgument(
@@ -72,6 +72,8 @@ def check_request(request: Message) -> None:
                 f"{name} {quote(value)} is not an id: it must have {shape}.",
                 name,
             )
+    if not _holds_nul(request):
+        return
     for path, value in _strings(request, ""):
         if "\x00" in value:
             raise InvalidArgument(
@@ -79,6 +81,71 @@ def check_request(request: Message) -> None:
                 f"{path} holds a NUL character, which no text field may hold.",
                 path,
             )
+
+
+#: The id fields of each request type (its descriptor), with their shapes.
+_ID_FIELDS: dict[Any, list[tuple[str, re.Pattern[str], str]]] = {}
+
+
+def _id_fields(descriptor: Any) -> list[tuple[str, re.Pattern[str], str]]:
+    out = []
+    for name, (pattern, shape) in ID_SHAPES.items():
+        field = descriptor.fields_by_name.get(name)
+        if field is not None and field.type == FieldDescriptor.TYPE_STRING:
+            out.append((name, pattern, shape))
+    return out
+
+
+# What a field holds, as _holds_nul walks it (decided once a field).
+_OTHER, _STRING, _STRINGS, _MAP, _MESSAGES, _MESSAGE = range(6)
+_KINDS: dict[FieldDescriptor, int] = {}
+
+
+def _kind(field: FieldDescriptor) -> int:
+    if field.type == FieldDescriptor.TYPE_STRING:
+        return _STRINGS if field.is_repeated else _STRING
+    if field.type == FieldDescriptor.TYPE_MESSAGE:
+        entry = field.message_type
+        if entry is not None and entry.GetOptions().map_entry:
+            return _MAP
+        return _MESSAGES if field.is_repeated else _MESSAGE
+    return _OTHER
+
+
+def _holds_nul(message: Message) -> bool:
+    """Whether any string of ``message`` holds NUL: the walk of
+    :func:`_strings` without its field paths, which only a refusal needs
+    (every request is walked; few are refused)."""
+    for field, value in message.ListFields():
+        kind = _KINDS.get(field)
+        if kind is None:
+            kind = _KINDS[field] = _kind(field)
+        if kind == _STRING:
+            if "\x00" in value:
+                return True
+        elif kind == _MESSAGE:
+            if _holds_nul(value):
+                return True
+        elif kind == _STRINGS:
+            if any("\x00" in item for item in value):
+                return True
+        elif kind == _MESSAGES:
+            if any(_holds_nul(item) for item in value):
+                return True
+        elif kind == _MAP and _map_holds_nul(value):
+            return True
+    return False
+
+
+def _map_holds_nul(entries: Any) -> bool:
+    for key, item in entries.items():
+        if isinstance(key, str) and "\x00" in key:
+            return True
+        if isinstance(item, str) and "\x00" in item:
+            return True
+        if isinstance(item, Message) and _holds_nul(item):
+            return True
+    return False
 
 
 def _strings(message: Message, prefix: str) -> Iterator[tuple[str, str]]:
