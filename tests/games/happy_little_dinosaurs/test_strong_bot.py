@@ -1,4 +1,6 @@
-"""The strong bot plays from its seat's view alone (:mod:`domain.search`)."""
+"""The strong bot plays from its seat's view alone (:mod:`domain.search`),
+and judges a duel at the start of the next round
+(:mod:`domain.happy_little_dinosaurs.search`)."""
 
 from __future__ import annotations
 
