@@ -76,6 +76,13 @@ class Search(Protocol):
         to 1 (won)."""
         ...
 
+    def resting(self, state: Any) -> bool:
+        """True where a playout may stop before ``horizon`` for
+        :meth:`evaluate` to judge ``state`` (a point the game's evaluation
+        is made for, such as the start of a round); a game that is judged
+        only at ``horizon`` or the end answers False."""
+        ...
+
 
 class Role(enum.Enum):
     """Who is looking at a game."""

@@ -7,15 +7,17 @@ through what the seat sees), and in each sample plays every candidate move
 out with the game's own ``decide``/``evolve`` and legal actions: every seat
 then plays its heuristic (now and then a random move), whoever may act in a
 simultaneous window acting in a random order, until the game ends or the
-game's ``horizon`` is reached, where the game's ``evaluate`` judges the
-position. Each sample scores every candidate (a win is 1, a loss 0) under
-the same luck, and so votes on each candidate against the heuristic's own
-choice: by how much it did better or worse there. The heuristic's choice
-stands unless another move beats it on average by more than
-:data:`CONFIDENCE` standard errors of those differences (the best such move
-then); so noise in a small search does not make it play worse than the
-heuristic it starts from. The chance of a playout comes from the bot's own
-generator, never from the game's seed (which would foretell the dice).
+game's ``horizon`` is reached or the game says the position is
+``resting`` (such as the start of the next round), where the game's
+``evaluate`` judges the position. Each sample scores every candidate (a
+win is 1, a loss 0) under the same luck, and so votes on each candidate
+against the heuristic's own choice: by how much it did better or worse
+there. The heuristic's choice stands unless another move beats it on
+average by more than :data:`CONFIDENCE` standard errors of those
+differences (the best such move then); so noise in a small search does
+not make it play worse than the heuristic it starts from. The chance of a
+playout comes from the bot's own generator, never from the game's seed
+(which would foretell the dice).
 
 The search is pure: the caller bounds it by samples (:class:`Budget`) and
 may stop it sooner with ``out_of_time`` (the service's time budget per
@@ -157,12 +159,14 @@ def _playout(
     luck: int,
     horizon: int,
 ) -> float:
-    """``command`` in ``world``, then heuristic play: the seat's score."""
+    """``command`` in ``world``, then heuristic play until the game ends,
+    ``horizon`` moves are made or the game's ``resting`` says a position
+    is worth judging there: the seat's score."""
     chance = f"playout/{luck}"
     draw = random.Random(luck)
     _, state = rules.decide_and_evolve(world, seat, command, Rng(chance, 0))
     for step in range(1, horizon + 1):
-        if rules.is_terminal(state):
+        if rules.is_terminal(state) or search.resting(state):
             break
         active = sorted(rules.active_seats(state))
         if not active:

@@ -34,6 +34,9 @@ class CubosaursSearch:
             state, deck=deck, out_of_play=out_of_play, box=box, scenario=None
         )
 
+    def resting(self, state: CubosaursState) -> bool:
+        return False  # judged at the horizon or the end only
+
     def evaluate(self, state: CubosaursState, seat: int) -> float:
         now = score_round(
             [s.collection for s in state.seats],

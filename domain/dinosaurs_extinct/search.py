@@ -24,6 +24,9 @@ class DinosaursExtinctSearch:
             state, earth_deck=deck, scripted_dice=(), dice_used=0, scripted_deck=()
         )
 
+    def resting(self, state: State) -> bool:
+        return False  # judged at the horizon or the end only
+
     def evaluate(self, state: State, seat: int) -> float:
         me = state.dinos[seat]
         rival = max(

@@ -44,6 +44,9 @@ class EscapingExtinctionSearch:
             scenario=None,
         )
 
+    def resting(self, state: State) -> bool:
+        return False  # judged at the horizon or the end only
+
     def evaluate(self, state: State, seat: int) -> float:
         built = (
             min(state.launchpad_parts, PARTS) / PARTS

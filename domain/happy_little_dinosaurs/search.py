@@ -1,6 +1,6 @@
 """What the strong bot (:mod:`domain.search`) needs of Happy Little
-Dinosaurs: a deal of the cards a seat cannot see, and a judge of a round
-left unfinished.
+Dinosaurs: a deal of the cards a seat cannot see, and a judge of a
+position a playout stops at.
 
 A seat sees its own hand and face-down card, every face-up card, and, while
 its own Dino Grabber or Treenoculars window is open, the hand or the top
@@ -13,11 +13,17 @@ card always a Point card.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from domain.chance import Rng
-from domain.happy_little_dinosaurs.content import Kind, catalogue
-from domain.happy_little_dinosaurs.model import State
+from domain.happy_little_dinosaurs.content import (
+    InstantEffect,
+    Kind,
+    catalogue,
+    eliminates,
+)
+from domain.happy_little_dinosaurs.model import Phase, State
 from domain.search import shuffled_into
 
 
@@ -74,13 +80,146 @@ class HappyLittleDinosaursSearch:
             scenario=None,
         )
 
+    def resting(self, state: State) -> bool:
+        """The start of a round (the Disaster face up, no card committed)
+        with two dinosaurs left: where :data:`DUEL` judges a playout."""
+        return (
+            state.phase is Phase.COMMIT
+            and not state.committed
+            and sum(not p.eliminated for p in state.players) == 2
+        )
+
     def evaluate(self, state: State, seat: int) -> float:
+        """A duel (two dinosaurs left): :data:`DUEL`'s chance that ``seat``
+        wins; otherwise Escape points less 6 a Disaster against the best
+        rival's."""
+        living = [s for s, p in enumerate(state.players) if not p.eliminated]
+        if len(living) == 2 and seat in living:
+            features = duel_features(state, seat, sum(living) - seat)
+            z = sum(w * x for w, x in zip(DUEL, features, strict=True))
+            return 1 / (1 + math.exp(-z))
+
         def standing(s: int) -> float:
             p = state.players[s]
             return -100.0 if p.eliminated else p.escape - 6 * len(p.disasters)
 
         rival = max(standing(s) for s in range(len(state.players)) if s != seat)
         return min(max(0.5 + (standing(seat) - rival) / 60, 0.0), 1.0)
+
+
+def _kill(disasters: tuple[str, ...], deck: tuple[str, ...]) -> float:
+    """The share of ``deck`` that would eliminate the holder of
+    ``disasters``."""
+    if not deck:
+        return 0.0
+    cards = catalogue().cards
+    held = [cards[c].disaster for c in disasters]
+    return sum(
+        eliminates(t for t in (*held, cards[c].disaster) if t is not None) for c in deck
+    ) / len(deck)
+
+
+def _player(state: State, seat: int) -> list[float]:
+    """One dinosaur's side of a duel, in the order of :data:`SIDE`."""
+    cards = catalogue().cards
+    p = state.players[seat]
+    face_up = cards[state.disaster].disaster if state.disaster else None
+    held = [t for t in (cards[c].disaster for c in p.disasters) if t is not None]
+    values = sorted(
+        (cards[c].value for c in p.hand if cards[c].kind is Kind.POINT), reverse=True
+    )
+    top = [*values, 0, 0, 0]
+    instants = [cards[c].instant for c in p.hand]
+    return [
+        len(p.disasters),
+        _kill(p.disasters, state.disaster_deck),
+        p.escape / 50,
+        float(face_up is not None and eliminates([*held, face_up])),
+        top[0],
+        top[1],
+        sum(top[:3]),
+        len(values),
+        instants.count(InstantEffect.BOOST) + instants.count(InstantEffect.SAP),
+        instants.count(InstantEffect.INVERT),
+        instants.count(InstantEffect.INSURE),
+        instants.count(InstantEffect.REDIRECT),
+    ]
+
+
+#: What :func:`_player` measures of one dinosaur: Disasters held, the
+#: share of the Disaster deck that would eliminate it, Escape points / 50,
+#: whether the face-up Disaster would eliminate it, its hand's best, second
+#: best and best three Point values, how many Point cards it holds, its
+#: Boosters and Sappers, Inversions, Insurances and Redirects.
+SIDE = (
+    "disasters",
+    "kill",
+    "escape",
+    "lethal",
+    "best",
+    "second",
+    "best_three",
+    "points",
+    "boost_sap",
+    "inversions",
+    "insurances",
+    "redirects",
+)
+
+
+def duel_features(state: State, seat: int, rival: int) -> list[float]:
+    """What :data:`DUEL` weighs at the start of a round of two: each
+    :data:`SIDE` measure, ``seat``'s minus ``rival``'s, then where the
+    face-up Disaster would eliminate one of them, how that weighs the
+    hands, and a constant 1."""
+    a, b = _player(state, seat), _player(state, rival)
+    lethal_a, lethal_b = a[3], b[3]
+    best = a[4] - b[4]
+    boost_sap = a[8] - b[8]
+    return [
+        *(x - y for x, y in zip(a, b, strict=True)),
+        lethal_a * best,
+        lethal_b * best,
+        lethal_a * a[6],
+        lethal_b * b[6],
+        lethal_a * boost_sap,
+        lethal_b * boost_sap,
+        lethal_a * lethal_b,
+        lethal_a * a[7],
+        lethal_b * b[7],
+        1.0,
+    ]
+
+
+#: The weights of a logistic model of the chance that ``seat`` wins a duel
+#: from :func:`duel_features` at the start of a round, fitted on the
+#: heuristic bot's two-player games (``scripts/fit_hld_evaluation.py``).
+DUEL: tuple[float, ...] = (
+    # seat's minus rival's, in the order of SIDE
+    -0.2448,
+    -0.3395,
+    1.4484,
+    0.1345,
+    0.1436,
+    0.0936,
+    -0.0226,
+    -0.6764,
+    -0.0644,
+    0.4990,
+    -0.1734,
+    0.4152,
+    # the face-up Disaster's weight on the hands; the constant
+    0.0989,
+    0.0989,
+    0.0307,
+    -0.0307,
+    -0.0911,
+    -0.0911,
+    0.0000,
+    -0.2857,
+    0.2857,
+    0.0000,
+)
 
 
 SEARCH = HappyLittleDinosaursSearch()

@@ -22,6 +22,9 @@ class EggRaceSearch:
         }
         return replace(state, nests=nests, scenario_rolls=(), rolls_used=0)
 
+    def resting(self, state: EggRaceState) -> bool:
+        return False  # judged at the horizon or the end only
+
     def evaluate(self, state: EggRaceState, seat: int) -> float:
         mine = state.scores[seat]
         rival = max((s for i, s in enumerate(state.scores) if i != seat), default=0)
