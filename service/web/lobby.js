@@ -3,7 +3,7 @@
 
 import { call } from "./api.js";
 import { h } from "./dom.js";
-import { jsonKey, renderer, main, newId, showError, store } from "./common.js";
+import { jsonKey, renderer, main, showError, store } from "./common.js";
 
 
 export async function lobby() {
@@ -110,7 +110,9 @@ export async function lobby() {
         players: choices.length,
         bots,
         options: { [jsonKey(type.gameType)]: chosenOptions() },
-        requestId: newId(),
+        // No requestId: each submit would send a new one (nothing retries
+        // a creation), and a game made with one gets an id derived from
+        // it rather than the service's time-ordered id.
         ...(seat >= 0 ? { creatorSeat: { seat, playerName } } : {}),
       });
       const gameId = created.gameId;
@@ -160,8 +162,14 @@ async function listGames(types) {
   ];
   const parts = [];
   for (const [status, id, heading, verb] of lists) {
-    const { games } = await call("ListGames", { status, pageSize: 10, newestFirst: true });
-    const newest = (games || []).filter((g) => title[g.gameType]);
+    // Newest first is id order, which is creation order only for the ids
+    // the service makes itself (a game made with a request_id has an id
+    // derived from it): so a page of 100, sorted here by creation.
+    const { games } = await call("ListGames", { status, pageSize: 100, newestFirst: true });
+    const newest = (games || [])
+      .filter((g) => title[g.gameType])
+      .sort((a, b) => (Date.parse(b.createdAt) || 0) - (Date.parse(a.createdAt) || 0))
+      .slice(0, 10);
     if (!newest.length) continue;
     parts.push(
       h("h2", {}, heading),
