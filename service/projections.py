@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import structlog
-from sqlalchemy import func, select
+from sqlalchemy import func, literal, select, tuple_
 
 from domain import registry
 from domain.session import LIFECYCLE_EVENTS, GameCreated, Session, SessionState
@@ -418,22 +418,32 @@ class GameListRows:
         at_least: int = 0,
         newest_first: bool = False,
     ) -> list[GameRow]:
-        """Games in id (creation) order after ``after``, filtered (with
-        ``newest_first``, in reverse order before ``after``); with
+        """Games in creation order (by the position of their first event,
+        then by id), filtered, from after the game ``after`` (with
+        ``newest_first``, in reverse order from before it); with
         ``at_least``, from a standby whose copy has applied that position
-        (:meth:`ReadModels.query_nearby`)."""
-        key = game_list.c.game_id
+        (:meth:`ReadModels.query_nearby`). ``after`` is looked up in the
+        same query: a game not in the list lists nothing."""
+        order = (game_list.c.created_position, game_list.c.game_id)
         query = select(game_list)
-        if newest_first:
-            query = query.where(key < after) if after else query
-        else:
-            query = query.where(key > after)
+        if after:
+            anchor = tuple_(
+                select(game_list.c.created_position)
+                .where(game_list.c.game_id == after)
+                .scalar_subquery(),
+                literal(after),
+            )
+            key = tuple_(*order)
+            query = query.where(key < anchor if newest_first else key > anchor)
         if game_type:
             query = query.where(game_list.c.game_type == game_type)
         if status:
             query = query.where(game_list.c.status == status)
-        query = query.order_by(key.desc() if newest_first else key).limit(limit)
-        return [_game_row(r) for r in self._query(query, at_least)]
+        if newest_first:
+            query = query.order_by(*(c.desc() for c in order))
+        else:
+            query = query.order_by(*order)
+        return [_game_row(r) for r in self._query(query.limit(limit), at_least)]
 
     def _query(self, query: Any, at_least: int) -> list[Any]:
         if at_least:
