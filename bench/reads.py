@@ -88,17 +88,9 @@ def _pages(
 ) -> dict[str, float]:
     """The call's median and p90 (ms) at random pages, once the listing
     shows every game (the projection caught up; not measured)."""
-    newest = max(ids)
-    deadline = time.monotonic() + 120
-    while True:
-        top = stub.ListGames(pb.ListGamesRequest(newest_first=True, page_size=1))
-        if top.games and top.games[0].game_id == newest:
-            break
-        if time.monotonic() > deadline:
-            raise RuntimeError("the game list did not catch up within 120 s")
-        time.sleep(0.2)
+    listed = _listing(stub, ids)
     rng = random.Random(calls)
-    tokens = sorted(ids)[:-PAGE] or ids  # every page a full one
+    tokens = listed[:-PAGE] or listed  # every page a full one
     seconds = []
     for _ in range(calls):
         request = pb.ListGamesRequest(page_token=rng.choice(tokens), page_size=PAGE)
@@ -110,6 +102,25 @@ def _pages(
         "p50": round(statistics.median(seconds) * 1000, 3),
         "p90": round(seconds[int(len(seconds) * 0.9)] * 1000, 3),
     }
+
+
+def _listing(stub: pb_grpc.GameServiceStub, ids: list[str]) -> list[str]:
+    """Every game's id in the listing's order (creation order), once it
+    lists every game of ``ids``."""
+    deadline = time.monotonic() + 120
+    while True:
+        listed, token = [], ""
+        while True:
+            page = stub.ListGames(pb.ListGamesRequest(page_size=500, page_token=token))
+            listed += [g.game_id for g in page.games]
+            token = page.next_page_token
+            if not token:
+                break
+        if set(ids) <= set(listed):
+            return listed
+        if time.monotonic() > deadline:
+            raise RuntimeError("the game list did not catch up within 120 s")
+        time.sleep(0.2)
 
 
 def follow(database: Database, events: int, rounds: int) -> dict[str, Any]:

@@ -407,11 +407,11 @@ class StrataClient:
         players: int = 0,
         newest_first: bool = False,
     ) -> pb.ListGamesResponse:
-        """A page of games, oldest first (``newest_first``: the newest, the
-        next page older): of ``game_type``, in ``status``; ``open_seats``:
-        only games not started with a free seat; ``players``: only games of
-        that many seats. Each summary lists its seats (free, taken, bots,
-        left)."""
+        """A page of games in creation order, oldest first (``newest_first``:
+        the newest, the next page older): of ``game_type``, in ``status``;
+        ``open_seats``: only games not started with a free seat;
+        ``players``: only games of that many seats. Each summary lists its
+        seats (free, taken, bots, left)."""
         return self._call(  # type: ignore[no-any-return]
             self.stub.ListGames,
             pb.ListGamesRequest(

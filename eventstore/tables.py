@@ -151,7 +151,12 @@ game_list = Table(
     # JSON text: per seat, null (free) or [player_name, bot, left]; NULL on
     # a row not written since revision 0004.
     Column("seats", Text, nullable=True),
-    Index(None, "game_type", "game_id"),
+    # The log position of the game's first event (GameCreated): ListGames'
+    # order, the order the games were created in (or imported), whatever
+    # their ids (revision 0005).
+    Column("created_position", BigInteger, nullable=False),
+    Index(None, "created_position", "game_id"),
+    Index(None, "game_type", "created_position"),
 )
 
 

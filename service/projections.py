@@ -1,14 +1,15 @@
 """Projections: read models rebuilt from the global log.
 
-:class:`GameListProjection` keeps the game list (type, status, seats and
-who holds them, version, winners, result, characters, created and finished times) behind
-ListGames and the per-game-type statistics. It folds each game's events with
-the game's own rules (it needs them for the characters and the outcome), and
-writes each batch with its checkpoint in one transaction
-(:class:`eventstore.base.ReadModels`: the store keeps the rows and
-the checkpoint, :class:`GameListRows` says what the rows are), so it never
-skips an event nor applies one twice, even when killed mid-batch or run by
-several replicas.
+:class:`GameListProjection` keeps the game list (type, status, seats and who
+holds them, version, winners, result, characters, created and finished
+times, and the log position of the game's first event: the list's order)
+behind ListGames and the per-game-type statistics. It folds each game's
+events with the game's own rules (it needs them for the characters and the
+outcome), and writes each batch with its checkpoint in one transaction
+(:class:`eventstore.base.ReadModels`: the store keeps the rows and the
+checkpoint, :class:`GameListRows` says what the rows are), so it never skips
+an event nor applies one twice, even when killed mid-batch or run by several
+replicas.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from datetime import datetime
 from typing import Any, Protocol
 
 import structlog
-from sqlalchemy import func, select
+from sqlalchemy import func, literal, select, tuple_
 
 from domain import registry
 from domain.session import LIFECYCLE_EVENTS, GameCreated, Session, SessionState
@@ -86,6 +87,8 @@ class GameRow:
     characters: dict[int, str]
     created_at: datetime
     finished_at: datetime | None
+    #: The log position of the game's first event: the list's order.
+    created_position: int
     #: None: a row written before the read model kept the seats.
     seats: tuple[ListedSeat, ...] | None = None
 
@@ -103,6 +106,7 @@ class GameRow:
             "characters": self._characters(),
             "created_at": self.created_at,
             "finished_at": self.finished_at,
+            "created_position": self.created_position,
             "seats": None if self.seats is None else _seats_json(self.seats),
         }
 
@@ -126,6 +130,7 @@ def _game_row(row: Any) -> GameRow:
         characters={int(k): v for k, v in json.loads(row.characters).items()},
         created_at=row.created_at,
         finished_at=row.finished_at,
+        created_position=row.created_position,
         seats=_seats_from_json(row.seats),
     )
 
@@ -134,11 +139,13 @@ class _Game:
     """What the projection remembers of a game while it is in the log."""
 
     def __init__(
-        self, session: Session[Any], state: SessionState[Any], created_at: datetime
+        self, session: Session[Any], state: SessionState[Any], created: RecordedEvent
     ) -> None:
+        """``created``: the game's first event, as recorded."""
         self.session = session
         self.state = state
-        self.created_at = created_at
+        self.created_at = created.recorded_at
+        self.created_position = created.position
         self.finished_at: datetime | None = None
         # The game's own events that change nothing the row shows: when its
         # rules name the events that can change the characters, the others
@@ -339,7 +346,7 @@ class GameListProjection:
             None,
             session.decode_event(created.type, created.data, created.schema_version),
         )
-        game = _Game(session, state, created.recorded_at)
+        game = _Game(session, state, created)
         game.fold(earlier[1:])
         self._remember(recorded.game_id, game)
         return game
@@ -369,6 +376,7 @@ class GameListProjection:
             characters=dict(characters),
             created_at=game.created_at,
             finished_at=game.finished_at,
+            created_position=game.created_position,
             seats=listed_seats(state),
         )
 
@@ -410,22 +418,32 @@ class GameListRows:
         at_least: int = 0,
         newest_first: bool = False,
     ) -> list[GameRow]:
-        """Games in id (creation) order after ``after``, filtered (with
-        ``newest_first``, in reverse order before ``after``); with
+        """Games in creation order (by the position of their first event,
+        then by id), filtered, from after the game ``after`` (with
+        ``newest_first``, in reverse order from before it); with
         ``at_least``, from a standby whose copy has applied that position
-        (:meth:`ReadModels.query_nearby`)."""
-        key = game_list.c.game_id
+        (:meth:`ReadModels.query_nearby`). ``after`` is looked up in the
+        same query: a game not in the list lists nothing."""
+        order = (game_list.c.created_position, game_list.c.game_id)
         query = select(game_list)
-        if newest_first:
-            query = query.where(key < after) if after else query
-        else:
-            query = query.where(key > after)
+        if after:
+            anchor = tuple_(
+                select(game_list.c.created_position)
+                .where(game_list.c.game_id == after)
+                .scalar_subquery(),
+                literal(after),
+            )
+            key = tuple_(*order)
+            query = query.where(key < anchor if newest_first else key > anchor)
         if game_type:
             query = query.where(game_list.c.game_type == game_type)
         if status:
             query = query.where(game_list.c.status == status)
-        query = query.order_by(key.desc() if newest_first else key).limit(limit)
-        return [_game_row(r) for r in self._query(query, at_least)]
+        if newest_first:
+            query = query.order_by(*(c.desc() for c in order))
+        else:
+            query = query.order_by(*order)
+        return [_game_row(r) for r in self._query(query.limit(limit), at_least)]
 
     def _query(self, query: Any, at_least: int) -> list[Any]:
         if at_least:

@@ -36,15 +36,19 @@ from service.sharing import Recent
 RECORD_CACHE_SIZE = 64
 
 
+def _page_token_invalid() -> InvalidArgument:
+    return InvalidArgument(
+        "PAGE_TOKEN_INVALID", "Not a page token of this call.", "page_token"
+    )
+
+
 def _record_page_start(token: str) -> int:
     """The first event index of the record page ``token`` names (0: none)."""
     if not token:
         return 0
     if token[:1] == "e" and token[1:].isdigit() and len(token) < 16:
         return int(token[1:])
-    raise InvalidArgument(
-        "PAGE_TOKEN_INVALID", "Not a page token of this call.", "page_token"
-    )
+    raise _page_token_invalid()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -328,10 +332,14 @@ class Queries:
         page_token: str,
         newest_first: bool = False,
     ) -> tuple[list[Listing], str]:
-        """Games in id (creation) order, or the reverse with
-        ``newest_first``, filtered, a page at a time: from the game list
-        read model when the service keeps one (read your writes: it first
-        catches up with the log), else by folding each game."""
+        """Games in creation order (the log position of each game's first
+        event: the order they were created or imported in, whatever their
+        ids), or the reverse with ``newest_first``, filtered, a page at a
+        time: from the game list read model when the service keeps one
+        (read your writes: it first catches up with the log), else by
+        folding each game. The page token is the last game listed; one
+        naming no game in the list is INVALID_ARGUMENT
+        (``PAGE_TOKEN_INVALID``)."""
         page_size = 50 if page_size <= 0 else min(page_size, 500)
         if self.game_list is None:
             return self._list_games_by_folding(
@@ -348,6 +356,9 @@ class Queries:
             at_least=self.game_list.position,
             newest_first=newest_first,
         )
+        if not rows and page_token and self.game_list.models.game(page_token) is None:
+            # The page starts after the token's game: none, no page.
+            raise _page_token_invalid()
         more = len(rows) > page_size
         listed = [
             Listing(
@@ -375,55 +386,57 @@ class Queries:
         page_token: str,
         newest_first: bool = False,
     ) -> tuple[list[Listing], str]:
+        ids = self._ids_in_creation_order()
+        if newest_first:
+            ids.reverse()
+        start = 0
+        if page_token:
+            try:
+                start = ids.index(page_token) + 1
+            except ValueError:
+                raise _page_token_invalid() from None
         out: list[Listing] = []
-        after = page_token
-        while len(out) < page_size:
-            ids = (
-                self._ids_newest_first(after)
-                if newest_first
-                else self.store.list_streams(after, 200)
-            )
-            if not ids:
-                after = ""
-                break
-            for game_id in ids:
-                after = game_id
-                try:
-                    loaded = self.games.load(game_id)
-                except NotFound:
-                    continue
-                state = loaded.state
-                if game_type and state.game_type != game_type:
-                    continue
-                if status is not None and state.status is not status:
-                    continue
-                outcome = state.outcome
-                out.append(
-                    Listing(
-                        game_id=game_id,
-                        game_type=state.game_type,
-                        status=state.status,
-                        players=len(state.seats),
-                        seats_taken=sum(1 for s in state.seats if s is not None),
-                        version=state.version,
-                        winners=() if outcome is None else tuple(outcome.winners),
-                        result="" if outcome is None else outcome.result,
-                        created_at=loaded.created_at,
-                        finished_at=None,
-                        seats=listed_seats(state),
-                    )
+        for game_id in ids[start:]:
+            try:
+                loaded = self.games.load(game_id)
+            except NotFound:
+                continue
+            state = loaded.state
+            if game_type and state.game_type != game_type:
+                continue
+            if status is not None and state.status is not status:
+                continue
+            outcome = state.outcome
+            out.append(
+                Listing(
+                    game_id=game_id,
+                    game_type=state.game_type,
+                    status=state.status,
+                    players=len(state.seats),
+                    seats_taken=sum(1 for s in state.seats if s is not None),
+                    version=state.version,
+                    winners=() if outcome is None else tuple(outcome.winners),
+                    result="" if outcome is None else outcome.result,
+                    created_at=loaded.created_at,
+                    finished_at=None,
+                    seats=listed_seats(state),
                 )
-                if len(out) == page_size:
-                    break
-        return out, after if len(out) == page_size else ""
+            )
+            if len(out) == page_size:
+                return out, game_id
+        return out, ""
 
-    def _ids_newest_first(self, before: str) -> list[str]:
-        """Up to 200 game ids below ``before`` (every id when empty), the
-        highest first: a store without read models (the in-memory one) has
-        no reverse index, so this walks its ids."""
-        ids: list[str] = []
+    def _ids_in_creation_order(self) -> list[str]:
+        """Every game id, oldest first: by the log position of each game's
+        first event, as the read model orders them. A store without read
+        models (the in-memory one) has no index of it, so this walks its
+        games and reads each one's first event."""
+        first: list[tuple[int, str]] = []
         after = ""
         while batch := self.store.list_streams(after, 1000):
-            ids += [i for i in batch if not before or i < before]
+            for game_id in batch:
+                events = self.store.read_stream(game_id, 1, 1)
+                if events:
+                    first.append((events[0].position, game_id))
             after = batch[-1]
-        return ids[::-1][:200]
+        return [game_id for _, game_id in sorted(first)]

@@ -111,8 +111,7 @@ export async function lobby() {
         bots,
         options: { [jsonKey(type.gameType)]: chosenOptions() },
         // No requestId: each submit would send a new one (nothing retries
-        // a creation), and a game made with one gets an id derived from
-        // it rather than the service's time-ordered id.
+        // a creation).
         ...(seat >= 0 ? { creatorSeat: { seat, playerName } } : {}),
       });
       const gameId = created.gameId;
@@ -162,14 +161,9 @@ async function listGames(types) {
   ];
   const parts = [];
   for (const [status, id, heading, verb] of lists) {
-    // Newest first is id order, which is creation order only for the ids
-    // the service makes itself (a game made with a request_id has an id
-    // derived from it): so a page of 100, sorted here by creation.
-    const { games } = await call("ListGames", { status, pageSize: 100, newestFirst: true });
-    const newest = (games || [])
-      .filter((g) => title[g.gameType])
-      .sort((a, b) => (Date.parse(b.createdAt) || 0) - (Date.parse(a.createdAt) || 0))
-      .slice(0, 10);
+    // Newest first is creation order, reversed, whatever the games' ids.
+    const { games } = await call("ListGames", { status, pageSize: 10, newestFirst: true });
+    const newest = (games || []).filter((g) => title[g.gameType]);
     if (!newest.length) continue;
     parts.push(
       h("h2", {}, heading),

@@ -126,6 +126,48 @@ def test_the_command_line_checks_then_upgrades(
     assert migrate.main(["check", empty_database_url]) == 0
 
 
+def test_revision_0005_gives_the_listed_games_their_creation_positions(
+    empty_database_url: str,
+) -> None:
+    """A game list written at revision 0004 gets each game's first event's
+    position; a row whose game has no first event in the log (none should)
+    gets 0, so it is still listed. Going back to 0004 and up again works."""
+    url = empty_database_url
+    migrate.upgrade(url, "0004")
+    log = [("b-game", 1, 10), ("a-game", 1, 11), ("b-game", 2, 12), ("a-game", 2, 13)]
+    for game_id, version, position in log:
+        raw_sql.execute(
+            url,
+            "INSERT INTO events (game_id, version, position, type, schema_version,"
+            " data, recorded_at)"
+            " VALUES (:g, :v, :p, 'Old', 1, '{}', CURRENT_TIMESTAMP)",
+            g=game_id,
+            v=version,
+            p=position,
+        )
+    for game_id in ("a-game", "b-game", "lost-game"):
+        raw_sql.execute(
+            url,
+            "INSERT INTO game_list (game_id, game_type, status, players,"
+            " seats_taken, version, winners, result, characters, created_at)"
+            " VALUES (:g, 'cubosaurs', 'open', 2, 0, 2, '[]', '', '{}',"
+            " CURRENT_TIMESTAMP)",
+            g=game_id,
+        )
+
+    migrate.upgrade(url)
+
+    def created(game_id: str) -> object:
+        return raw_sql.execute(
+            url, "SELECT created_position FROM game_list WHERE game_id = :g", g=game_id
+        )
+
+    assert [created(g) for g in ("a-game", "b-game", "lost-game")] == [11, 10, 0]
+    migrate.downgrade(url, "0004")
+    migrate.upgrade(url)
+    assert created("a-game") == 11
+
+
 @pytest.mark.postgres
 def test_positions_handed_out_before_revision_0003_stay_resume_points(
     postgres_server: PostgresServer,

@@ -34,6 +34,7 @@ def row(game_id: str, version: int = 1, **changes: object) -> GameRow:
         characters={},
         created_at=T0,
         finished_at=None,
+        created_position=7,
     )
     return replace(base, **changes)  # type: ignore[arg-type]
 
@@ -59,6 +60,8 @@ def test_a_batch_writes_its_rows_and_moves_the_checkpoint(models: GameListRows) 
         # Another offset, stored as the same instant.
         created_at=T0.astimezone(timezone(timedelta(hours=-5))),
         finished_at=T0 + timedelta(minutes=3, microseconds=7),
+        # A PostgreSQL position: a transaction id << 16, past 32 bits.
+        created_position=(123_456_789 << 16) + 3,
         seats=(
             ListedSeat(taken=True, name='Ada "🦕"'),
             ListedSeat(),

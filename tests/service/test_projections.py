@@ -90,6 +90,36 @@ def test_a_rebuilt_game_list_equals_the_live_one_after_concurrent_writers(sql_st
     assert rebuilt.position == store.last_position()
 
 
+def test_each_row_keeps_its_games_first_position_met_live_midway_or_rebuilt(
+    sql_store,
+):
+    """A row's created_position (the list's order) is the log position of
+    its game's first event, whether the projection met the game at its
+    creation or mid-way (a runner started after it, its cache empty); a
+    rebuild from zero writes the same rows."""
+    store = sql_store
+    app = GameApp(store)
+    admin = Caller(admin=True)
+    first = app.create_game(admin, "cubosaurs", 2, request_id="order-a").game_id
+    GameListProjection(store, batch=2).run_until_caught_up()
+    second = app.create_game(admin, "cubosaurs", 2).game_id
+    for seat, name in enumerate(["Ada", "Bo"]):
+        app.join_game(Caller(token=f"st_{name}"), first, seat, name)
+    restarted = GameListProjection(store, batch=2)  # meets ``first`` mid-way
+
+    restarted.run_until_caught_up()
+
+    built_live = restarted.models.all_games()
+    assert {g.game_id: g.created_position for g in built_live} == {
+        game_id: store.read_stream(game_id, 1, 1)[0].position
+        for game_id in (first, second)
+    }
+    assert [g.seats_taken for g in built_live if g.game_id == first] == [2]
+    rebuilt = GameListProjection(store, batch=1000)
+    rebuilt.rebuild()
+    assert rebuilt.models.all_games() == built_live
+
+
 def test_a_batch_that_fails_midway_leaves_nothing_behind(sql_store, monkeypatch):
     store = sql_store
     app = GameApp(store)

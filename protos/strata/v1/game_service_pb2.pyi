@@ -1982,14 +1982,17 @@ class ListGamesRequest(_message.Message):
     page_size: _builtins.int
     """Most games to return (default 50, at most 500)."""
     page_token: _builtins.str
-    """From a previous response's next_page_token."""
+    """From a previous response's next_page_token (with the same filters and
+    order); one naming no listed game is INVALID_ARGUMENT
+    (PAGE_TOKEN_INVALID).
+    """
     open_seats: _builtins.bool
     """Only games not started with a free seat (what a player may join)."""
     players: _builtins.int
     """Only games of this many seats (0: any)."""
     newest_first: _builtins.bool
-    """Newest first (reverse id order: creation order for the ids the service
-    makes); the next page then holds older games. A lobby asks for this.
+    """Newest first (the reverse of creation order); the next page then holds
+    older games. A lobby asks for this.
     """
     def __init__(
         self,
@@ -2022,7 +2025,11 @@ class ListGamesResponse(_message.Message):
     """Token of the next page; empty on the last page."""
     @_builtins.property
     def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___GameSummary]:
-        """The games, oldest first (newest first with `newest_first`)."""
+        """The games in the order they were created, oldest first (newest first
+        with `newest_first`): an imported game counts as created when it was
+        imported. Not the order of their ids: an id derived from a
+        `request_id`, or kept by an import, sorts anywhere.
+        """
 
     def __init__(
         self,

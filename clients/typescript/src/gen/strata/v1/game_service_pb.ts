@@ -2150,7 +2150,9 @@ export type ListGamesRequest = Message<"strata.v1.ListGamesRequest"> & {
   pageSize: number;
 
   /**
-   * From a previous response's next_page_token.
+   * From a previous response's next_page_token (with the same filters and
+   * order); one naming no listed game is INVALID_ARGUMENT
+   * (PAGE_TOKEN_INVALID).
    *
    * @generated from field: string page_token = 4;
    */
@@ -2171,8 +2173,8 @@ export type ListGamesRequest = Message<"strata.v1.ListGamesRequest"> & {
   players: number;
 
   /**
-   * Newest first (reverse id order: creation order for the ids the service
-   * makes); the next page then holds older games. A lobby asks for this.
+   * Newest first (the reverse of creation order); the next page then holds
+   * older games. A lobby asks for this.
    *
    * @generated from field: bool newest_first = 7;
    */
@@ -2193,7 +2195,10 @@ export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*
  */
 export type ListGamesResponse = Message<"strata.v1.ListGamesResponse"> & {
   /**
-   * The games, oldest first (newest first with `newest_first`).
+   * The games in the order they were created, oldest first (newest first
+   * with `newest_first`): an imported game counts as created when it was
+   * imported. Not the order of their ids: an id derived from a
+   * `request_id`, or kept by an import, sorts anywhere.
    *
    * @generated from field: repeated strata.v1.GameSummary games = 1;
    */
