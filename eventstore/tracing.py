@@ -18,7 +18,7 @@ process that installs none (a script, a migration) traces nothing.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 from opentelemetry import metrics, trace
@@ -34,7 +34,10 @@ _SCOPE = "opentelemetry.instrumentation.sqlalchemy"
 
 class WithinTraces(trace.Tracer):
     """A tracer whose spans are only children: with no span current (or in
-    ``context``), it starts none (an invalid, unrecorded span)."""
+    ``context``), it starts none (an invalid, unrecorded span); within a
+    span that records nothing (a call the sampler left out) it starts none
+    either: the child of an unsampled span is never sampled, and making it
+    would cost ids, a sampler's decision and a context for nothing."""
 
     def __init__(self, inner: trace.Tracer) -> None:
         self._inner = inner
@@ -50,7 +53,7 @@ class WithinTraces(trace.Tracer):
         record_exception: bool = True,
         set_status_on_exception: bool = True,
     ) -> Span:
-        if not trace.get_current_span(context).get_span_context().is_valid:
+        if not trace.get_current_span(context).is_recording():
             return trace.INVALID_SPAN
         return self._inner.start_span(
             name,
@@ -63,12 +66,22 @@ class WithinTraces(trace.Tracer):
             set_status_on_exception,
         )
 
-    @contextmanager
     def start_as_current_span(  # type: ignore[override]
         self, name: str, context: Context | None = None, *args: Any, **kwargs: Any
+    ) -> AbstractContextManager[Span]:
+        current = trace.get_current_span(context)
+        if not current.is_recording():
+            # Nothing to record: the current span stays current (a line
+            # logged in the step keeps the call's trace id).
+            return nullcontext(current)
+        return self._recorded(name, context, *args, **kwargs)
+
+    @contextmanager
+    def _recorded(
+        self, name: str, context: Context | None, *args: Any, **kwargs: Any
     ) -> Iterator[Span]:
         end_on_exit = kwargs.pop("end_on_exit", True)
-        span = self.start_span(name, context, *args, **kwargs)
+        span = self._inner.start_span(name, context, *args, **kwargs)
         with trace.use_span(span, end_on_exit=end_on_exit) as current:
             yield current
 

@@ -13,7 +13,6 @@ import contextvars
 import functools
 import hashlib
 import itertools
-import random
 import time
 import uuid
 from collections.abc import Iterable, Mapping
@@ -23,7 +22,7 @@ import structlog
 from opentelemetry import context as context_api
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.metrics import CallbackOptions, Observation
-from opentelemetry.sdk.trace.sampling import Decision, Sampler
+from opentelemetry.sdk.trace.sampling import Sampler
 
 from service import telemetry
 from service.errors import INTERNAL, Code, Refusal, classify
@@ -79,26 +78,17 @@ class Observer:
         else one that records nothing, with ids as the tracer would give it
         (the log lines' trace id; the caller's trace id when it sent one)."""
         parent = propagate.extract(headers) if "traceparent" in headers else None
-        sampler = self.sampler
-        if sampler is not None:
-            remote = trace.get_current_span(parent).get_span_context()
-            trace_id = remote.trace_id if remote.is_valid else _random_bits(128)
-            decision = sampler.should_sample(
-                parent, trace_id, method.name, trace.SpanKind.SERVER, method.base
-            ).decision
-            if decision is Decision.DROP:
-                return trace.NonRecordingSpan(
-                    trace.SpanContext(trace_id, _random_bits(64), is_remote=False)
-                )
+        span = telemetry.dropped(
+            self.sampler, method.name, parent, trace.SpanKind.SERVER, method.base
+        )
+        if span is not None:
+            return span
         return self.tracer.start_span(
             method.name,
             context=parent,
             kind=trace.SpanKind.SERVER,
             attributes=method.base,
         )
-
-
-_random_bits = random.getrandbits
 
 
 class _Method:

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import logging
 import os
+import random
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator
@@ -248,13 +249,44 @@ def meter() -> metrics.Meter:
 
 def tracer() -> trace.Tracer:
     setup()
-    return trace.get_tracer("strata")
+    made = _state.get("tracer")
+    if made is None:
+        made = _state["tracer"] = trace.get_tracer("strata")
+    return made
 
 
 def step_tracer() -> trace.Tracer:
     """The tracer of a unit of work's steps (load, decide, append): a step
-    is a child of its call or background run, never a span of its own."""
+    is a child of its call or background run, never a span of its own, and
+    within a run nobody records it is no span at all."""
     return WithinTraces(tracer())
+
+
+def dropped(
+    sampler: Sampler | None,
+    name: str,
+    parent: Context | None,
+    kind: trace.SpanKind,
+    attributes: dict[str, str],
+) -> trace.Span | None:
+    """The span of a call or run that ``sampler`` leaves out: one that
+    records nothing, with ids as the tracer would give it (the caller's
+    trace id when ``parent`` has one: the log lines' trace id); None when
+    the sampler records it, or there is no sampler to ask. Asked before a
+    span is made, so a run nobody samples costs no span of the SDK's."""
+    if sampler is None:
+        return None
+    remote = trace.get_current_span(parent).get_span_context()
+    trace_id = remote.trace_id if remote.is_valid else _random_bits(128)
+    decision = sampler.should_sample(parent, trace_id, name, kind, attributes).decision
+    if decision is not Decision.DROP:
+        return None
+    return trace.NonRecordingSpan(
+        trace.SpanContext(trace_id, _random_bits(64), is_remote=False)
+    )
+
+
+_random_bits = random.getrandbits
 
 
 @contextmanager
@@ -264,9 +296,16 @@ def background(name: str, game_id: str = "") -> Iterator[trace.Span]:
     current) with ``strata.game.id`` when the run is about one game; its
     steps and SQL statements are its children."""
     attributes = {"strata.game.id": game_id} if game_id else {}
-    with tracer().start_as_current_span(
-        name, context=Context(), kind=trace.SpanKind.INTERNAL, attributes=attributes
-    ) as span:
+    made = tracer()
+    root = Context()
+    span = dropped(
+        getattr(made, "sampler", None), name, root, trace.SpanKind.INTERNAL, attributes
+    )
+    if span is None:
+        span = made.start_span(
+            name, context=root, kind=trace.SpanKind.INTERNAL, attributes=attributes
+        )
+    with trace.use_span(span, end_on_exit=True):
         yield span
 
 

@@ -171,6 +171,46 @@ def test_a_sampler_that_samples_nothing_exports_nothing(
     assert receiver[0].all() == []
 
 
+def test_a_call_its_caller_left_unsampled_has_no_span_nor_steps(
+    served: Callable[..., Served], receiver: tuple[Receiver, int]
+) -> None:
+    """A caller's ``traceparent`` that is not sampled (flags ``00``): the
+    command it sends makes no span at all, neither the call's nor its steps'
+    (load, decide, append) nor its SQL; the same command sampled (``01``)
+    has all of them, children of the call."""
+    server = served()
+    unsampled, sampled = "1" * 32, "2" * 32
+    with StrataClient(f"127.0.0.1:{server.port}", timeout=10) as client:
+        admin = client.with_token(ADMIN_TOKEN)
+        game_id = admin.create_game(GAME, 2).game_id
+        tokens = [client.join_game(game_id, f"p{seat}").seat_token for seat in (0, 1)]
+        admin.start_game(game_id)
+        for trace_id in (unsampled, sampled):
+            action = admin.list_legal_actions(game_id).actions[0]
+            flags = "01" if trace_id == sampled else "00"
+            client.stub.SubmitCommand(
+                pb.SubmitCommandRequest(
+                    game_id=game_id,
+                    seat=action.seat,
+                    command_id=f"traced-{flags}",
+                    command=action.command,
+                ),
+                timeout=10,
+                metadata=[
+                    ("authorization", f"Bearer {tokens[action.seat]}"),
+                    ("traceparent", f"00-{trace_id}-00f067aa0ba902b7-{flags}"),
+                ],
+            )
+    assert server.stop() == 0  # pending spans are exported as it stops
+    spans = receiver[0].all()
+    assert [s.name for s in spans if s.trace_id.hex() == unsampled] == []
+    in_sampled = [s for s in spans if s.trace_id.hex() == sampled]
+    (call,) = [s for s in in_sampled if s.name.endswith("/SubmitCommand")]
+    steps = {s.name for s in in_sampled if s.parent_span_id == call.span_id}
+    assert {"decide", "append"} <= steps, steps
+    assert any("db.system" in attributes_of(s.attributes) for s in in_sampled)
+
+
 @pytest.mark.parametrize(
     ("opt_in", "system", "text"),
     [
