@@ -9,6 +9,7 @@ from pathlib import Path
 
 from sqlalchemy.exc import ArgumentError
 
+from domain import registry
 from eventstore.urls import database_url, split_urls
 from service.addresses import parse_networks
 from service.calls import MAX_TOKEN_CHARS, TOKEN_SHAPE
@@ -146,6 +147,8 @@ class Config:
             metrics_token=read.token("STRATA_METRICS_TOKEN"),
         )
         read.tokens("STRATA_ADMIN_TOKEN", (config.admin_token,))
+        if environ is None:
+            read.games()
         read.tokens("STRATA_INTEGRATION_TOKENS", config.integration_tokens)
         database = config.database_url
         if config.read_database_urls and not database.startswith("postgres"):
@@ -313,6 +316,15 @@ class _Reader:
         problems = files.problems()
         self.problems.extend(problems)
         return None if problems else files
+
+    def games(self) -> None:
+        """The games ``STRATA_EXTRA_GAMES`` adds (the registry reads it from
+        the process's environment): a package that is none, or a game type
+        taken, is a wrong value at start-up, not a traceback."""
+        try:
+            registry.game_types()
+        except RuntimeError as error:
+            self.problems.append(str(error))
 
     def background(self) -> tuple[str, ...]:
         try:

@@ -109,6 +109,21 @@ def test_a_malformed_database_url_is_one_line_that_keeps_its_password(
 
 
 @pytest.mark.parametrize(
+    ("packages", "said"),
+    [
+        ("no_such_game_package", "no_such_game_package is no game package"),
+        ("domain.cubosaurs", "already registered"),
+    ],
+)
+def test_a_wrong_extra_game_is_one_line_at_start_up(
+    tmp_path: Path, packages: str, said: str
+) -> None:
+    result = serve_on_sqlite(tmp_path, STRATA_EXTRA_GAMES=packages)
+    assert result.returncode == 2
+    assert_refused_in_one_line(result, "STRATA_EXTRA_GAMES", said)
+
+
+@pytest.mark.parametrize(
     ("bad", "innocent"),
     [
         ("STRATA_TLS_CLIENT_CA", "STRATA_TLS_CERT"),
