@@ -426,6 +426,13 @@ class EventStore(abc.ABC):
         elapses. True if woken by an append (a hint: callers re-read)."""
 
     @abc.abstractmethod
+    def interrupt_waits(self) -> None:
+        """Wake every thread in :meth:`wait_for_append` now: each returns as
+        if its timeout had passed (unless an append came). A server that
+        stops calls it, so its background threads notice at once instead of
+        at the end of their wait; a wait begun afterwards waits as usual."""
+
+    @abc.abstractmethod
     def import_game(
         self,
         game_id: str,

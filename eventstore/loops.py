@@ -47,6 +47,8 @@ class AppendNotifier:
         self._condition = threading.Condition()
         self._position = 0
         self._ticks = 0
+        # Raised by :meth:`interrupt`: a waiter that saw it change returns.
+        self._interrupts = 0
         # (mark, future): resolved past position ``mark``; a mark of None
         # waits for the next commit noticed, whatever its position.
         self._futures: list[tuple[int | None, asyncio.Future[None]]] = []
@@ -97,9 +99,21 @@ class AppendNotifier:
             position, lambda: self._position > position, timeout
         )
 
+    def interrupt(self) -> None:
+        """Wake every thread waiting now, whatever it waits for: its wait
+        returns what it has (False if nothing it waited for came). A wait
+        begun after this one waits as usual."""
+        with self._condition:
+            self._interrupts += 1
+            self._condition.notify_all()
+
     def _wait(self, done: Callable[[], bool], timeout: float) -> bool:
         with self._condition:
-            return self._condition.wait_for(done, max(timeout, 0.0))
+            began = self._interrupts
+            self._condition.wait_for(
+                lambda: done() or self._interrupts != began, max(timeout, 0.0)
+            )
+            return done()
 
     async def _wait_async(
         self, mark: int | None, done: Callable[[], bool], timeout: float

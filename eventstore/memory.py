@@ -218,6 +218,9 @@ class InMemoryEventStore(EventStore):
     def wait_for_append(self, after_position: int, timeout: float) -> bool:
         return self._notifier.wait_past(after_position, timeout)
 
+    def interrupt_waits(self) -> None:
+        self._notifier.interrupt()
+
     async def wait_for_append_async(self, after_position: int, timeout: float) -> bool:
         """:meth:`wait_for_append` without holding a thread."""
         return await self._notifier.wait_past_async(after_position, timeout)

@@ -620,6 +620,9 @@ class SQLAlchemyEventStore(EventStore):
         self._watcher_ready.wait(max(deadline - time.monotonic(), 0.0))
         return self._notifier.wait_past(after_position, deadline - time.monotonic())
 
+    def interrupt_waits(self) -> None:
+        self._notifier.interrupt()
+
     def _stream_tail(
         self, game_id: str, version: int
     ) -> tuple[int, list[RecordedEvent]]:

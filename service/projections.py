@@ -226,7 +226,7 @@ class GameListProjection:
         events = self.store.read_all(start, self.batch)
         if not events:
             self.position = start
-            self._notify()
+            self.wake()
             return 0
         end = events[-1].position
         try:
@@ -242,7 +242,7 @@ class GameListProjection:
             self.position = self.models.checkpoint(GAME_LIST)
             return 0
         self.position = end
-        self._notify()
+        self.wake()
         return len(events)
 
     def run_until_caught_up(self, progress: Callable[[int], None] | None = None) -> int:
@@ -303,7 +303,9 @@ class GameListProjection:
                 lambda: self._waiters > 0 or stop.is_set(), self.linger
             )
 
-    def _notify(self) -> None:
+    def wake(self) -> None:
+        """Wake whoever waits on the projection: a reader waiting for a
+        position, the projection lingering (it looks at its ``stop`` again)."""
         with self._caught_up:
             self._caught_up.notify_all()
 

@@ -162,8 +162,15 @@ class Running:
             future.result(max(deadline - time.monotonic(), 0.1) + 5)
         _end_loop(self.loop, self.loop_thread)
         self.pool.shutdown(wait=False, cancel_futures=True)
+        # The background threads wait for appends or linger: wake them, so
+        # each sees ``stopping`` now rather than at the end of its wait
+        # (again while it lives: one may have begun a wait since).
         for thread in self.background:
-            thread.join(timeout=max(deadline - time.monotonic(), 0.05))
+            while thread.is_alive() and time.monotonic() < deadline:
+                self.app.store.interrupt_waits()
+                if isinstance(self.projection, GameListProjection):
+                    self.projection.wake()
+                thread.join(0.02)
         for name, source in self.gauges:
             telemetry.GAUGES.forget(name, source)
 

@@ -761,6 +761,26 @@ def test_wait_for_append_times_out_without_an_append(store: EventStore) -> None:
     assert 0.25 <= time.monotonic() - start < 2
 
 
+def test_interrupting_the_waits_wakes_a_waiter_without_an_append(
+    store: EventStore,
+) -> None:
+    last = store.append(new_game(), 0, numbered(1)).last_position
+
+    woken, elapsed = _wake_time(store, store.interrupt_waits, last)
+
+    assert woken is False  # nothing was appended: it says so
+    assert elapsed < 2  # not its timeout of 10 s
+
+
+def test_a_wait_begun_after_an_interruption_waits_as_usual(store: EventStore) -> None:
+    last = store.append(new_game(), 0, numbered(1)).last_position
+    store.interrupt_waits()
+    start = time.monotonic()
+
+    assert store.wait_for_append(last, timeout=0.3) is False
+    assert time.monotonic() - start >= 0.25
+
+
 def test_wait_for_append_returns_at_once_when_events_are_already_past(
     store: EventStore, writer: EventStore
 ) -> None:

@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -88,4 +89,33 @@ def test_a_replica_without_background_work_relies_on_a_worker(tmp_path):
         if worker is not None and worker.poll() is None:
             worker.kill()
         running.stop(grace=0.2)
+        store.close()
+
+
+def test_a_stopping_server_wakes_what_waits_for_an_append(tmp_path):
+    # The background threads (projection, bots, timekeeper) wait on the
+    # store for the next append; a stop wakes their waits, so they see the
+    # stop at once, not at the end of their wait. A wait of a minute here
+    # stands for theirs: the stop ends it.
+    url = f"sqlite:///{tmp_path / 'stopping.sqlite3'}"
+    migrate.upgrade(url)
+    store = open_store(url)
+    running = create_server(store, admin_token="admin")
+    woken: list[bool] = []
+    waiting = threading.Event()
+
+    def wait() -> None:
+        waiting.set()
+        woken.append(store.wait_for_append(store.last_position(), 60))
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    waiting.wait(10)
+    time.sleep(0.2)  # the waiter is inside its wait
+    try:
+        running.stop(grace=5)
+        waiter.join(10)
+        assert woken == [False]  # woken with nothing appended, long before 60 s
+        assert not [t.name for t in running.background if t.is_alive()]
+    finally:
         store.close()

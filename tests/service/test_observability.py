@@ -237,8 +237,11 @@ def test_each_serving_process_is_scraped_on_an_address_of_its_own(
                 seen[str(port)] = process
             time.sleep(0.2)
         assert sorted(seen.values()) == ["serve-0", "serve-1"]
-        # Only the first runs the projection: its lag is in its scrape alone.
-        assert "strata_projection_lag{" in scrape(first)
+        # Only the first runs the projection: its lag is in its scrape alone
+        # (once its gauges are registered, just after its listeners answer).
+        while "strata_projection_lag{" not in scrape(first):
+            assert time.monotonic() < deadline, server.text()[-2000:]
+            time.sleep(0.2)
         assert "strata_projection_lag{" not in scrape(first + 1)
         # Every log line of each says which process wrote it.
         serving = [line for line in server.lines() if line["event"] == "strata.serving"]
