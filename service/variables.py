@@ -212,6 +212,7 @@ DEVELOPMENT: tuple[Variable, ...] = (
     Variable("STRATA_RANDOM_SEEDS", "300", "random-play seeds per player count"),
     Variable("STRATA_HOSTILE_EXAMPLES", "6", "hostile-client examples"),
     Variable("STRATA_TEST_OUTPUT", "test-output", "where browser tests write"),
+    Variable("STRATA_TEST_WORKERS", NONE, "./dev test's pytest workers"),
     Variable(
         "STRATA_TEST_PROTOS",
         NONE,
