@@ -254,6 +254,19 @@ def test_background_work_is_one_root_span_a_run_with_its_game(
 ) -> None:
     server = served()
     game_id = play_a_bots_game(server)
+    # The game list (the projection's read model) has it finished: the
+    # projection applied its events before the stop (a stop does not wait
+    # for a run still lingering).
+    with StrataClient(f"127.0.0.1:{server.port}", timeout=10) as client:
+        until(
+            lambda: (
+                [
+                    g.game_id
+                    for g in client.list_games(status=pb.GAME_STATUS_FINISHED).games
+                ]
+                == [game_id]
+            )
+        )
     assert server.stop() == 0
     spans = receiver[0].all()
     moves = [s for s in spans if s.name == "strata.bots.move"]
