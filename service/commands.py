@@ -253,20 +253,29 @@ class Commands:
         command: Any,
         expected_version: int | None = None,
         note: dict[str, Any] | None = None,
+        refused: tuple[int, Exception] | None = None,
     ) -> Submitted:
+        """``refused``: the version of a state that already refused the
+        command (the fast path's cached one) and how: no state can be more
+        current than the store's, so that is loaded first, and at the same
+        version the answer is that one, not decided again (the rules are a
+        function of the state and the command)."""
         self._check_command(caller, command_id)
         # Decide on the cached state without asking the store whether it is
         # current: the append checks the version anyway, and a stale state
         # costs a conflict and a retry. Only an answer that is not an append
         # (a refusal, a seat or version mismatch) is first checked against
         # the store's latest state, and against the command log.
-        loaded, fresh = self.games.for_command(game_id)
+        loaded, fresh = (
+            self.games.for_command(game_id)
+            if refused is None
+            else (self.games.load(game_id), True)
+        )
         for _ in range(MAX_RETRIES):
             try:
-                with self.tracer.start_as_current_span("decide"):
-                    attempt = self._attempt(
-                        caller, loaded, seat, command_id, command, expected_version
-                    )
+                attempt = self._decide(
+                    caller, loaded, seat, command_id, command, expected_version, refused
+                )
                 attempt = _noted(attempt, seat, command, note)
             except (PermissionDenied, Aborted):
                 if not fresh:
@@ -378,9 +387,15 @@ class Commands:
     ) -> Submitted:
         self._check_command(caller, command_id)
 
-        def slowly() -> Submitted:
+        def slowly(refused: tuple[int, Exception] | None = None) -> Submitted:
             return self._submit(
-                caller, game_id, seat, command_id, command, expected_version
+                caller,
+                game_id,
+                seat,
+                command_id,
+                command,
+                expected_version,
+                refused=refused,
             )
 
         loaded = self.games.cached(game_id)
@@ -391,8 +406,10 @@ class Commands:
                 attempt = self._attempt(
                     caller, loaded, seat, command_id, command, expected_version
                 )
-        except (PermissionDenied, Aborted, DomainError):
-            return await asyncio.to_thread(slowly)
+        except (PermissionDenied, Aborted, DomainError) as error:
+            # Checked against the store's latest state and the command log
+            # on a thread, without deciding it again on the same state.
+            return await asyncio.to_thread(slowly, (loaded.state.version, error))
         try:
             with self.tracer.start_as_current_span("append"), self.metrics.timed():
                 result = await self.games.append_async(
@@ -440,6 +457,25 @@ class Commands:
         if not caller.token and not caller.bot and not caller.service:
             raise Unauthenticated(
                 "TOKEN_REQUIRED", "Send your seat token as `authorization: Bearer …`."
+            )
+
+    def _decide(
+        self,
+        caller: Caller,
+        loaded: Loaded,
+        seat: int,
+        command_id: str,
+        command: Any,
+        expected_version: int | None,
+        refused: tuple[int, Exception] | None,
+    ) -> _Attempt:
+        """:meth:`_attempt` in its span, unless ``refused`` says how this
+        state (its version) already refused the command: then that."""
+        if refused is not None and refused[0] == loaded.state.version:
+            raise refused[1]
+        with self.tracer.start_as_current_span("decide"):
+            return self._attempt(
+                caller, loaded, seat, command_id, command, expected_version
             )
 
     def _attempt(

@@ -198,3 +198,63 @@ def test_another_tokens_command_id_is_refused_on_the_fast_and_the_slow_path(
         ]
     assert store.stream_version(game_id) == version
     assert store.read_commands(game_id) == log
+
+
+def _counting_decisions(app: GameApp, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The version of each state ``app`` decides a command on, as it does."""
+    decided: list[int] = []
+    attempt = app.commands._attempt
+
+    def counted(caller: Any, loaded: Any, *args: Any) -> Any:
+        decided.append(loaded.state.version)
+        return attempt(caller, loaded, *args)
+
+    monkeypatch.setattr(app.commands, "_attempt", counted)
+    return decided
+
+
+def test_a_refusal_on_the_latest_state_is_decided_once(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+):
+    app = GameApp(store)
+    game_id, tokens = seated(app)
+    seat, command = _next_move(app, game_id, tokens)
+    other = 1 - seat
+    version = store.stream_version(game_id)
+    decided = _counting_decisions(app, monkeypatch)
+
+    with pytest.raises(DomainError) as refused:
+        _submit(app, tokens[other], game_id, other, "not-my-turn", command)
+
+    # Decided on the cached state; the store's state is that one: its answer
+    # stands (it was decided three times before).
+    assert decided == [version]
+    record = store.find_command(game_id, "not-my-turn")
+    assert record is not None and record.outcome.error_reason == refused.value.reason
+    with pytest.raises(DomainError) as again:
+        _submit(app, tokens[other], game_id, other, "not-my-turn", command)
+    assert again.value.reason == refused.value.reason
+
+
+def test_a_refusal_on_a_stale_cache_is_decided_again_on_the_latest_state(
+    store: EventStore, monkeypatch: pytest.MonkeyPatch
+):
+    here, there = GameApp(store), GameApp(store)
+    game_id, tokens = seated(here)
+    first, _ = _next_move(here, game_id, tokens)  # cached here at this version
+    cached = store.stream_version(game_id)
+    for n in range(200):  # the other replica plays until the other seat's turn
+        seat, command = _next_move(there, game_id, tokens)
+        if seat != first:
+            break
+        there.submit(there.caller(tokens[seat]), game_id, seat, f"there-{n}", command)
+    assert seat != first
+    latest = store.stream_version(game_id)
+    decided = _counting_decisions(here, monkeypatch)
+
+    submitted = _submit(here, tokens[seat], game_id, seat, "now-mine", command)
+
+    # Refused on the stale cache (not this seat's turn there), accepted on
+    # the latest state.
+    assert decided == [cached, latest]
+    assert submitted.version > latest == submitted.events[0][0].version - 1
