@@ -273,7 +273,7 @@ class Commands:
         )
         for _ in range(MAX_RETRIES):
             try:
-                attempt = self._decide(
+                attempt = self._attempt(
                     caller, loaded, seat, command_id, command, expected_version, refused
                 )
                 attempt = _noted(attempt, seat, command, note)
@@ -402,10 +402,9 @@ class Commands:
         if loaded is None:
             return await asyncio.to_thread(slowly)
         try:
-            with self.tracer.start_as_current_span("decide"):
-                attempt = self._attempt(
-                    caller, loaded, seat, command_id, command, expected_version
-                )
+            attempt = self._attempt(
+                caller, loaded, seat, command_id, command, expected_version
+            )
         except (PermissionDenied, Aborted, DomainError) as error:
             # Checked against the store's latest state and the command log
             # on a thread, without deciding it again on the same state.
@@ -459,25 +458,6 @@ class Commands:
                 "TOKEN_REQUIRED", "Send your seat token as `authorization: Bearer …`."
             )
 
-    def _decide(
-        self,
-        caller: Caller,
-        loaded: Loaded,
-        seat: int,
-        command_id: str,
-        command: Any,
-        expected_version: int | None,
-        refused: tuple[int, Exception] | None,
-    ) -> _Attempt:
-        """:meth:`_attempt` in its span, unless ``refused`` says how this
-        state (its version) already refused the command: then that."""
-        if refused is not None and refused[0] == loaded.state.version:
-            raise refused[1]
-        with self.tracer.start_as_current_span("decide"):
-            return self._attempt(
-                caller, loaded, seat, command_id, command, expected_version
-            )
-
     def _attempt(
         self,
         caller: Caller,
@@ -486,39 +466,44 @@ class Commands:
         command_id: str,
         command: Any,
         expected_version: int | None,
+        refused: tuple[int, Exception] | None = None,
     ) -> _Attempt:
         """Decide ``command`` on ``loaded``: the append it makes. Raises
         PermissionDenied (NOT_YOUR_SEAT) or Aborted (VERSION_MISMATCH) when
         the command does not fit this state, the rules' DomainError when
-        they refuse it."""
+        they refuse it; or ``refused``'s error, undecided, when that says
+        this state (its version) already refused it so."""
         state = loaded.state
-        if not caller.admin and seat not in acts_for(caller, state):
-            raise PermissionDenied(
-                "NOT_YOUR_SEAT",
-                f"Your token does not act for seat {seat_number(seat)}.",
+        if refused is not None and refused[0] == state.version:
+            raise refused[1]
+        with self.tracer.start_as_current_span("decide"):
+            if not caller.admin and seat not in acts_for(caller, state):
+                raise PermissionDenied(
+                    "NOT_YOUR_SEAT",
+                    f"Your token does not act for seat {seat_number(seat)}.",
+                )
+            if expected_version is not None and expected_version != state.version:
+                raise Aborted(
+                    "VERSION_MISMATCH",
+                    f"The game is at version {state.version}, not {expected_version}.",
+                )
+            events, after = loaded.session.advance(
+                state, seat, command, Rng(state.config.seed, state.version)
             )
-        if expected_version is not None and expected_version != state.version:
-            raise Aborted(
-                "VERSION_MISMATCH",
-                f"The game is at version {state.version}, not {expected_version}.",
+            outcome = CommandOutcome(
+                first_version=state.version + 1,
+                last_version=state.version + len(events),
             )
-        events, after = loaded.session.advance(
-            state, seat, command, Rng(state.config.seed, state.version)
-        )
-        outcome = CommandOutcome(
-            first_version=state.version + 1,
-            last_version=state.version + len(events),
-        )
-        logged = NewCommand(
-            command_id,
-            actor_of(caller, state, seat),
-            _payload(seat, command),
-            outcome,
-            state.version,
-        )
-        return _Attempt(
-            state.version, events, [new_event(e) for e in events], logged, after
-        )
+            logged = NewCommand(
+                command_id,
+                actor_of(caller, state, seat),
+                _payload(seat, command),
+                outcome,
+                state.version,
+            )
+            return _Attempt(
+                state.version, events, [new_event(e) for e in events], logged, after
+            )
 
     def _accepted(
         self,

@@ -200,16 +200,20 @@ def test_another_tokens_command_id_is_refused_on_the_fast_and_the_slow_path(
     assert store.read_commands(game_id) == log
 
 
-def _counting_decisions(app: GameApp, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The version of each state ``app`` decides a command on, as it does."""
+def _counting_decisions(
+    app: GameApp, game_id: str, monkeypatch: pytest.MonkeyPatch
+) -> list[int]:
+    """The version of each state the rules decide a command on, as they do."""
     decided: list[int] = []
-    attempt = app.commands._attempt
+    # Of another app: a load of ``app``'s own would refresh its cache.
+    session = type(GameApp(app.store).load(game_id).session)
+    advance = session.advance
 
-    def counted(caller: Any, loaded: Any, *args: Any) -> Any:
-        decided.append(loaded.state.version)
-        return attempt(caller, loaded, *args)
+    def counted(self: Any, state: Any, *args: Any) -> Any:
+        decided.append(state.version)
+        return advance(self, state, *args)
 
-    monkeypatch.setattr(app.commands, "_attempt", counted)
+    monkeypatch.setattr(session, "advance", counted)
     return decided
 
 
@@ -221,7 +225,7 @@ def test_a_refusal_on_the_latest_state_is_decided_once(
     seat, command = _next_move(app, game_id, tokens)
     other = 1 - seat
     version = store.stream_version(game_id)
-    decided = _counting_decisions(app, monkeypatch)
+    decided = _counting_decisions(app, game_id, monkeypatch)
 
     with pytest.raises(DomainError) as refused:
         _submit(app, tokens[other], game_id, other, "not-my-turn", command)
@@ -250,7 +254,7 @@ def test_a_refusal_on_a_stale_cache_is_decided_again_on_the_latest_state(
         there.submit(there.caller(tokens[seat]), game_id, seat, f"there-{n}", command)
     assert seat != first
     latest = store.stream_version(game_id)
-    decided = _counting_decisions(here, monkeypatch)
+    decided = _counting_decisions(here, game_id, monkeypatch)
 
     submitted = _submit(here, tokens[seat], game_id, seat, "now-mine", command)
 
