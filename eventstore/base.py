@@ -19,6 +19,7 @@ import threading
 from collections.abc import AsyncIterator, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Protocol
 
 JSON = Any
@@ -150,11 +151,34 @@ class Snapshot:
     state: JSON
 
 
+#: ``encode_json``'s encoder, made once: ``json.dumps`` with any argument
+#: makes a new encoder a call, which cost more than encoding an event's
+#: data (3.8 against 1.7 µs for a small event).
+_ENCODER = json.JSONEncoder(allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+_C_ENCODE = (
+    None
+    if c_make_encoder is None
+    else c_make_encoder(
+        None,  # no check for circular structures: the data is a fold's output
+        _ENCODER.default,
+        encode_basestring,
+        None,
+        ":",
+        ",",
+        False,
+        False,
+        False,
+    )
+)
+
+
 def encode_json(value: JSON) -> str:
     """The JSON text every backend stores for event data, payloads and
     snapshots (compact); NaN and infinities are refused with ``ValueError``,
     other values that are not JSON with ``TypeError``."""
-    return json.dumps(value, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    if _C_ENCODE is None:
+        return _ENCODER.encode(value)
+    return "".join(_C_ENCODE(value, 0))
 
 
 def utc(time: datetime) -> datetime:
