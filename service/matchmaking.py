@@ -112,12 +112,10 @@ class Matchmaking:
         out: list[tuple[datetime, str]] = []
         after = ""
         while True:
-            rows, after = self.queries.list_games(game_type, Status.OPEN, 500, after)
-            out += [
-                (_aware(r.created_at), r.game_id)
-                for r in rows
-                if r.players == players and r.seats_taken < r.players
-            ]
+            rows, after = self.queries.list_games(
+                game_type, Status.OPEN, 500, after, players=players, open_seats=True
+            )
+            out += [(_aware(r.created_at), r.game_id) for r in rows]
             if not after:
                 return [game_id for _, game_id in sorted(out)]
 

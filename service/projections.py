@@ -419,9 +419,12 @@ class GameListRows:
         limit: int = 50,
         at_least: int = 0,
         newest_first: bool = False,
+        players: int = 0,
+        open_seats: bool = False,
     ) -> list[GameRow]:
         """Games in creation order (by the position of their first event,
-        then by id), filtered, from after the game ``after`` (with
+        then by id), filtered (``players``: of that many seats; ``open_seats``:
+        with a seat free), from after the game ``after`` (with
         ``newest_first``, in reverse order from before it); with
         ``at_least``, from a standby whose copy has applied that position
         (:meth:`ReadModels.query_nearby`). ``after`` is looked up in the
@@ -441,6 +444,10 @@ class GameListRows:
             query = query.where(game_list.c.game_type == game_type)
         if status:
             query = query.where(game_list.c.status == status)
+        if players:
+            query = query.where(game_list.c.players == players)
+        if open_seats:
+            query = query.where(game_list.c.seats_taken < game_list.c.players)
         if newest_first:
             query = query.order_by(*(c.desc() for c in order))
         else:

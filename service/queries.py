@@ -331,19 +331,28 @@ class Queries:
         page_size: int,
         page_token: str,
         newest_first: bool = False,
+        players: int = 0,
+        open_seats: bool = False,
     ) -> tuple[list[Listing], str]:
         """Games in creation order (the log position of each game's first
         event: the order they were created or imported in, whatever their
-        ids), or the reverse with ``newest_first``, filtered, a page at a
-        time: from the game list read model when the service keeps one
-        (read your writes: it first catches up with the log), else by
-        folding each game. The page token is the last game listed; one
-        naming no game in the list is INVALID_ARGUMENT
-        (``PAGE_TOKEN_INVALID``)."""
+        ids), or the reverse with ``newest_first``, filtered (by type,
+        status, ``players`` seats, a seat free with ``open_seats``) before
+        the page is cut, a page at a time: from the game list read model
+        when the service keeps one (read your writes: it first catches up
+        with the log), else by folding each game. The page token is the
+        last game listed; one naming no game in the list is
+        INVALID_ARGUMENT (``PAGE_TOKEN_INVALID``)."""
         page_size = 50 if page_size <= 0 else min(page_size, 500)
         if self.game_list is None:
             return self._list_games_by_folding(
-                game_type, status, page_size, page_token, newest_first
+                game_type,
+                status,
+                page_size,
+                page_token,
+                newest_first,
+                players,
+                open_seats,
             )
         # The log's end on the primary: the caller's writes, wherever made.
         self.game_list.wait_for(self.store.last_position(), timeout=2.0)
@@ -355,6 +364,8 @@ class Queries:
             # From a standby that has applied as much (read your writes).
             at_least=self.game_list.position,
             newest_first=newest_first,
+            players=players,
+            open_seats=open_seats,
         )
         if not rows and page_token and self.game_list.models.game(page_token) is None:
             # The page starts after the token's game: none, no page.
@@ -385,6 +396,8 @@ class Queries:
         page_size: int,
         page_token: str,
         newest_first: bool = False,
+        players: int = 0,
+        open_seats: bool = False,
     ) -> tuple[list[Listing], str]:
         ids = self._ids_in_creation_order()
         if newest_first:
@@ -405,6 +418,10 @@ class Queries:
             if game_type and state.game_type != game_type:
                 continue
             if status is not None and state.status is not status:
+                continue
+            if players and len(state.seats) != players:
+                continue
+            if open_seats and None not in state.seats:
                 continue
             outcome = state.outcome
             out.append(

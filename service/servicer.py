@@ -363,13 +363,11 @@ class GameServicer:
             request.page_size,
             request.page_token,
             newest_first=request.newest_first,
+            players=request.players,
+            open_seats=request.open_seats,
         )
         summaries = []
         for row in rows:
-            if request.players and row.players != request.players:
-                continue
-            if request.open_seats and row.seats_taken >= row.players:
-                continue
             summary = pb.GameSummary(
                 game_id=row.game_id,
                 game_type=row.game_type,

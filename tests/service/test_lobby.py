@@ -139,6 +139,67 @@ def test_list_games_filters_by_open_seats_and_size_and_shows_seats(
     assert all(f'"game_id": "{full}"' not in line for line in lines)
 
 
+def _pages(list_page: Any, page_size: int) -> list[list[str]]:
+    """Every page ``list_page(page_size, token)`` gives, as game ids."""
+    pages: list[list[str]] = []
+    token = ""
+    while True:
+        ids, token = list_page(page_size, token)
+        pages.append(ids)
+        if not token:
+            return pages
+        assert len(pages) < 20, pages
+
+
+def test_a_page_of_games_of_a_size_or_with_a_free_seat_is_full(
+    client: Any, admin: Any
+) -> None:
+    # Over a real server (the game list read model): the filters apply
+    # before the page is cut, so a page holds page_size matching games
+    # while more follow, and the pages hold them all, in creation order.
+    twos, threes = [], []
+    for _ in range(5):
+        twos.append(admin.create_game(GAME, 2).game_id)
+        threes.append(admin.create_game(GAME, 3).game_id)
+    full = admin.create_game(GAME, 2, bots={1: "random"}).game_id
+    admin.join_game(full, "Ada")
+
+    def sized(page_size: int, token: str) -> tuple[list[str], str]:
+        page = client.list_games(GAME, players=3, page_size=page_size, page_token=token)
+        return [g.game_id for g in page.games], page.next_page_token
+
+    def joinable_twos(page_size: int, token: str) -> tuple[list[str], str]:
+        page = client.list_games(
+            GAME, open_seats=True, players=2, page_size=page_size, page_token=token
+        )
+        return [g.game_id for g in page.games], page.next_page_token
+
+    assert _pages(sized, 2) == [threes[0:2], threes[2:4], threes[4:5]]
+    assert [i for page in _pages(joinable_twos, 2) for i in page] == twos
+    assert all(len(page) == 2 for page in _pages(joinable_twos, 2)[:-1])
+
+
+def test_folded_lists_filter_by_size_and_free_seats_before_the_page_too() -> None:
+    # Without a read model (the in-memory store) the list folds each game:
+    # the same filters, before the same cut.
+    app = GameApp(InMemoryEventStore())
+    admin = Caller(admin=True)
+    twos, threes = [], []
+    for n in range(4):
+        twos.append(app.create_game(admin, GAME, 2, seed=f"two-{n}")[0])
+        threes.append(app.create_game(admin, GAME, 3, seed=f"three-{n}")[0])
+
+    def sized(page_size: int, token: str) -> tuple[list[str], str]:
+        rows, after = app.queries.list_games(
+            GAME, None, page_size, token, players=3, open_seats=True
+        )
+        return [r.game_id for r in rows], after
+
+    pages = _pages(sized, 2)
+    assert [i for page in pages for i in page] == threes
+    assert all(len(page) == 2 for page in pages[:-1])
+
+
 def test_a_lobby_lists_the_newest_games_first_a_page_at_a_time(
     client: Any, admin: Any, target: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1987,7 +1987,10 @@ class ListGamesRequest(_message.Message):
     (PAGE_TOKEN_INVALID).
     """
     open_seats: _builtins.bool
-    """Only games not started with a free seat (what a player may join)."""
+    """Only games not started with a free seat (what a player may join).
+    Every filter applies before the page is cut: a page holds page_size
+    matching games while more follow.
+    """
     players: _builtins.int
     """Only games of this many seats (0: any)."""
     newest_first: _builtins.bool

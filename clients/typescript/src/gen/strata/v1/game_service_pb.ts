@@ -2160,6 +2160,8 @@ export type ListGamesRequest = Message<"strata.v1.ListGamesRequest"> & {
 
   /**
    * Only games not started with a free seat (what a player may join).
+   * Every filter applies before the page is cut: a page holds page_size
+   * matching games while more follow.
    *
    * @generated from field: bool open_seats = 5;
    */
