@@ -310,7 +310,11 @@ def _until_signal(log: Any) -> None:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    done.wait()
+    # A wait with a timeout, again and again: a signal the kernel hands to
+    # another thread only flags the main one, which runs the handler when
+    # it next runs Python; an untimed wait might never return to do so.
+    while not done.wait(0.5):
+        pass
 
 
 class StoreNotReady(SystemExit):
