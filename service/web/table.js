@@ -669,9 +669,11 @@ export class Table {
         ),
       );
     // The focus never falls to the page's body: it goes to the first action
-    // (or, after the player's own click left none, to the status line).
+    // (or, after the player's own click left none, to the status line, from
+    // which it goes to the first action when there is one again).
     const now = document.activeElement;
-    if (now && now !== document.body && !wasInside) return;
+    const parked = !now || now === document.body || now.id === "status";
+    if (!parked && !wasInside) return;
     const first = box.querySelector("button:not([disabled])");
     if (first) first.focus({ preventScroll: true });
     else if ((focus || wasInside) && !disabled) {

@@ -258,3 +258,28 @@ def test_the_turn_sound_is_a_remembered_choice_off_by_default(people: Any) -> No
     page.wait_for_function("() => window.__tones === 2")
     assert _tones(bob) == 0
     assert ada.errors == [] and bob.errors == []
+
+
+def test_the_focus_goes_from_the_status_line_to_the_actions_when_the_move_comes(
+    people: Any,
+) -> None:
+    # After a move that left the player nothing to do, the focus may rest on
+    # the status line (where the page puts it then, so that it never falls
+    # to the body). When the move comes back, it goes to the first action,
+    # as it does from the body.
+    ada, bob = people(), people()
+    game_id = create_for_two(ada, "dinosaurs_extinct")
+    bob.goto(f"/game/{game_id}")
+    bob.page.fill("#join-name", "Bob")
+    bob.page.click('button.join[data-seat="1"]')
+    ada.page.click("#start")
+    ada.page.wait_for_function(YOUR_MOVE)
+    _move_until_the_others_turn(ada, bob)
+    ada.page.evaluate("document.getElementById('status').focus()")
+    assert ada.page.evaluate("document.activeElement.id") == "status"
+    _move_until_the_others_turn(bob, ada)
+    ada.page.wait_for_function(
+        "() => document.activeElement"
+        " && document.activeElement.matches('#actions button.action')"
+    )
+    assert ada.errors == [] and bob.errors == []
