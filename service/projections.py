@@ -35,6 +35,11 @@ from service.outages import OutageLog
 
 log = structlog.get_logger("strata.projections")
 
+#: How often a catch-up held back short of the log's end reads again, and
+#: after how long it says so (:meth:`GameListProjection.run_until_caught_up`).
+HELD_BACK_POLL = 0.05
+HELD_BACK_WARNING = 5.0
+
 GAME_LIST = "game_list"
 
 
@@ -246,15 +251,37 @@ class GameListProjection:
         return len(events)
 
     def run_until_caught_up(self, progress: Callable[[int], None] | None = None) -> int:
-        """Apply batches until the end of the log; returns events applied."""
+        """Apply batches until the end of the log as it is when called;
+        returns events applied. A read that stops short of that end is held
+        back (on PostgreSQL by a transaction running anywhere in the
+        cluster, another database's included): it is read again until the
+        transaction ends, with a warning if that takes long."""
+        end = self.store.last_position()
         total = 0
+        held_since: float | None = None
         while True:
             applied = self.run_once()
-            if not applied:
+            if applied:
+                total += applied
+                held_since = None
+                if progress is not None:
+                    progress(applied)
+                continue
+            if self.position >= end:
                 return total
-            total += applied
-            if progress is not None:
-                progress(applied)
+            now = time.monotonic()
+            if held_since is None:
+                held_since = now
+            elif now - held_since > HELD_BACK_WARNING:
+                log.warning(
+                    "projection.held_back",
+                    position=self.position,
+                    end=end,
+                    hint="a transaction running elsewhere in the database "
+                    "cluster holds the log back; this goes on when it ends",
+                )
+                held_since = now
+            time.sleep(HELD_BACK_POLL)
 
     def run_forever(self, stop: threading.Event, idle: float = 0.25) -> None:
         """Follow the log until ``stop`` (noticed within ``idle`` seconds,

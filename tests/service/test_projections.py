@@ -30,6 +30,7 @@ from service.callers import Caller
 from service.door import Call
 from service.projections import GAME_LIST, GameListProjection, GameListRows
 from service.servicer import GameServicer
+from tests.conftest import DEFAULT_POSTGRES_URL
 from tests.extra_games import python_path
 from tests.service.conftest import INTEGRATION_TOKEN
 from tests.service.test_replays import random_game
@@ -524,3 +525,40 @@ def test_listed_games_show_their_seats_from_the_read_model_alone(sql_store):
     listed = servicer.ListGames(pb.ListGamesRequest(), call).games
     assert {g.game_id: list(g.seats) for g in listed} == expected
     assert listing.cached(waiting) is not None and listing.cached(started) is None
+
+
+@pytest.mark.postgres
+def test_a_catch_up_held_back_by_a_transaction_elsewhere_goes_on_to_the_end(
+    postgres_server,
+):
+    """On PostgreSQL a transaction running anywhere in the cluster (here
+    the tests' own connection, outside the store) holds the log back: a
+    rebuild (`strata projections rebuild`) that found nothing more to read
+    short of the log's end reads again until it ends, instead of stopping
+    there."""
+    import psycopg
+
+    url = postgres_server.create_schema()
+    migrate.upgrade(url)
+    store = open_store(url)
+    holder = psycopg.connect(
+        os.environ.get("STRATA_TEST_DATABASE_URL", DEFAULT_POSTGRES_URL)
+    )
+    holder.execute("SELECT txid_current()")  # an id: it holds the log back
+    release = threading.Timer(1.5, holder.commit)
+    try:
+        app = GameApp(store)
+        for n in range(3):
+            random_game(app, "dinosaurs_extinct", 2, f"held-{n}")
+        projection = GameListProjection(store, batch=50)
+        release.start()
+
+        applied = projection.rebuild()
+
+        assert projection.position == store.last_position()
+        assert applied == len(store.read_all(0, 100_000))
+        assert len(projection.models.all_games()) == 3
+    finally:
+        release.cancel()
+        holder.close()
+        store.close()
