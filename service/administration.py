@@ -35,7 +35,7 @@ from service.errors import (
 )
 from service.games import Games, rules_session
 from service.inputs import quote
-from service.projections import GameList
+from service.projections import HELD_BACK_POLL, GameList
 from service.verification import Verdict, Verification, verify_game, verify_records
 
 #: Events and commands a page of the audit log holds by default, and at most.
@@ -232,7 +232,9 @@ class Integration:
 
         Each answer is a list: up to ``batch`` events, as many as the read at
         hand holds (a batch is never held back to fill it), or one progress
-        item (a position alone)."""
+        item (a position alone). Without ``follow`` it ends at the log's end
+        as it was when called: a read held back short of it (on PostgreSQL
+        by a transaction running anywhere in the cluster) is read again."""
         self.require(caller)
         _check_feed(after_position, game_types, batch)
         batch = max(batch, 1)
@@ -241,6 +243,7 @@ class Integration:
         spectator = Viewer.spectator()
         games = _FeedGames(store, FEED_GAMES)
         position = after_position
+        end = None if follow else await asyncio.to_thread(store.last_position)
         answered = position  # the position of the last answer
         passed = 0  # events passed over since it (positions need not be dense)
         pending: list[FeedItem] = []  # events of the batch being made
@@ -302,10 +305,8 @@ class Integration:
                 ):
                     answered, passed = position, 0
                     yield [FeedItem(position)]
-                if read.scanned < FEED_BATCH:
-                    if not follow:
-                        return
-                    await store.wait_for_append_async(position, 1.0)
+                if read.scanned < FEED_BATCH and not await _more(store, position, end):
+                    return
         finally:
             if upcoming is not None:
                 upcoming.cancel()
@@ -405,3 +406,18 @@ class _FeedGames:
         if session is None:
             session = self._sessions[key] = rules_session(game_id, *key)
         return session
+
+
+async def _more(store: EventStore, position: int, end: int | None) -> bool:
+    """Wait for more of the log after ``position``, read to its end now;
+    False when the feed ends there: without following (``end``, the log's
+    end when the feed began), once it is reached. Short of it the read was
+    held back (on PostgreSQL by a transaction running elsewhere in the
+    cluster): read again soon."""
+    if end is None:
+        await store.wait_for_append_async(position, 1.0)
+        return True
+    if position >= end:
+        return False
+    await asyncio.sleep(HELD_BACK_POLL)
+    return True

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import threading
 from typing import Any
@@ -18,8 +19,10 @@ from strata.v1 import integration_service_pb2 as integration_pb
 
 from clients import cli
 from clients.client import StrataClient, StrataError
+from eventstore import migrate
 from service.server import Running
-from tests.service.conftest import ADMIN_TOKEN, TRANSPORTS, client_for
+from tests.conftest import DEFAULT_POSTGRES_URL
+from tests.service.conftest import ADMIN_TOKEN, TRANSPORTS, client_for, serve
 from tests.service.test_replays import random_game
 
 
@@ -124,3 +127,36 @@ def test_strata_follow_prints_every_event_once_in_order(
     end = server.app.store.last_position()
     assert [int(line["position"]) for line in lines] == list(range(4, end + 1))
     assert [line["type"] for line in lines].count("GameFinished") == 1
+
+
+@pytest.mark.postgres
+def test_a_feed_to_the_end_held_back_on_postgresql_ends_at_the_end(
+    postgres_server: Any,
+) -> None:
+    # A transaction running elsewhere in the cluster holds PostgreSQL's log
+    # back: a feed without follow read nothing past the hold and ended there,
+    # short of the log's end. It ends at the end the log had when it began.
+    import psycopg
+
+    url = postgres_server.create_schema()
+    migrate.upgrade(url)
+    holder = psycopg.connect(
+        os.environ.get("STRATA_TEST_DATABASE_URL", DEFAULT_POSTGRES_URL)
+    )
+    served = serve(url)
+    running = next(served)
+    release = threading.Timer(1.5, holder.commit)
+    try:
+        holder.execute("SELECT txid_current()")  # an id: it holds the log back
+        random_game(running.app, "dinosaurs_extinct", 2, "held-feed")
+        release.start()
+        with client_for(running, "grpc") as client:
+            events = events_of(client.with_token(ADMIN_TOKEN).follow_log(follow=False))
+        store = running.app.store
+        assert events and events[-1].position == store.last_position()
+        assert len(events) == len(store.read_all(0, 100_000))
+    finally:
+        release.cancel()
+        holder.close()
+        with contextlib.suppress(StopIteration):
+            next(served)

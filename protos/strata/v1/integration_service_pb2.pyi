@@ -38,7 +38,10 @@ class FollowLogRequest(_message.Message):
     after_position: _builtins.int
     """Send events after this global position (0: from the start)."""
     no_follow: _builtins.bool
-    """Stop at the end of the log instead of following it live."""
+    """Stop at the end of the log instead of following it live: the end it
+    had when the call began (on PostgreSQL a transaction running anywhere
+    in the cluster holds newer commits back; the feed waits for it).
+    """
     max_batch: _builtins.int
     """Up to this many events a message, in the response's `events`, 2 to 500
     (0 or 1: one event a message, in `event`). A message costs the service

@@ -48,7 +48,9 @@ export type FollowLogRequest = Message<"strata.v1.FollowLogRequest"> & {
   eventTypes: string[];
 
   /**
-   * Stop at the end of the log instead of following it live.
+   * Stop at the end of the log instead of following it live: the end it
+   * had when the call began (on PostgreSQL a transaction running anywhere
+   * in the cluster holds newer commits back; the feed waits for it).
    *
    * @generated from field: bool no_follow = 4;
    */
