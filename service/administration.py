@@ -35,7 +35,7 @@ from service.errors import (
 )
 from service.games import Games, rules_session
 from service.inputs import quote
-from service.projections import HELD_BACK_POLL, GameList
+from service.projections import GameList
 from service.verification import Verdict, Verification, verify_game, verify_records
 
 #: Events and commands a page of the audit log holds by default, and at most.
@@ -413,11 +413,8 @@ async def _more(store: EventStore, position: int, end: int | None) -> bool:
     False when the feed ends there: without following (``end``, the log's
     end when the feed began), once it is reached. Short of it the read was
     held back (on PostgreSQL by a transaction running elsewhere in the
-    cluster): read again soon."""
-    if end is None:
-        await store.wait_for_append_async(position, 1.0)
-        return True
-    if position >= end:
+    cluster): the store's wait knows a held-back commit and wakes soon."""
+    if end is not None and position >= end:
         return False
-    await asyncio.sleep(HELD_BACK_POLL)
+    await store.wait_for_append_async(position, 1.0)
     return True

@@ -35,9 +35,8 @@ from service.outages import OutageLog
 
 log = structlog.get_logger("strata.projections")
 
-#: How often a catch-up held back short of the log's end reads again, and
-#: after how long it says so (:meth:`GameListProjection.run_until_caught_up`).
-HELD_BACK_POLL = 0.05
+#: After how long a catch-up held back short of the log's end says so
+#: (:meth:`GameListProjection.run_until_caught_up`).
 HELD_BACK_WARNING = 5.0
 
 GAME_LIST = "game_list"
@@ -281,7 +280,8 @@ class GameListProjection:
                     "cluster holds the log back; this goes on when it ends",
                 )
                 held_since = now
-            time.sleep(HELD_BACK_POLL)
+            # The store's wait knows a commit held back and wakes soon.
+            self.store.wait_for_append(self.position, 1.0)
 
     def run_forever(self, stop: threading.Event, idle: float = 0.25) -> None:
         """Follow the log until ``stop`` (noticed within ``idle`` seconds,

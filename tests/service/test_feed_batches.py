@@ -145,7 +145,7 @@ def test_a_feed_to_the_end_held_back_on_postgresql_ends_at_the_end(
     )
     served = serve(url)
     running = next(served)
-    release = threading.Timer(1.5, holder.commit)
+    release = threading.Timer(0.8, holder.commit)
     try:
         holder.execute("SELECT txid_current()")  # an id: it holds the log back
         random_game(running.app, "dinosaurs_extinct", 2, "held-feed")

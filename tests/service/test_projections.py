@@ -545,7 +545,7 @@ def test_a_catch_up_held_back_by_a_transaction_elsewhere_goes_on_to_the_end(
         os.environ.get("STRATA_TEST_DATABASE_URL", DEFAULT_POSTGRES_URL)
     )
     holder.execute("SELECT txid_current()")  # an id: it holds the log back
-    release = threading.Timer(1.5, holder.commit)
+    release = threading.Timer(0.8, holder.commit)
     try:
         app = GameApp(store)
         for n in range(3):
