@@ -65,6 +65,7 @@ def serve(config: Config, reuse_port: bool = False) -> None:
         trusted_proxies=config.trusted_proxies,
         metrics_address=config.metrics_address,
         metrics_token=config.metrics_token,
+        event_loop=config.event_loop,
     )
     log.info(
         "strata.serving",
@@ -76,6 +77,7 @@ def serve(config: Config, reuse_port: bool = False) -> None:
         standbys=[_safe_url(url) for url in config.read_database_urls] or None,
         admin_token_set=bool(config.admin_token),
         background=",".join(config.background) or "none",
+        event_loop=config.event_loop,
         **running.tls_modes(),
     )
     _until_signal(log)

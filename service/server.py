@@ -38,7 +38,7 @@ from service.application import GameApp
 from service.bots import BotRunner
 from service.callers import hash_token
 from service.clocks import Timekeeper
-from service.config import BACKGROUND_WORK
+from service.config import BACKGROUND_WORK, DEFAULT_EVENT_LOOP, new_event_loop
 from service.door import Door
 from service.health import HealthWatch
 from service.housekeeping import Housekeeper
@@ -204,6 +204,7 @@ def create_server(
     trusted_proxies: Sequence[str] = (),
     metrics_address: str = "",
     metrics_token: str = "",
+    event_loop: str = DEFAULT_EVENT_LOOP,
 ) -> Running:
     """A started server on ``host:port`` (port 0: a free one), running the
     ``background`` work too (see :data:`service.config.BACKGROUND_WORK`).
@@ -213,7 +214,9 @@ def create_server(
     ``X-Forwarded-For`` names the client. ``metrics_address``: ``host:port``
     of a listener of its own for ``/metrics`` and ``/healthz`` (port 0: a
     free one); empty, ``/metrics`` is on the HTTP listener. ``metrics_token``:
-    the bearer token ``/metrics`` asks for (empty: none)."""
+    the bearer token ``/metrics`` asks for (empty: none). ``event_loop``:
+    the listeners' loop, ``uvloop`` or ``asyncio``
+    (:data:`service.config.EVENT_LOOPS`)."""
     registry.game_types()  # every game's rules imported now, not by a first call
     limits = limits or LimitSettings()
     certificates = Certificates(tls) if tls is not None else None
@@ -234,7 +237,7 @@ def create_server(
         )
         app.queries.game_list = projection
     pool = CountingPool(max_workers=workers, thread_name_prefix="rpc")
-    loop = asyncio.new_event_loop()
+    loop = new_event_loop(event_loop)
     loop.set_default_executor(pool)
     loop_thread = threading.Thread(
         target=loop.run_forever, name="strata-grpc", daemon=True

@@ -181,6 +181,11 @@ SERVER: tuple[Variable, ...] = (
         "refused commands a game's log keeps",
     ),
     Variable(
+        "STRATA_EVENT_LOOP",
+        "uvloop",
+        "the listeners' event loop: uvloop (where installed) or asyncio",
+    ),
+    Variable(
         "STRATA_BACKGROUND",
         "projections,bots",
         "the background work beside the requests: projections, bots, or none",
