@@ -27,6 +27,7 @@ from sqlalchemy import (
     Table,
     Text,
     TypeDecorator,
+    text,
 )
 
 from eventstore.base import utc
@@ -155,8 +156,20 @@ game_list = Table(
     # order, the order the games were created in (or imported), whatever
     # their ids (revision 0005).
     Column("created_position", BigInteger, nullable=False),
+    # ListGames' filters, each in creation order, so that a page reads
+    # about a page however few games match (revision 0006).
     Index(None, "created_position", "game_id"),
-    Index(None, "game_type", "created_position"),
+    Index(None, "game_type", "created_position", "game_id"),
+    Index(None, "status", "created_position", "game_id"),
+    Index(None, "game_type", "status", "created_position", "game_id"),
+    Index(None, "players", "created_position", "game_id"),
+    Index(
+        "ix_game_list_open_seats",
+        "created_position",
+        "game_id",
+        sqlite_where=text("seats_taken < players"),
+        postgresql_where=text("seats_taken < players"),
+    ),
 )
 
 

@@ -438,48 +438,12 @@ class GameListRows:
         )
         return _game_row(rows[0]) if rows else None
 
-    def list_games(
-        self,
-        game_type: str = "",
-        status: str = "",
-        after: str = "",
-        limit: int = 50,
-        at_least: int = 0,
-        newest_first: bool = False,
-        players: int = 0,
-        open_seats: bool = False,
-    ) -> list[GameRow]:
-        """Games in creation order (by the position of their first event,
-        then by id), filtered (``players``: of that many seats; ``open_seats``:
-        with a seat free), from after the game ``after`` (with
-        ``newest_first``, in reverse order from before it); with
+    def list_games(self, at_least: int = 0, **filters: Any) -> list[GameRow]:
+        """The games :func:`list_query` lists with ``filters``; with
         ``at_least``, from a standby whose copy has applied that position
-        (:meth:`ReadModels.query_nearby`). ``after`` is looked up in the
-        same query: a game not in the list lists nothing."""
-        order = (game_list.c.created_position, game_list.c.game_id)
-        query = select(game_list)
-        if after:
-            anchor = tuple_(
-                select(game_list.c.created_position)
-                .where(game_list.c.game_id == after)
-                .scalar_subquery(),
-                literal(after),
-            )
-            key = tuple_(*order)
-            query = query.where(key < anchor if newest_first else key > anchor)
-        if game_type:
-            query = query.where(game_list.c.game_type == game_type)
-        if status:
-            query = query.where(game_list.c.status == status)
-        if players:
-            query = query.where(game_list.c.players == players)
-        if open_seats:
-            query = query.where(game_list.c.seats_taken < game_list.c.players)
-        if newest_first:
-            query = query.order_by(*(c.desc() for c in order))
-        else:
-            query = query.order_by(*order)
-        return [_game_row(r) for r in self._query(query.limit(limit), at_least)]
+        (:meth:`ReadModels.query_nearby`)."""
+        query = list_query(**filters)
+        return [_game_row(r) for r in self._query(query, at_least)]
 
     def _query(self, query: Any, at_least: int) -> list[Any]:
         if at_least:
@@ -540,6 +504,49 @@ class GameListRows:
     def count(self) -> int:
         query = select(func.count()).select_from(game_list)
         return int(self.models.query(query)[0][0])
+
+
+def list_query(
+    game_type: str = "",
+    status: str = "",
+    after: str = "",
+    limit: int = 50,
+    newest_first: bool = False,
+    players: int = 0,
+    open_seats: bool = False,
+) -> Any:
+    """Games in creation order (by the position of their first event, then
+    by id), filtered (``players``: of that many seats; ``open_seats``: with
+    a seat free), from after the game ``after`` (with ``newest_first``, in
+    reverse order from before it; ``after`` is looked up in the same query:
+    a game not in the list lists nothing). Each filter has an index in
+    creation order (revision 0006): a page reads about a page of rows
+    however few games match.
+    """
+    order = (game_list.c.created_position, game_list.c.game_id)
+    query = select(game_list)
+    if after:
+        anchor = tuple_(
+            select(game_list.c.created_position)
+            .where(game_list.c.game_id == after)
+            .scalar_subquery(),
+            literal(after),
+        )
+        key = tuple_(*order)
+        query = query.where(key < anchor if newest_first else key > anchor)
+    if game_type:
+        query = query.where(game_list.c.game_type == game_type)
+    if status:
+        query = query.where(game_list.c.status == status)
+    if players:
+        query = query.where(game_list.c.players == players)
+    if open_seats:
+        query = query.where(game_list.c.seats_taken < game_list.c.players)
+    if newest_first:
+        query = query.order_by(*(c.desc() for c in order))
+    else:
+        query = query.order_by(*order)
+    return query.limit(limit)
 
 
 class GameList(Protocol):

@@ -357,10 +357,10 @@ class Queries:
         # The log's end on the primary: the caller's writes, wherever made.
         self.game_list.wait_for(self.store.last_position(), timeout=2.0)
         rows = self.game_list.models.list_games(
-            game_type,
-            "" if status is None else status.value,
-            page_token,
-            page_size + 1,
+            game_type=game_type,
+            status="" if status is None else status.value,
+            after=page_token,
+            limit=page_size + 1,
             # From a standby that has applied as much (read your writes).
             at_least=self.game_list.position,
             newest_first=newest_first,
