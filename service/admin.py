@@ -21,6 +21,10 @@ from service.application import GameApp
 from service.door import Call
 from service.verification import Verdict, Verification
 
+#: The most bytes of events in a FollowLog batch (a single larger event is
+#: sent alone): well under the 4 MiB a gRPC client receives by default.
+FEED_BATCH_BYTES = 1 << 20
+
 _VERDICTS = {
     Verdict.VERIFIED: admin_pb.VERDICT_VERIFIED,
     Verdict.MISMATCH: admin_pb.VERDICT_MISMATCH,
@@ -142,20 +146,34 @@ class IntegrationServicer:
             follow=not request.no_follow,
             batch=request.max_batch,
         ):
-            events = [
-                event_to_proto(item.session, item.recorded, item.event)
-                for item in items
-                if item.recorded is not None and item.session is not None
-            ]
             position = items[-1].position
-            if not events:  # progress
-                yield integration_pb.FollowLogResponse(position=position)
-            elif batched:
-                yield integration_pb.FollowLogResponse(events=events, position=position)
-            else:
-                yield integration_pb.FollowLogResponse(
-                    event=events[0], position=position
-                )
+            if not batched:
+                item = items[0]
+                if item.recorded is None or item.session is None:  # progress
+                    yield integration_pb.FollowLogResponse(position=position)
+                else:
+                    event = event_to_proto(item.session, item.recorded, item.event)
+                    yield integration_pb.FollowLogResponse(
+                        event=event, position=position
+                    )
+                continue
+            events: list[pb.Event] = []
+            size = 0
+            for item in items:
+                if item.recorded is None or item.session is None:
+                    continue
+                event = event_to_proto(item.session, item.recorded, item.event)
+                grown = size + event.ByteSize()
+                if events and grown > FEED_BATCH_BYTES:
+                    # A message of its own for what is made so far: a batch of
+                    # large events stays under a client's receive limit.
+                    yield integration_pb.FollowLogResponse(
+                        events=events, position=events[-1].position
+                    )
+                    events, grown = [], event.ByteSize()
+                events.append(event)
+                size = grown
+            yield integration_pb.FollowLogResponse(events=events, position=position)
 
     def GetStatistics(
         self, request: integration_pb.GetStatisticsRequest, call: Call

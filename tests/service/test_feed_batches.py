@@ -20,6 +20,7 @@ from strata.v1 import integration_service_pb2 as integration_pb
 from clients import cli
 from clients.client import StrataClient, StrataError
 from eventstore import migrate
+from service import admin
 from service.server import Running
 from tests.conftest import DEFAULT_POSTGRES_URL
 from tests.service.conftest import ADMIN_TOKEN, TRANSPORTS, client_for, serve
@@ -70,6 +71,34 @@ def test_batches_carry_the_same_events_in_order_in_fewer_messages(
         for e in r.events
     ]
     assert resumed == [e for e in one_a_message if e.position > middle]
+
+
+def test_a_batch_is_cut_by_bytes_too_so_large_events_stay_under_a_clients_limit(
+    server: Running, feed: StrataClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch of 500 large events could pass the 4 MiB a gRPC client
+    receives by default, and such a follower could never resume past it; a
+    batch holds at most FEED_BATCH_BYTES of events (here made small, so
+    that ordinary events cross it)."""
+    random_game(server.app, "dinosaurs_extinct", 2, "bytes")
+    every = events_of(feed.follow_log(follow=False))
+    cap = 3 * max(e.ByteSize() for e in every)
+    monkeypatch.setattr(admin, "FEED_BATCH_BYTES", cap)
+
+    batched = [r for r in feed.follow_log(follow=False, max_batch=500) if r.events]
+    assert [e for r in batched for e in r.events] == every
+    assert sum(e.ByteSize() for e in every) > 2 * cap  # so cut at least twice
+    for response in batched:
+        assert sum(e.ByteSize() for e in response.events) <= cap
+        assert response.position == response.events[-1].position
+    # Each message's position resumes the feed where it left off.
+    middle = batched[len(batched) // 2].position
+    resumed = [
+        e
+        for r in feed.follow_log(after_position=middle, follow=False, max_batch=500)
+        for e in r.events
+    ]
+    assert resumed == [e for e in every if e.position > middle]
 
 
 def test_a_live_follower_in_batches_gets_a_new_event_without_waiting_for_more(

@@ -47,7 +47,9 @@ class FollowLogRequest(_message.Message):
     (0 or 1: one event a message, in `event`). A message costs the service
     about as much to send as the events in it cost to read: a follower of a
     long log asks for batches. A batch holds the events at hand; the service
-    never waits for more to fill one.
+    never waits for more to fill one. A batch holds at most 1 MiB of events
+    (an event larger than that comes alone), so that a message stays under
+    the 4 MiB a gRPC client receives by default: more are sent in several.
     """
     @_builtins.property
     def game_types(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
