@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
 import multiprocessing
 import os
 import random
@@ -20,6 +21,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from multiprocessing.synchronize import Event as EventType
 from pathlib import Path
 from typing import Any
@@ -248,19 +250,42 @@ class _ConnectStub:
         return invoke
 
 
-def connect_client(address: str) -> Any:
+def connect_client(address: str, codec: Any = None) -> Any:
     """An async Connect client (JSON) of GameService at ``address``
-    (``http://host:port``)."""
+    (``http://host:port``); ``codec``: another than protobuf's JSON mapping."""
     from connectrpc.compat import google_protobuf_json_codec
     from connectrpc.protocol import ProtocolType
     from strata.v1 import game_service_connect
 
     return game_service_connect.GameServiceClient(
         address,
-        codec=google_protobuf_json_codec(),
+        codec=codec or google_protobuf_json_codec(),
         protocol=ProtocolType.CONNECT,
         send_compression=None,
     )
+
+
+def _parsed_json() -> Any:
+    """The Connect JSON codec of a browser: each message parsed by the
+    standard library's C parser (as ``JSON.parse``), not mapped onto a
+    protobuf message in Python (``json_format``, about 90 % of the delay a
+    Connect watcher measured in this bench: docs/PERFORMANCE.md)."""
+    from connectrpc.compat import google_protobuf_json_codec
+
+    class ParsedJSON(type(google_protobuf_json_codec())):  # type: ignore[misc]
+        def decode(self, data: bytes | bytearray, message_class: type) -> Any:
+            return json.loads(data)
+
+    return ParsedJSON()
+
+
+def _recorded_at(response: Any) -> float:
+    """When the event a WatchGame message carries was recorded (s)."""
+    if isinstance(response, dict):  # parsed JSON
+        recorded = response.get("event", {}).get("recordedAt")
+        return datetime.fromisoformat(recorded).timestamp() if recorded else 0.0
+    event = response.event
+    return float(event.recorded_at.seconds + event.recorded_at.nanos / 1e9)
 
 
 def _connect_errors() -> tuple[type[BaseException], ...]:
@@ -294,8 +319,7 @@ async def _watchers(
         try:
             async for response in call:
                 arrived = time.time()
-                event = response.event
-                recorded = event.recorded_at.seconds + event.recorded_at.nanos / 1e9
+                recorded = _recorded_at(response)
                 if first:
                     first = False
                     opened += 1
@@ -410,7 +434,7 @@ def watch(
 
     async def run() -> list[float]:
         if target.startswith("http"):
-            async with connect_client(target) as client:
+            async with connect_client(target, _parsed_json()) as client:
                 return await _watchers(
                     _ConnectStub(client), game_id, watchers, ready, until
                 )

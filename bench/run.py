@@ -439,7 +439,8 @@ def _py_spy(service: Service, mode: Mode, output: str) -> subprocess.Popen[bytes
 
 def watchers(report: Report, database: Database, mode: Mode) -> None:
     """Delay from append to delivery for many watchers of one game: over
-    gRPC, then over the Connect protocol (JSON), on the same server."""
+    gRPC, then over the Connect protocol (JSON, each message parsed as a
+    browser parses it: :func:`bench.load._parsed_json`), on the same server."""
     # WatchGame holds no thread while it waits: the default pool will do.
     service = start_service(database, 32)
     # Rounds of gRPC then Connect, side by side (a shared machine's load
@@ -467,7 +468,8 @@ def watchers(report: Report, database: Database, mode: Mode) -> None:
         ratio,
         1.5,  # issue 33, goal 4 (2.0 before it)
         False,
-        f"{mode.watchers} watchers of one game each, the median of rounds",
+        f"{mode.watchers} watchers of one game each, the median of rounds;"
+        " the Connect watchers parse each message's JSON as a browser does",
     )
 
 
