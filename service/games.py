@@ -216,9 +216,12 @@ class Games:
         return events
 
     def cached(self, game_id: str) -> Loaded | None:
-        """The game's cached state, if any (not checked against the store)."""
-        with self._cache_lock:
-            return self._cache.get(game_id)
+        """The game's cached state, if any (not checked against the store).
+        Without the cache's lock: the event loop asks this of every command,
+        and a worker thread holding the lock when the interpreter switched
+        away from it would stall the loop until it ran again; one ``get`` of
+        the (C) ordered dictionary is atomic under the GIL."""
+        return self._cache.get(game_id)
 
     def for_command(self, game_id: str) -> tuple[Loaded, bool]:
         """The cached state (not checked against the store), else a fresh
