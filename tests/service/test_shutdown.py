@@ -162,3 +162,70 @@ def test_a_call_arriving_while_a_running_call_drains_is_refused_by_the_door(
     assert "Traceback" not in server.text()
     grpc_client.close()
     connect_client.close()
+
+
+@pytest.mark.postgres
+def test_sigterm_ends_a_feed_waiting_out_a_held_back_log(
+    served: Callable[..., Served], postgres_server: Any
+) -> None:
+    """A FollowLog without follow waits for the log's end as it was when it
+    began; on PostgreSQL a transaction open anywhere in the cluster holds
+    that end back. SIGTERM during that wait ends the stream at once, as it
+    ends a live one, and the process exits within its grace."""
+    import os
+
+    import psycopg
+
+    from eventstore import migrate
+    from tests.conftest import DEFAULT_POSTGRES_URL
+
+    url = postgres_server.create_schema()
+    migrate.upgrade(url)
+    server = served(
+        STRATA_DATABASE_URL=url,
+        STRATA_SHUTDOWN_GRACE=str(GRACE),
+        STRATA_ADMIN_TOKEN="shutdown-admin",
+    )
+    client = StrataClient(f"127.0.0.1:{server.port}", timeout=30)
+    admin = client.with_token("shutdown-admin")
+    admin.create_game("dinosaurs_extinct", 2)  # before the hold: read at once
+    holder = psycopg.connect(
+        os.environ.get("STRATA_TEST_DATABASE_URL", DEFAULT_POSTGRES_URL)
+    )
+    try:
+        holder.execute("SELECT txid_current()")  # an id: it holds the log back
+        admin.create_game("dinosaurs_extinct", 2)  # after it: held back
+        received: list[int] = []
+        ended: list[tuple[float, str]] = []
+
+        def follow() -> None:
+            try:
+                for response in admin.follow_log(follow=False):
+                    received.append(response.position)
+                ended.append((time.monotonic(), "ended without a status"))
+            except StrataError as error:
+                ended.append((time.monotonic(), f"{error.code.name} {error.reason}"))
+
+        follower = threading.Thread(target=follow)
+        follower.start()
+        deadline = time.monotonic() + 20
+        while not received and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)  # into the wait for the held-back end
+        assert received and not ended, (received, ended)
+        signalled = time.monotonic()
+        server.process.send_signal(signal.SIGTERM)
+        follower.join(GRACE + 5)
+        assert ended, "the feed did not end"
+        when, status = ended[0]
+        assert status == "UNAVAILABLE SHUTTING_DOWN", status
+        assert when - signalled < 1.5, when - signalled
+        server.process.wait(GRACE + 5)
+        assert time.monotonic() - signalled < GRACE + 1
+        assert server.process.returncode == 0
+        lines = server.lines()
+        assert not [line for line in lines if line["level"] in ("error", "critical")]
+        assert "Traceback" not in server.text()
+    finally:
+        holder.close()
+        client.close()
