@@ -27,7 +27,6 @@ no player may free another's seat before the start; the admin may.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import NamedTuple
 
 from domain import registry
@@ -41,6 +40,10 @@ from service.lobby import Lobby
 from service.queries import Queries
 from service.seating import NAME_TAKEN
 
+#: Open games one FindGame call looks at, the oldest first: a caller
+#: seated in an open game past them (only when this many older ones have a
+#: free seat) is given a seat in another.
+FIND_LOOKS = 50
 #: Games of the quick-join chain one FindGame call goes through before
 #: giving up (each earlier one full, started or finished).
 MAX_FIND_CREATIONS = 10_000
@@ -106,18 +109,15 @@ class Matchmaking:
         raise Aborted("TOO_MUCH_CONTENTION", "The lobby changed too often; retry.")
 
     def _open_games(self, game_type: str, players: int) -> list[str]:
-        """Open games of the type and player count with a free seat, oldest
-        first (by creation time: the ids of games made under a request id,
-        as the quick-join chain's are, do not sort by age)."""
-        out: list[tuple[datetime, str]] = []
-        after = ""
-        while True:
-            rows, after = self.queries.list_games(
-                game_type, Status.OPEN, 500, after, players=players, open_seats=True
-            )
-            out += [(_aware(r.created_at), r.game_id) for r in rows]
-            if not after:
-                return [game_id for _, game_id in sorted(out)]
+        """The :data:`FIND_LOOKS` oldest open games of the type and player
+        count with a free seat (the list's creation order). Each is loaded
+        to see whether the caller sits there already: all of them, as
+        before, made a call cost as many loads as there were open games,
+        which anyone may create."""
+        rows, _ = self.queries.list_games(
+            game_type, Status.OPEN, FIND_LOOKS, "", players=players, open_seats=True
+        )
+        return [row.game_id for row in rows]
 
     def _seat_of(self, game_id: str, token_hash: str) -> tuple[int, int] | None:
         """(seat, version) of the token in an open game, if seated there."""
@@ -205,12 +205,6 @@ class Matchmaking:
             middle = (low + high) // 2
             low, high = (middle, high) if exists(middle) else (low, middle)
         return low
-
-
-def _aware(at: datetime | None) -> datetime:
-    if at is None:
-        return datetime.fromtimestamp(0, UTC)
-    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 #: The service creating the quick-join games (each under the chain's key).

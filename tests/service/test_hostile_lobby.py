@@ -19,6 +19,7 @@ import pytest
 
 from clients.client import StrataClient, StrataError, deadline
 from eventstore.factory import open_store
+from service import matchmaking
 from service.server import Running, create_server
 from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, client_for
 
@@ -299,3 +300,37 @@ def test_a_quick_join_under_a_look_alike_name_sits_in_another_game(
     other = client.find_game(GAME, 3, "\u0410\u0501\u0430")  # all Cyrillic
     assert other.game_id != first.game_id
     assert client.find_game(GAME, 3, "Bob").game_id == first.game_id
+
+
+def test_quick_join_looks_at_the_oldest_open_games_not_all_of_them(
+    start: Callable[..., Running], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anyone may create open games. FindGame loaded every open game of the
+    type and size (to see whether the caller sat there already): with 150
+    of them, one call cost 150 loads, and each created game made every
+    quick join dearer. It looks at the FIND_LOOKS oldest, and still seats
+    the caller in the oldest with a free seat."""
+    running = start()
+    admin = connection(running).with_token(ADMIN_TOKEN)
+    made = []
+    for n in range(150):
+        game_id = admin.create_game(GAME, 3).game_id
+        admin.join_game(game_id, f"early{n}", 0)  # a seat taken, two free
+        made.append(game_id)
+    games = running.app.games
+    loads: list[str] = []
+    real_load = games.load
+
+    def counted(game_id: str, *args: Any, **kwargs: Any) -> Any:
+        loads.append(game_id)
+        return real_load(game_id, *args, **kwargs)
+
+    monkeypatch.setattr(games, "load", counted)
+    player = connection(running)
+    found = player.find_game(GAME, 3, "Late")
+    assert found.game_id == made[0]  # the oldest open game with a free seat
+    assert len(loads) <= matchmaking.FIND_LOOKS + 5, len(loads)
+    assert set(loads) <= set(made[: matchmaking.FIND_LOOKS])
+    # Asked again with its seat token, the same seat.
+    again = player.with_token(found.seat_token).find_game(GAME, 3, "Late")
+    assert (again.game_id, again.seat) == (found.game_id, found.seat)
