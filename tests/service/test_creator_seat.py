@@ -1,6 +1,6 @@
 """CreateGame with the creator's seat (CreateGameRequest.creator_seat, the
-web table's "me"), through a real server on both stores, over gRPC and
-Connect (the web table's transport): the seat is taken in the same call,
+web table's "me"), through a real server on both stores, over gRPC,
+Connect (the web table's transport) and gRPC-Web: the seat is taken in the same call,
 and at the caller's open-seat limit the creation is refused before anything
 is written, so no public game is left with nobody seated."""
 
@@ -15,12 +15,17 @@ import pytest
 from clients.client import StrataClient, StrataError
 from eventstore.factory import open_store
 from service.server import Running, create_server
-from tests.service.conftest import ADMIN_TOKEN, NO_RATE_LIMITS, client_for
+from tests.service.conftest import (
+    ADMIN_TOKEN,
+    NO_RATE_LIMITS,
+    TRANSPORTS,
+    client_for,
+)
 
 GAME = "dinosaurs_extinct"
 
 
-@pytest.fixture(params=["grpc", "connect"])
+@pytest.fixture(params=TRANSPORTS)
 def transport(request: pytest.FixtureRequest) -> str:
     name: str = request.param
     return name
