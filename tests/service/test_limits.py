@@ -24,6 +24,7 @@ from service.door import Call, Door
 from service.errors import Code, Refusal
 from service.limits import Limits, LimitSettings
 from service.server import MAX_MESSAGE_BYTES, Running, create_server
+from tests.service.test_replays import random_game
 
 GAME = "dinosaurs_extinct"
 SUBMIT = "/strata.v1.GameService/SubmitCommand"
@@ -182,6 +183,37 @@ def test_a_stream_stops_working_when_its_deadline_passes(limited):
         assert running.limits is not None
         assert eventually(lambda: len(running.limits.streams) == 0), (
             "the expired stream kept running on the server"
+        )
+
+
+def test_a_batched_follower_whose_deadline_passes_mid_log_is_let_go(limited):
+    """A follower in batches that reads slowly: its deadline passes while
+    the feed still has most of a long log to send (reading, batching, sent
+    ahead), and the stream ends with DEADLINE_EXCEEDED and lets go of its
+    slot."""
+    running = limited(LimitSettings())
+    for n in range(12):
+        random_game(running.app, GAME, 2, f"deadline-{n}")
+    end = running.app.store.last_position()
+    with connect(running, "admin") as admin:
+        feed = integration_grpc.IntegrationServiceStub(admin.channel)
+        follow = feed.FollowLog(
+            integration_pb.FollowLogRequest(max_batch=2),
+            metadata=(("authorization", "Bearer admin"),),
+            timeout=1,
+        )
+        started = time.monotonic()
+        received = 0
+        with pytest.raises(grpc.RpcError) as expired:
+            for response in follow:
+                received += len(response.events)
+                time.sleep(0.01)  # a slow reader: about 100 messages a second
+        assert expired.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+        assert 0 < received < end / 2, (received, end)  # ended mid-log
+        assert time.monotonic() - started < 1.5
+        assert running.limits is not None
+        assert eventually(lambda: len(running.limits.streams) == 0), (
+            "the expired follower kept running on the server"
         )
 
 
