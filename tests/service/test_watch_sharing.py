@@ -7,6 +7,7 @@ Connect while the game is played."""
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -101,3 +102,70 @@ def test_watchers_who_see_alike_share_one_encoding_of_each_event(
         with StrataClient(f"127.0.0.1:{server.port}", timeout=30) as grpc_client:
             own = grpc_client.with_token(viewers[n]) if viewers[n] else grpc_client
             assert list(own.watch_game(game_id, follow=False)) == seen[n]
+
+
+def test_a_watchers_deadline_passing_mid_game_leaves_its_sharers_whole(
+    server: Running,
+) -> None:
+    """Four spectators over Connect share each event's answer and encoding;
+    two of them set a deadline that passes while the game is being played.
+    Theirs end with DEADLINE_EXCEEDED and let go of their slots; the other
+    two get every event, the same as a spectator over gRPC."""
+    import grpc
+
+    app = server.app
+    game_id, _, _ = app.create_game(
+        Caller(admin=True), "happy_little_dinosaurs", 2, seed="deadline-share"
+    )
+    tokens = [app.join_game(app.caller(""), game_id, s, f"p{s}")[1] for s in range(2)]
+    outcome: dict[str, Any] = {}
+    ready = threading.Barrier(5)
+
+    def watch(name: str, deadline: float | None) -> None:
+        with client_for(server, "connect", timeout=60) as client:
+            stream = client.stub.WatchGame(
+                pb.WatchGameRequest(game_id=game_id), timeout=deadline
+            )
+            got = [next(stream).event]  # GameCreated: connected
+            ready.wait(30)
+            try:
+                got.extend(response.event for response in stream)
+                outcome[name] = got
+            except grpc.RpcError as error:
+                outcome[name] = (error.code(), len(got))
+
+    names = {"short-0": 0.6, "short-1": 0.6, "long-0": None, "long-1": None}
+    threads = [threading.Thread(target=watch, args=item) for item in names.items()]
+    for thread in threads:
+        thread.start()
+    ready.wait(30)
+    app.start_game(app.caller(tokens[0]), game_id)
+    began = time.monotonic()
+    chooser = Rng("deadline-share", -1)
+    for n in range(20_000):  # slowly: the deadlines pass mid-game
+        loaded = app.load(game_id)
+        active = sorted(loaded.session.active_seats(loaded.state))
+        if not active:
+            break
+        seat = chooser.choice(active)
+        _, actions = app.legal_actions(app.caller(tokens[seat]), game_id, seat)
+        app.submit(app.caller(tokens[seat]), game_id, seat, f"c{n}", actions[0][1])
+        time.sleep(0.02)
+    assert time.monotonic() - began > 1.2  # the game outlived the deadlines
+    for thread in threads:
+        thread.join(60)
+    total = app.load(game_id).state.version
+    for name in ("short-0", "short-1"):
+        assert isinstance(outcome[name], tuple), f"{name} ended without a status"
+        code, received = outcome[name]
+        assert code == grpc.StatusCode.DEADLINE_EXCEEDED, (name, code)
+        assert received < total, (name, received, total)  # ended mid-game
+    with client_for(server, "grpc") as client:
+        expected = list(client.watch_game(game_id, follow=False))
+    for name in ("long-0", "long-1"):
+        assert outcome[name] == expected, name
+    assert server.limits is not None
+    deadline = time.monotonic() + 5
+    while server.limits.streams and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not server.limits.streams
