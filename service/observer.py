@@ -179,6 +179,8 @@ class _Observed:
         self.reason = ""
         self.sent = 0
         self._token: Any = None
+        #: The call's log fields (:data:`service.telemetry.CALL_FIELDS`).
+        self.fields: dict[str, str] = {}
 
     def __enter__(self) -> _Observed:
         call = self.call
@@ -186,13 +188,13 @@ class _Observed:
         attributes.active += 1
         self.span = self.observer.span(attributes, call.headers)
         span_context = self.span.get_span_context()
-        structlog.contextvars.clear_contextvars()
-        structlog.contextvars.bind_contextvars(
-            request_id=call.request_id,
-            method=self.method,
-            game_id=self.game_id,
-            trace_id=format(span_context.trace_id, "032x"),
-        )
+        self.fields = {
+            "request_id": call.request_id,
+            "method": self.method,
+            "game_id": self.game_id,
+            "trace_id": format(span_context.trace_id, "032x"),
+        }
+        telemetry.CALL_FIELDS.set(self.fields)
         if self.current:
             self._token = context_api.attach(trace.set_span_in_context(self.span))
         self.started = time.perf_counter()
@@ -227,7 +229,7 @@ class _Observed:
                 peer=_peer_hash(call.peer),
                 **({"sent": self.sent} if self.sent else {}),
             )
-        structlog.contextvars.clear_contextvars()
+        telemetry.CALL_FIELDS.set(None)
 
     def context(self) -> contextvars.Context:
         """A copy of the current context with the call's span current in it
@@ -244,7 +246,7 @@ class _Observed:
         too."""
         if game_id and not self.game_id:
             self.game_id = str(game_id)[:64]
-            structlog.contextvars.bind_contextvars(game_id=self.game_id)
+            self.fields["game_id"] = self.game_id
 
     def refused(self, error: BaseException) -> Refusal:
         """The refusal ``error`` is answered with (an unclassified error is

@@ -4,7 +4,6 @@ method's attributes and its status; the calls in flight are counted."""
 
 from __future__ import annotations
 
-import structlog
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -43,7 +42,7 @@ def test_a_call_no_sampler_records_has_its_ids_and_makes_no_span() -> None:
 
     with observer.call(None, a_call("00"), METHOD, current=True) as observed:
         inside = trace.get_current_span().get_span_context()
-        logged = structlog.contextvars.get_contextvars()
+        logged = telemetry.call_fields()
 
     assert not observed.span.is_recording()
     assert format(inside.trace_id, "032x") == TRACE_ID == logged["trace_id"]
