@@ -159,6 +159,7 @@ def test_strata_follow_prints_every_event_once_in_order(
 
 
 @pytest.mark.postgres
+@pytest.mark.holds_cluster
 def test_a_feed_to_the_end_held_back_on_postgresql_ends_at_the_end(
     postgres_server: Any,
 ) -> None:

@@ -528,6 +528,7 @@ def test_listed_games_show_their_seats_from_the_read_model_alone(sql_store):
 
 
 @pytest.mark.postgres
+@pytest.mark.holds_cluster
 def test_a_catch_up_held_back_by_a_transaction_elsewhere_goes_on_to_the_end(
     postgres_server,
 ):

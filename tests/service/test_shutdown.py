@@ -165,6 +165,7 @@ def test_a_call_arriving_while_a_running_call_drains_is_refused_by_the_door(
 
 
 @pytest.mark.postgres
+@pytest.mark.holds_cluster
 def test_sigterm_ends_a_feed_waiting_out_a_held_back_log(
     served: Callable[..., Served], postgres_server: Any
 ) -> None:
