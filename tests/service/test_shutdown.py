@@ -39,6 +39,18 @@ def served(tmp_path: Path) -> Iterator[Callable[..., Served]]:
             process.stop(signal.SIGKILL)
 
 
+def assert_gone_cleanly(server: Served, signalled: float) -> None:
+    """Gone within the grace and one second of the signal, exit status 0,
+    having logged no error, its last line ``strata.stopped``."""
+    server.process.wait(GRACE + 5)
+    assert time.monotonic() - signalled < GRACE + 1
+    assert server.process.returncode == 0
+    lines = server.lines()
+    assert not [line for line in lines if line["level"] in ("error", "critical")]
+    assert "Traceback" not in server.text()
+    assert [line["event"] for line in lines][-1] == "strata.stopped"
+
+
 def test_sigterm_ends_streams_at_once_refuses_new_calls_and_exits_within_grace(
     served: Callable[..., Served],
 ) -> None:
@@ -93,14 +105,7 @@ def test_sigterm_ends_streams_at_once_refuses_new_calls_and_exits_within_grace(
             grpc.StatusCode.UNAVAILABLE,
             grpc.StatusCode.CANCELLED,
         ), error.value
-    # Gone within the grace and one second, having logged no error.
-    server.process.wait(GRACE + 5)
-    assert time.monotonic() - signalled < GRACE + 1
-    assert server.process.returncode == 0
-    lines = server.lines()
-    assert not [line for line in lines if line["level"] in ("error", "critical")]
-    assert "Traceback" not in server.text()
-    assert [line["event"] for line in lines][-1] == "strata.stopped"
+    assert_gone_cleanly(server, signalled)
     grpc_client.close()
     connect_client.close()
 
@@ -221,12 +226,7 @@ def test_sigterm_ends_a_feed_waiting_out_a_held_back_log(
         when, status = ended[0]
         assert status == "UNAVAILABLE SHUTTING_DOWN", status
         assert when - signalled < 1.5, when - signalled
-        server.process.wait(GRACE + 5)
-        assert time.monotonic() - signalled < GRACE + 1
-        assert server.process.returncode == 0
-        lines = server.lines()
-        assert not [line for line in lines if line["level"] in ("error", "critical")]
-        assert "Traceback" not in server.text()
+        assert_gone_cleanly(server, signalled)
     finally:
         holder.close()
         client.close()

@@ -22,7 +22,11 @@ from service.server import Running
 from tests.service.conftest import client_for
 
 
-def _play(running: Running, game_id: str, tokens: list[str], seed: str) -> None:
+def _play(
+    running: Running, game_id: str, tokens: list[str], seed: str, pause: float = 0
+) -> None:
+    """The game played to its end, a legal move at a time (``pause`` s
+    after each)."""
     app = running.app
     chooser = Rng(seed, -1)
     for n in range(20_000):
@@ -33,6 +37,7 @@ def _play(running: Running, game_id: str, tokens: list[str], seed: str) -> None:
         seat = chooser.choice(active)
         _, actions = app.legal_actions(app.caller(tokens[seat]), game_id, seat)
         app.submit(app.caller(tokens[seat]), game_id, seat, f"c{n}", actions[0][1])
+        time.sleep(pause)
     raise AssertionError("game did not end")
 
 
@@ -141,17 +146,8 @@ def test_a_watchers_deadline_passing_mid_game_leaves_its_sharers_whole(
     ready.wait(30)
     app.start_game(app.caller(tokens[0]), game_id)
     began = time.monotonic()
-    chooser = Rng("deadline-share", -1)
-    for n in range(20_000):  # slowly: the deadlines pass mid-game
-        loaded = app.load(game_id)
-        active = sorted(loaded.session.active_seats(loaded.state))
-        if not active:
-            break
-        seat = chooser.choice(active)
-        _, actions = app.legal_actions(app.caller(tokens[seat]), game_id, seat)
-        app.submit(app.caller(tokens[seat]), game_id, seat, f"c{n}", actions[0][1])
-        time.sleep(0.02)
-    assert time.monotonic() - began > 1.2  # the game outlived the deadlines
+    _play(server, game_id, tokens, "deadline-share", pause=0.03)  # mid-game
+    assert time.monotonic() - began > 1.0  # the game outlived the deadlines
     for thread in threads:
         thread.join(60)
     total = app.load(game_id).state.version
