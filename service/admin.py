@@ -163,16 +163,16 @@ class IntegrationServicer:
                 if item.recorded is None or item.session is None:
                     continue
                 event = event_to_proto(item.session, item.recorded, item.event)
-                grown = size + event.ByteSize()
-                if events and grown > FEED_BATCH_BYTES:
+                length = event.ByteSize()
+                if events and size + length > FEED_BATCH_BYTES:
                     # A message of its own for what is made so far: a batch of
                     # large events stays under a client's receive limit.
                     yield integration_pb.FollowLogResponse(
                         events=events, position=events[-1].position
                     )
-                    events, grown = [], event.ByteSize()
+                    events, size = [], 0
                 events.append(event)
-                size = grown
+                size += length
             yield integration_pb.FollowLogResponse(events=events, position=position)
 
     def GetStatistics(
