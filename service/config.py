@@ -146,7 +146,7 @@ class Config:
     #: ``STRATA_EVENT_LOOP``: the event loop the listeners run on, ``uvloop``
     #: (the default where it is installed: libuv's, about a tenth less CPU a
     #: call) or ``asyncio`` (the standard library's).
-    event_loop: str = dataclasses.field(default_factory=lambda: DEFAULT_EVENT_LOOP)
+    event_loop: str = DEFAULT_EVENT_LOOP
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Config:
@@ -191,7 +191,7 @@ class Config:
                 "STRATA_READ_DATABASE_URL names standbys of a PostgreSQL primary, "
                 f"and STRATA_DATABASE_URL is not one ({database.split(':', 1)[0]})"
             )
-        if config.event_loop == "uvloop" and not _uvloop_installed():
+        if config.event_loop == "uvloop" != DEFAULT_EVENT_LOOP:  # not installed
             read.problems.append(
                 "STRATA_EVENT_LOOP=uvloop: uvloop is not installed "
                 "(pip install uvloop), or set asyncio"

@@ -70,3 +70,14 @@ def test_serve_names_its_loop_in_its_start_line(tmp_path: Path) -> None:
 def test_a_loop_it_does_not_know_is_one_line_at_start_up(tmp_path: Path) -> None:
     result = serve_on_sqlite(tmp_path, STRATA_EVENT_LOOP="libev")
     assert_refused_in_one_line(result, "STRATA_EVENT_LOOP")
+
+
+def test_uvloop_asked_for_where_it_is_not_installed_is_refused(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from service import config
+
+    monkeypatch.setattr(config, "DEFAULT_EVENT_LOOP", "asyncio")  # as without it
+    assert config.Config.from_env({}).event_loop == "asyncio"
+    with pytest.raises(ConfigError, match="uvloop is not installed"):
+        config.Config.from_env({"STRATA_EVENT_LOOP": "uvloop"})
