@@ -174,11 +174,11 @@ class CommandMetrics:
                 description="Game commands decided, by game type and outcome "
                 "(accepted, duplicate, refused, failed)",
             )
-        self.append_seconds = meter.create_histogram(
+        self.append_seconds = telemetry.histogram(
             "strata.store.append.duration",
             unit="s",
             description="Time a command's append took, to its durable commit",
-        )
+        ).series()
 
     @contextlib.contextmanager
     def command(self, game_id: str, games: Games) -> Iterator[_Counted]:

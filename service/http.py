@@ -27,24 +27,27 @@ streams and gRPC-Web need only HTTP/1.1, which uvicorn serves well.
 from __future__ import annotations
 
 import asyncio
+import collections
 import hmac
 import re
 import socket
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import uvicorn
+from opentelemetry import metrics
+from opentelemetry.metrics import CallbackOptions, Observation
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
-from service import telemetry
+from service import metering, telemetry
 from service.http_edge import Edge, EdgeSettings, protocol_class
 from service.web_files import WebFiles
 
@@ -149,32 +152,32 @@ def route_of(path: str) -> str:
 class HttpMetrics:
     """``http.server.request.duration`` (seconds) and
     ``http.server.active_requests`` for every request of ``app``
-    (OpenTelemetry HTTP server conventions)."""
+    (OpenTelemetry HTTP server conventions).
+
+    Made cheaply, for every Connect and gRPC-Web call: each request's
+    attribute sets are few (a method, a scheme, a route template, a
+    status), so each duration series is kept by them
+    (:mod:`service.metering`), and the requests in flight are counted in
+    integers read when the metrics are collected."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        meter = telemetry.meter()
-        self.duration = meter.create_histogram(
+        self.duration = telemetry.histogram(
             "http.server.request.duration",
             unit="s",
             description="Duration of HTTP requests served, by method, route "
             "and status (OpenTelemetry HTTP conventions)",
         )
-        self.active = meter.create_up_down_counter(
-            "http.server.active_requests",
-            unit="{request}",
-            description="HTTP requests being served now",
-        )
+        self._series: dict[tuple[str, str, str, int], metering.Series] = {}
+        _observe_active_requests(telemetry.meter())
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         method = scope.get("method", "")
-        attributes = {
-            "http.request.method": method if method in _METHODS else "_OTHER",
-            "url.scheme": scope.get("scheme", "http"),
-        }
+        method = method if method in _METHODS else "_OTHER"
+        scheme = scope.get("scheme", "http")
         status = [0]
 
         async def watched(message: Any) -> None:
@@ -182,20 +185,51 @@ class HttpMetrics:
                 status[0] = int(message["status"])
             await send(message)
 
-        self.active.add(1, attributes)
+        active = (method, scheme)
+        _ACTIVE[active] += 1
         started = time.perf_counter()
         try:
             await self.app(scope, receive, watched)
         finally:
-            self.active.add(-1, attributes)
-            self.duration.record(
-                time.perf_counter() - started,
-                {
-                    **attributes,
-                    "http.route": route_of(scope.get("path", "")),
-                    "http.response.status_code": status[0] or 500,
-                },
-            )
+            _ACTIVE[active] -= 1
+            key = (method, scheme, route_of(scope.get("path", "")), status[0] or 500)
+            series = self._series.get(key)
+            if series is None:
+                series = self._series[key] = self.duration.series(
+                    {
+                        "http.request.method": method,
+                        "url.scheme": scheme,
+                        "http.route": key[2],
+                        "http.response.status_code": key[3],
+                    }
+                )
+            series.record(time.perf_counter() - started)
+
+
+#: HTTP requests in flight in this process, by (method, scheme): read by
+#: ``http.server.active_requests`` when the metrics are collected.
+_ACTIVE: collections.Counter[tuple[str, str]] = collections.Counter()
+_ACTIVE_OBSERVED: list[bool] = []
+
+
+def _observe_active_requests(meter: metrics.Meter) -> None:
+    """``http.server.active_requests`` from :data:`_ACTIVE` (once a process)."""
+    if _ACTIVE_OBSERVED:
+        return
+    _ACTIVE_OBSERVED.append(True)
+
+    def observe(options: CallbackOptions) -> Iterable[Observation]:
+        return [
+            Observation(count, {"http.request.method": method, "url.scheme": scheme})
+            for (method, scheme), count in list(_ACTIVE.items())
+        ]
+
+    meter.create_observable_up_down_counter(
+        "http.server.active_requests",
+        callbacks=[observe],
+        unit="{request}",
+        description="HTTP requests being served now",
+    )
 
 
 class PageHeaders:

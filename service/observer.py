@@ -24,7 +24,7 @@ from opentelemetry import metrics, propagate, trace
 from opentelemetry.metrics import CallbackOptions, Observation
 from opentelemetry.sdk.trace.sampling import Sampler
 
-from service import telemetry
+from service import metering, telemetry
 from service.errors import INTERNAL, Code, Refusal, classify
 
 log = structlog.get_logger("strata.rpc")
@@ -51,14 +51,7 @@ class Observer:
         #: The tracer's sampler (the SDK's): asked before a span is made, so
         #: a call nobody samples gets its ids and no span (None: ask none).
         self.sampler: Sampler | None = getattr(self.tracer, "sampler", None)
-        meter = telemetry.meter()
-        self.duration = meter.create_histogram(
-            "rpc.server.call.duration",
-            unit="s",
-            description="Duration of RPCs served, by system, method and status "
-            "(OpenTelemetry RPC conventions), every transport",
-        )
-        _observe_active_calls(meter)
+        _observe_active_calls(telemetry.meter())
 
     def call(
         self, request: Any, call: ObservedCall, method: str, current: bool
@@ -104,18 +97,29 @@ class _Method:
             "strata.transport": transport,
         }
         self.active = 0
-        self._statuses: dict[Code, tuple[dict[str, str], dict[str, str]]] = {}
+        self._statuses: dict[Code, tuple[dict[str, str], metering.Series]] = {}
 
-    def status(self, code: Code) -> tuple[dict[str, str], dict[str, str]]:
-        """The attributes of a call that ended with ``code``: the span's,
-        and the duration's (the method's with them)."""
+    def status(self, code: Code) -> tuple[dict[str, str], metering.Series]:
+        """What a call that ended with ``code`` adds: the span's attributes,
+        and the duration's series (the method's attributes with them)."""
         made = self._statuses.get(code)
         if made is None:
             status = {"rpc.response.status_code": code.name}
             if code is not Code.OK:
                 status["error.type"] = code.name
-            made = self._statuses[code] = (status, {**self.base, **status})
+            series = _duration().series({**self.base, **status})
+            made = self._statuses[code] = (status, series)
         return made
+
+
+def _duration() -> metering.Histogram:
+    """``rpc.server.call.duration`` (the process's one)."""
+    return telemetry.histogram(
+        "rpc.server.call.duration",
+        unit="s",
+        description="Duration of RPCs served, by system, method and status "
+        "(OpenTelemetry RPC conventions), every transport",
+    )
 
 
 #: The methods' attributes by (method, transport), at most :data:`METHODS`
@@ -206,8 +210,8 @@ class _Observed:
         if self._token is not None:
             context_api.detach(self._token)
         self.attributes.active -= 1
-        status, measured = self.attributes.status(self.code)
-        self.observer.duration.record(seconds, measured)
+        status, series = self.attributes.status(self.code)
+        series.record(seconds)
         span = self.span
         if span.is_recording():
             if self.code is not Code.OK:

@@ -12,7 +12,10 @@ the same way, with the stable reason of a refusal. The other figures are
 Strata's own: commands by game type and outcome, the store's append
 latency and group-commit batch sizes, the projection's and the bot runner's
 lag behind the log, open streams, refusals at the door, and the saturation
-and business figures of :mod:`service.saturation`. Every series carries
+and business figures of :mod:`service.saturation`. The hot path's
+histograms (every call's, HTTP request's and append's duration) are
+counted by :mod:`service.metering`, without the SDK's per-measurement
+cost, and scraped through the same translation as the SDK's own. Every series carries
 the ``process`` label (:func:`set_process`), every log line ``process``
 and ``pid``.
 
@@ -49,7 +52,6 @@ from typing import Any
 import structlog
 from opentelemetry import metrics, trace
 from opentelemetry.context import Context
-from opentelemetry.exporter.prometheus import PrometheusMetricReader
 from opentelemetry.metrics import CallbackOptions, Observation
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
@@ -68,6 +70,7 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 
 from eventstore.tracing import WithinTraces
+from service import metering
 
 SERVICE = "strata"
 
@@ -131,7 +134,9 @@ def setup() -> None:
             return
         resource = _resource()
         collected = CollectorRegistry()
-        reader = PrometheusMetricReader(registry=collected)
+        # The SDK's Prometheus reader, with the hot path's histograms
+        # (service.metering: counted without the SDK) in each collection.
+        reader = metering.Reader(resource, registry=collected)
         ProcessCollector(registry=collected)  # CPU, memory, descriptors
         registry = CollectorRegistry()
         registry.register(_Labelled(collected))
@@ -141,9 +146,6 @@ def setup() -> None:
                 aggregation=ExplicitBucketHistogramAggregation(buckets),
             )
             for name, buckets in (
-                ("rpc.server.call.duration", DURATION_BUCKETS),
-                ("http.server.request.duration", DURATION_BUCKETS),
-                ("strata.store.append.duration", DURATION_BUCKETS),
                 ("strata.store.batch.size", _BATCH),
                 ("strata.event_loop.lag", _LAG_BUCKETS),
                 ("strata.bot.move.delay", DURATION_BUCKETS),
@@ -246,6 +248,14 @@ def prometheus_text() -> bytes:
 def meter() -> metrics.Meter:
     setup()
     return metrics.get_meter("strata")
+
+
+def histogram(name: str, unit: str, description: str) -> metering.Histogram:
+    """A duration histogram of the hot path (seconds, :data:`DURATION_BUCKETS`)
+    counted without the SDK (:mod:`service.metering`), exported as the
+    meter's own instruments are."""
+    setup()
+    return metering.histogram(name, unit, description, DURATION_BUCKETS)
 
 
 def tracer() -> trace.Tracer:
