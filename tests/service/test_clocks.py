@@ -1,10 +1,14 @@
 """Time controls: deadlines, clocks, and the service acting on a timeout as a
-logged command, with an injected clock (no test sleeps)."""
+logged command, with an injected clock (no test sleeps but the last two,
+which run the timekeeper's loop beside a busy log)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import threading
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -490,3 +494,68 @@ def test_the_deadline_heap_keeps_to_what_is_still_due() -> None:
         keeper._schedule(game_id, retry=base + timedelta(seconds=n))
     assert len(keeper._heap) <= 2 * 1 + 1024
     assert keeper.next_due() == base + timedelta(seconds=4999)
+
+
+@contextlib.contextmanager
+def _keeping(keeper: Timekeeper) -> Iterator[None]:
+    stop = threading.Event()
+    thread = threading.Thread(target=keeper.run_forever, args=(stop,), daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        keeper.app.store.interrupt_waits()
+        thread.join(10)
+
+
+def _busy(
+    app: GameApp, seconds: float, until: Callable[[], bool] = lambda: True
+) -> float:
+    """Append (a new untimed game) every ~5 ms for at least ``seconds`` and
+    at least 50 appends, and until ``until()``; returns the time it took."""
+    begun = time.monotonic()
+    made = 0
+    while time.monotonic() - begun < seconds or made < 50 or not until():
+        assert time.monotonic() < begun + 60, "never came"
+        app.create_game(Caller(admin=True), "dinosaurs_extinct", 2)
+        made += 1
+        time.sleep(0.005)
+    return time.monotonic() - begun
+
+
+def test_a_busy_log_of_untimed_games_is_read_once_a_linger() -> None:
+    # Given a timekeeper that lets appends gather for 0.25 s, and a store
+    # whose log reads are counted
+    app = GameApp(InMemoryEventStore())
+    keeper = Timekeeper(app, linger=0.25)
+    reads: list[int] = []
+    original = app.store.read_all_matching
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        reads.append(args[0])
+        return original(*args, **kwargs)
+
+    app.store.read_all_matching = counted  # type: ignore[method-assign]
+    with _keeping(keeper):
+        # When games without a clock are created every ~5 ms for a second
+        elapsed = _busy(app, 1.0)
+    # Then it read the log about once a linger, not once an append
+    assert len(reads) <= elapsed / 0.25 + 4, len(reads)
+    assert keeper.position > 0
+
+
+def test_a_timeout_is_not_late_by_a_linger_on_a_busy_log() -> None:
+    # Given a timekeeper with a long linger and a timed game (one second a
+    # decision) among games appended to every ~5 ms
+    app = GameApp(InMemoryEventStore())
+    keeper = Timekeeper(app, linger=2.0)
+    game_id, _ = timed_game(app, TimeControl(decision_seconds=1))
+    started = app.store.read_stream(game_id)[-1].recorded_at
+    with _keeping(keeper):
+        # When its deadline passes while the appends keep waking it
+        _busy(app, 0.0, until=lambda: bool(timeouts(app, game_id)))
+        acted = datetime.now(UTC)
+    # Then it acted at the deadline, not a linger after it
+    late = (acted - (started + timedelta(seconds=1))).total_seconds()
+    assert late < 0.6, late
