@@ -392,11 +392,14 @@ export class Table {
   }
 
   /** Submits a legal action, pinned to the version it was listed at
-   * (`version`: the version of the actions it was drawn from). */
-  async act(action, version = this.actionsVersion) {
-    if (this.busy || !this.online || this.guarded()) return;
+   * (`version`: the version of the actions it was drawn from). `at`: when
+   * the player clicked (the click event's time): on a busy page a click is
+   * handled later than it was made, and the guard is about the player's
+   * two clicks, not about when the page got round to each. */
+  async act(action, version = this.actionsVersion, at = performance.now()) {
+    if (this.busy || !this.online || at - this.lastClick < GUARD_MS) return;
     this.busy = true;
-    this.lastClick = performance.now();
+    this.lastClick = at;
     document.body.dataset.busy = "true";
     clearError("action");
     this.drawActions();
@@ -651,7 +654,7 @@ export class Table {
           type: "button",
           disabled,
           dataset: { index, seat, command: key || "", version: this.actionsVersion },
-          onclick: () => this.act(action),
+          onclick: (event) => this.act(action, this.actionsVersion, event.timeStamp),
         },
         several ? `${this.seatName(seat)}: ${label}` : label,
       );
