@@ -42,6 +42,10 @@ from service.inputs import quote
 
 SNAPSHOT_EVERY = 200
 CACHE_SIZE = 4096
+#: Past states kept for replays (:meth:`Games.state_at`): of this many games,
+#: this many states each (the most recently served).
+PAST_GAMES = 32
+PAST_STATES = 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +130,12 @@ class Games:
         self.tracer = telemetry.step_tracer()
         self._cache: OrderedDict[str, Loaded] = OrderedDict()
         self._cache_lock = threading.Lock()
+        #: Past states served (:meth:`state_at`), by game (the most recent
+        #: :data:`PAST_GAMES`) and version: a replay that steps through a
+        #: game folds each step from the one before, not from the start.
+        self._past: OrderedDict[str, OrderedDict[int, SessionState[Any]]] = (
+            OrderedDict()
+        )
 
     def load(self, game_id: str, refresh: bool = True, nearby: bool = False) -> Loaded:
         """The game's latest state (cached, caught up with the store).
@@ -199,9 +209,40 @@ class Games:
             )
         if version == loaded.state.version:
             return loaded
-        events = self.events_through(game_id, 1, version)
-        state = loaded.session.fold(decode_recorded(loaded.session, e) for e in events)
+        start = self._past_before(game_id, version)
+        events = self.events_through(
+            game_id, 1 if start is None else start.version + 1, version
+        )
+        state = loaded.session.fold(
+            (decode_recorded(loaded.session, e) for e in events), start
+        )
+        self._keep_past(game_id, state)
         return dataclasses.replace(loaded, state=state)
+
+    def _past_before(self, game_id: str, version: int) -> SessionState[Any] | None:
+        """The latest past state kept of the game at or before ``version``
+        (events of a version once known never change: any is a start)."""
+        with self._cache_lock:
+            kept = self._past.get(game_id)
+            if kept is None:
+                return None
+            self._past.move_to_end(game_id)
+            return max(
+                (state for v, state in kept.items() if v <= version),
+                key=lambda state: state.version,
+                default=None,
+            )
+
+    def _keep_past(self, game_id: str, state: SessionState[Any]) -> None:
+        with self._cache_lock:
+            kept = self._past.setdefault(game_id, OrderedDict())
+            self._past.move_to_end(game_id)
+            kept[state.version] = state
+            kept.move_to_end(state.version)
+            while len(kept) > PAST_STATES:
+                kept.popitem(last=False)
+            while len(self._past) > PAST_GAMES:
+                self._past.popitem(last=False)
 
     def events_through(
         self, game_id: str, from_version: int, through_version: int

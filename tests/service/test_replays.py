@@ -245,3 +245,37 @@ def test_verify_command_checks_every_game_and_fails_on_a_mismatch(
         )
     assert cli.main(["verify", ids[1], "--target", target]) == 1
     assert "mismatch" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("game_type", ["escaping_extinction", "cubosaurs"])
+def test_stepping_through_a_game_reads_each_event_about_once(game_type):
+    # Given a whole game, and a store whose reads of a game's events are
+    # counted (a read nearby is one of the stream here)
+    store = InMemoryEventStore()
+    app = GameApp(store)
+    game_id = random_game(app, game_type, 2, "steps")
+    events = store.read_stream(game_id)
+    last = len(events)
+    session = app.load(game_id).session
+    read: list[int] = []
+    original = store.read_stream
+
+    def counted(*args, **kwargs):
+        got = original(*args, **kwargs)
+        read.append(len(got))
+        return got
+
+    store.read_stream = counted
+
+    # When a replay steps through it, version by version, then back a few
+    steps = [*range(1, last), last - 3, last - 5]
+    states = [app.games.state_at(game_id, v).state for v in steps]
+
+    # Then each step is the game as a fold from its start gives it, and the
+    # events read are about one a step (not the game's prefix each time)
+    assert sum(read) <= 2 * last, (sum(read), last)
+    for v, state in zip(steps, states, strict=True):
+        decoded = (
+            session.decode_event(e.type, e.data, e.schema_version) for e in events[:v]
+        )
+        assert state == session.fold(decoded), v
