@@ -159,7 +159,7 @@ class _Observed:
     """One call's observation: binds request id, method, game id (and trace
     id) to the log context of the call (context variables: each call's task
     has its own), opens its span (the current span while a unary handler
-    runs), and at the end records its duration and writes its access line;
+    runs, if it records), and at the end records its duration and writes its access line;
     also classifies the error that ends it."""
 
     def __init__(
@@ -199,7 +199,9 @@ class _Observed:
             "trace_id": format(span_context.trace_id, "032x"),
         }
         telemetry.CALL_FIELDS.set(self.fields)
-        if self.current:
+        if self.current and self.span.is_recording():
+            # Current for its steps' spans and SQL statements' (none are
+            # made under a span that records nothing: nothing to attach).
             self._token = context_api.attach(trace.set_span_in_context(self.span))
         self.started = time.perf_counter()
         return self

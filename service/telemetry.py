@@ -289,9 +289,11 @@ def dropped(
         return None
     remote = trace.get_current_span(parent).get_span_context()
     trace_id = remote.trace_id if remote.is_valid else _random_bits(128)
-    decision = sampler.should_sample(parent, trace_id, name, kind, attributes).decision
-    if decision is not Decision.DROP:
-        return None
+    # Strata's own switch, off (nothing takes spans): dropped without asking.
+    if not (type(sampler) is _Switch and not sampler.on):
+        decision = sampler.should_sample(parent, trace_id, name, kind, attributes)
+        if decision.decision is not Decision.DROP:
+            return None
     return trace.NonRecordingSpan(
         trace.SpanContext(trace_id, _random_bits(64), is_remote=False)
     )

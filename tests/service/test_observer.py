@@ -45,8 +45,13 @@ def test_a_call_no_sampler_records_has_its_ids_and_makes_no_span() -> None:
         logged = telemetry.call_fields()
 
     assert not observed.span.is_recording()
-    assert format(inside.trace_id, "032x") == TRACE_ID == logged["trace_id"]
-    assert inside.span_id not in (0, int(PARENT_SPAN, 16))  # a span id of its own
+    # The log lines carry the caller's trace id; the call's span has an id
+    # of its own; nothing is made current (no step span would record).
+    assert logged["trace_id"] == TRACE_ID
+    own = observed.span.get_span_context()
+    assert format(own.trace_id, "032x") == TRACE_ID
+    assert own.span_id not in (0, int(PARENT_SPAN, 16))
+    assert not inside.is_valid
     assert exporter.get_finished_spans() == ()
 
 
@@ -55,6 +60,7 @@ def test_a_call_the_sampler_records_is_a_span_with_its_method_and_status() -> No
 
     with observer.call(None, a_call("01"), METHOD, current=True) as observed:
         observed.code, observed.reason = Code.NOT_FOUND, "GAME_NOT_FOUND"
+        assert trace.get_current_span() is observed.span  # its steps' parent
     with observer.call(None, a_call("01"), METHOD, current=False):
         pass
 
