@@ -159,8 +159,8 @@ class _Observed:
     """One call's observation: binds request id, method, game id (and trace
     id) to the log context of the call (context variables: each call's task
     has its own), opens its span (the current span while a unary handler
-    runs, if it records), and at the end records its duration and writes its access line;
-    also classifies the error that ends it."""
+    runs, if it records), and at the end records its duration and writes
+    its access line; also classifies the error that ends it."""
 
     def __init__(
         self,
