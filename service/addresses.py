@@ -14,6 +14,7 @@ hops. A caller that is not a trusted proxy cannot choose its address: its
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 from collections.abc import Iterable, Mapping
 
@@ -25,10 +26,12 @@ FORWARDED_FOR = "x-forwarded-for"
 MAX_FORWARDED_HOPS = 16
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical(host: str) -> str:
     """The one form of an address: ``::ffff:127.0.0.1`` -> ``127.0.0.1``,
     ``[::1]`` -> ``::1``, ``2001:DB8::0:1`` -> ``2001:db8::1``. What is not
-    an IP address (a Unix socket's path, a test's name) is kept as given."""
+    an IP address (a Unix socket's path, a test's name) is kept as given.
+    Remembered (every call asks it of its peer's address)."""
     text = host.strip().strip("[]")
     text = text.partition("%")[0]  # an IPv6 zone names the interface, not the peer
     try:
