@@ -12,6 +12,7 @@ from typing import Any
 
 from opentelemetry.exporter.prometheus import PrometheusMetricReader
 from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import HistogramDataPoint
 from opentelemetry.sdk.metrics.view import ExplicitBucketHistogramAggregation, View
 from opentelemetry.sdk.resources import Resource
 from prometheus_client import CollectorRegistry, generate_latest
@@ -73,7 +74,7 @@ def test_the_same_measurements_give_the_same_scrape() -> None:
         "rpc.method": "GameService/SubmitCommand",
         "rpc.system.name": "grpc",
     }
-    sets = [
+    sets: list[dict[str, Any]] = [
         {**base, "rpc.response.status_code": "OK"},
         {**base, "rpc.response.status_code": "NOT_FOUND", "error.type": "NOT_FOUND"},
         {
@@ -138,6 +139,7 @@ def test_measurements_from_threads_are_all_counted() -> None:
     metric = histogram.metric(0)
     assert metric is not None
     (point,) = metric.data.data_points
+    assert isinstance(point, HistogramDataPoint)
     assert point.count == 4 * each
     assert sum(point.bucket_counts) == 4 * each
     assert abs(point.sum - each * 0.001 * (1 + 2 + 3 + 4)) < 1e-6

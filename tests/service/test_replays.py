@@ -265,7 +265,7 @@ def test_stepping_through_a_game_reads_each_event_about_once(game_type):
         read.append(len(got))
         return got
 
-    store.read_stream = counted
+    store.read_stream = counted  # type: ignore[method-assign]
 
     # When a replay steps through it, version by version, then back a few
     steps = [*range(1, last), last - 3, last - 5]
