@@ -352,9 +352,10 @@ class _Pump:
     """A stream's responses, made in one task of their own up to
     :data:`AHEAD` responses and :data:`AHEAD_EVENTS` events ahead of the
     stream, taken from a queue: a response ready is passed on at once, and
-    the stream waits (for the next one or its shedding, whichever comes
-    first) only when none is ready. One task a stream and one wait a batch,
-    not one of each a response (FollowLog sends thousands a second)."""
+    the stream waits on the queue only when none is ready. Its shedding
+    (the slot's stopper) wakes that wait by putting :data:`_STOPPED` in the
+    queue: no task and no ``asyncio.wait`` a response (a watcher waits for
+    every event; FollowLog sends thousands a second)."""
 
     def __init__(
         self,
@@ -368,12 +369,19 @@ class _Pump:
         self.slot = slot
         self.stopper = None if slot is None else slot.stopper
         self.queue: asyncio.Queue[Any] = asyncio.Queue(AHEAD)
-        self._held: list[Any] = []  # a response taken while waiting
         self._events = 0  # events in the responses made and not yet taken
         self._room = asyncio.Event()  # set when the lead is under AHEAD_EVENTS
+        if self.stopper is not None:
+            self.stopper.add_done_callback(self._stopped)
         self.task = asyncio.get_running_loop().create_task(
             self._run(responses), context=within
         )
+
+    def _stopped(self, _: asyncio.Future[None]) -> None:
+        """The stream is shed: wake a wait for the next response. A full
+        queue has no waiter; the next :meth:`next` sees the stopper."""
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(_STOPPED)
 
     async def _run(self, responses: AsyncIterator[Any]) -> None:
         put = self.queue.put
@@ -396,12 +404,11 @@ class _Pump:
         """The next response (``_END`` after the last), or the stream's
         shedding (a :class:`~service.errors.Refusal`) if it comes first."""
         stopper = self.stopper
-        if self.queue.empty() and stopper is not None and not stopper.done():
-            await self._wait(stopper)
+        if stopper is None or not stopper.done():
+            response = await self.queue.get()
         if stopper is not None and stopper.done():
             assert self.slot is not None
             raise SHUTTING_DOWN if self.slot.stopped else self.slot.shed_refusal()
-        response = self._held.pop() if self._held else await self.queue.get()
         self._events -= _weight(response)
         if self._events < AHEAD_EVENTS:
             self._room.set()
@@ -409,19 +416,10 @@ class _Pump:
             raise response.error
         return response
 
-    async def _wait(self, stopper: asyncio.Future[None]) -> None:
-        """Until a response is ready or the stream is shed."""
-        getter = asyncio.ensure_future(self.queue.get())
-        try:
-            await asyncio.wait((getter, stopper), return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            if not getter.done():
-                getter.cancel()
-        if getter.done() and not getter.cancelled():
-            self._held.append(getter.result())
-
     async def close(self) -> None:
         """Stop making responses (the stream ended, or its caller left)."""
+        if self.stopper is not None:
+            self.stopper.remove_done_callback(self._stopped)
         self.task.cancel()
         with contextlib.suppress(BaseException):
             await self.task
@@ -441,6 +439,10 @@ AHEAD = 64
 #: holds at most this many and one batch in the server, not 64 batches
 #: (32,000 events).
 AHEAD_EVENTS = 2048
+
+
+#: What a stream's shedding puts in its queue (:meth:`_Pump._stopped`).
+_STOPPED = object()
 
 
 def _weight(response: Any) -> int:
