@@ -31,6 +31,13 @@ import { beep, soundOn } from "./sound.js";
  * longer than a slow double click (about 600 ms). */
 const GUARD_MS = 700;
 
+/** When the player made the click `event` (its time on the page's clock);
+ * now, for a browser whose events carry no such time. */
+function clickedAt(event) {
+  const now = performance.now();
+  return event.timeStamp > 0 && event.timeStamp <= now ? event.timeStamp : now;
+}
+
 /** How long a press may hold the page's drawing back (ms): longer than any
  * click, short enough that a button held down does not freeze the table. */
 const PRESS_MS = 5000;
@@ -654,7 +661,7 @@ export class Table {
           type: "button",
           disabled,
           dataset: { index, seat, command: key || "", version: this.actionsVersion },
-          onclick: (event) => this.act(action, this.actionsVersion, event.timeStamp),
+          onclick: (event) => this.act(action, this.actionsVersion, clickedAt(event)),
         },
         several ? `${this.seatName(seat)}: ${label}` : label,
       );
