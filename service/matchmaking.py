@@ -17,9 +17,10 @@ Safe when many callers race on several replicas:
   to 40 half-full games;
 - **no caller seated twice**: a caller is its bearer token (a caller without
   one gets a fresh seat token per call, as with JoinGame). Before joining,
-  the open games are searched for a seat of that token: one found is the
-  answer. Racing calls of one token pick the same game, so all but one of
-  their joins conflict and then find the seat the first took.
+  the open games are searched for a seat of a caller's own token: one found
+  is the answer (a token made for the call sits nowhere: no search).
+  Racing calls of one token pick the same game, so all but one of their
+  joins conflict and then find the seat the first took.
 
 A quick-join game has no host among its players (the service created it):
 no player may free another's seat before the start; the admin may.
@@ -95,7 +96,9 @@ class Matchmaking:
         token_hash = hash_token(token)
         for _ in range(MAX_RETRIES):
             open_games = self._open_games(game_type, players)
-            for game_id in open_games:
+            # A token made for this call sits nowhere yet: only a caller's
+            # own token is looked for (a load of each game looked at).
+            for game_id in open_games if caller.token else ():
                 seated = self._seat_of(game_id, token_hash)
                 if seated is not None:
                     return Found(game_id, seated[0], token, seated[1], False)
