@@ -127,7 +127,12 @@ def follow(database: Database, events: int, rounds: int) -> dict[str, Any]:
     """FollowLog's rate ÷ the store's read rate over a log of at least
     ``events`` events (see the module's docstring)."""
     store = PostgresEventStore(database.url)
-    service = start_service(database, workers=8)
+    # No background work: the timed games an earlier phase left in play
+    # would be timed out meanwhile, and the log grow between a round's read
+    # of the store and its FollowLog (more events followed than read).
+    service = start_service(
+        database, workers=8, extra_env={"STRATA_BACKGROUND": "none"}
+    )
     try:
         long_game(store, events, snapshot=False)
         with grpc.insecure_channel(service.target) as channel:
