@@ -146,13 +146,24 @@ class Creating:
                 table_of(replace_leavers, time_control),
                 rematch,
             )
-            if seat_for is None or not made.host_token:
-                # No seat asked, or a retried creation: the first answer
-                # had the seat's token.
+            if seat_for is None:
                 return made
+            token_for = made.host_token
+            if not token_for:
+                # A retried creation. A caller without a token of its own:
+                # the first answer had the seat's token (nobody else may
+                # get it). A caller's own token: its seat, if the first
+                # attempt took it; if that failed after the game was
+                # appended (the store went away between the two), now.
+                if not caller.token:
+                    return made
+                state = self.games.load(made.game_id).state
+                if state.seats_of(caller.token_hash):
+                    return made._replace(version=state.version)
+                token_for = caller.token
             seat, name = seat_for
             _, _, version = self.seating.join_reserved(
-                caller, made.game_id, seat, name, held, made.host_token
+                caller, made.game_id, seat, name, held, token_for
             )
             return made._replace(version=version)
 

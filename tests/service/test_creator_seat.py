@@ -2,17 +2,20 @@
 web table's "me"), through a real server on both stores, over gRPC,
 Connect (the web table's transport) and gRPC-Web: the seat is taken in the same call,
 and at the caller's open-seat limit the creation is refused before anything
-is written, so no public game is left with nobody seated."""
+is written, so no public game is left with nobody seated; a creation retried
+after its seat's append failed takes the seat then."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
 
 from clients.client import StrataClient, StrataError
+from eventstore.base import StoreUnavailable
 from eventstore.factory import open_store
 from service.server import Running, create_server
 from tests.service.conftest import (
@@ -102,3 +105,40 @@ def test_a_creators_seat_that_is_not_free_for_a_person_is_refused(
             assert refused.value.reason == "CREATOR_SEAT_INVALID"
             assert refused.value.field == "creator_seat.seat"
         assert game_ids(client) == before
+
+
+def test_a_retried_creation_takes_the_seat_its_first_attempt_could_not(
+    limited: Running, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Given a store that goes away after the game is appended and before the
+    # creator's seat is (once), and a caller with a token of its own
+    seating = limited.app.lobby.seating
+    real = seating.join_reserved
+    failures: list[str] = []
+
+    def once_unavailable(*args: Any, **kwargs: Any) -> Any:
+        if not failures:
+            failures.append("seat")
+            raise StoreUnavailable("the database went away")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(seating, "join_reserved", once_unavailable)
+    with client_for(limited, transport) as anonymous:
+        ada = anonymous.with_token("st_ada-retries")
+        # When its creation fails after the game was made, and it retries
+        # with the same request_id
+        with pytest.raises(StrataError) as failed:
+            ada.create_game(GAME, 2, request_id="ada-1", creator_seat=(1, "Ada"))
+        assert failed.value.code == grpc.StatusCode.UNAVAILABLE
+        retried = ada.create_game(GAME, 2, request_id="ada-1", creator_seat=(1, "Ada"))
+
+        # Then the retry answers with the same game, its seat taken now
+        game = ada.get_game(retried.game_id)
+        assert list(game.your_seats) == [1]
+        assert [(s.seat, s.player_name) for s in game.seats if s.taken] == [(1, "Ada")]
+        assert retried.version == game.version
+        # And asked once more, the same seat, no second one
+        again = ada.create_game(GAME, 2, request_id="ada-1", creator_seat=(1, "Ada"))
+        assert again.game_id == retried.game_id
+        assert list(ada.get_game(retried.game_id).your_seats) == [1]
+        assert [s.seat for s in ada.get_game(retried.game_id).seats if s.taken] == [1]

@@ -362,7 +362,9 @@ class CreateGameRequest(_message.Message):
         (the caller's own token, when it sent one). A seat out of range or a
         bot's is INVALID_ARGUMENT CREATOR_SEAT_INVALID; not with rematch_of
         (a rematch keeps each seat for its player). A retried creation (the
-        same request_id) takes no second seat.
+        same request_id) takes no second seat: a caller that sent its own token
+        is answered with its seat, taken then if the first attempt failed before
+        taking it; without one, the first answer's host_token has the seat.
         """
 
     def __init__(
