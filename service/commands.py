@@ -10,16 +10,13 @@ and a refused one too (bounded: :data:`MAX_REFUSED_BODY`,
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import dataclasses
 import hashlib
 import json
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from typing import Any
-
-from opentelemetry.metrics import CallbackOptions, Observation
 
 from domain import codec
 from domain import session as session_kinds
@@ -153,27 +150,18 @@ def _refusal_payload(seat: int, command: Any) -> dict[str, Any]:
 class CommandMetrics:
     """Commands by game type and outcome, and the time their appends take.
 
-    The commands are counted in plain integers (:data:`_DECIDED`), which the
-    metrics read when they are collected: an instrument's ``add`` per
+    The commands are counted in plain integers (:func:`telemetry.counts`),
+    which the metrics read when they are collected: an instrument's ``add`` per
     command cost several microseconds of attribute lookups and locking."""
 
     def __init__(self) -> None:
-        meter = telemetry.meter()
-        if not _DECIDED_OBSERVED:
-            _DECIDED_OBSERVED.append(True)
-
-            def observe(options: CallbackOptions) -> Iterable[Observation]:
-                return [
-                    Observation(count, {"game_type": game_type, "outcome": outcome})
-                    for (game_type, outcome), count in list(_DECIDED.items())
-                ]
-
-            meter.create_observable_counter(
-                "strata.commands",
-                callbacks=[observe],
-                description="Game commands decided, by game type and outcome "
-                "(accepted, duplicate, refused, failed)",
-            )
+        #: Commands decided in this process, by (game type, outcome).
+        self.decided = telemetry.counts(
+            "strata.commands",
+            ("game_type", "outcome"),
+            "Game commands decided, by game type and outcome "
+            "(accepted, duplicate, refused, failed)",
+        )
         self.append_seconds = telemetry.histogram(
             "strata.store.append.duration",
             unit="s",
@@ -193,7 +181,7 @@ class CommandMetrics:
         finally:
             loaded = games.cached(game_id)
             game_type = loaded.state.game_type if loaded is not None else "unknown"
-            _DECIDED[game_type, outcome] += 1
+            self.decided[game_type, outcome] += 1
 
     @contextlib.contextmanager
     def timed(self) -> Iterator[None]:
@@ -206,12 +194,6 @@ class CommandMetrics:
 
 class _Counted:
     submitted: Submitted
-
-
-#: Commands decided in this process, by (game type, outcome): read by the
-#: observable counter ``strata.commands`` (registered once a process).
-_DECIDED: collections.Counter[tuple[str, str]] = collections.Counter()
-_DECIDED_OBSERVED: list[bool] = []
 
 
 class Commands:

@@ -227,11 +227,8 @@ class Games:
             if kept is None:
                 return None
             self._past.move_to_end(game_id)
-            return max(
-                (state for v, state in kept.items() if v <= version),
-                key=lambda state: state.version,
-                default=None,
-            )
+            start = max((v for v in kept if v <= version), default=None)
+            return None if start is None else kept[start]
 
     def _keep_past(self, game_id: str, state: SessionState[Any]) -> None:
         with self._cache_lock:

@@ -27,20 +27,17 @@ streams and gRPC-Web need only HTTP/1.1, which uvicorn serves well.
 from __future__ import annotations
 
 import asyncio
-import collections
 import hmac
 import re
 import socket
 import ssl
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import uvicorn
-from opentelemetry import metrics
-from opentelemetry.metrics import CallbackOptions, Observation
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
@@ -169,7 +166,14 @@ class HttpMetrics:
             "and status (OpenTelemetry HTTP conventions)",
         )
         self._series: dict[tuple[str, str, str, int], metering.Series] = {}
-        _observe_active_requests(telemetry.meter())
+        #: Requests in flight, by (method, scheme).
+        self._active = telemetry.counts(
+            "http.server.active_requests",
+            ("http.request.method", "url.scheme"),
+            "HTTP requests being served now",
+            unit="{request}",
+            up_down=True,
+        )
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -186,12 +190,12 @@ class HttpMetrics:
             await send(message)
 
         active = (method, scheme)
-        _ACTIVE[active] += 1
+        self._active[active] += 1
         started = time.perf_counter()
         try:
             await self.app(scope, receive, watched)
         finally:
-            _ACTIVE[active] -= 1
+            self._active[active] -= 1
             key = (method, scheme, route_of(scope.get("path", "")), status[0] or 500)
             series = self._series.get(key)
             if series is None:
@@ -204,32 +208,6 @@ class HttpMetrics:
                     }
                 )
             series.record(time.perf_counter() - started)
-
-
-#: HTTP requests in flight in this process, by (method, scheme): read by
-#: ``http.server.active_requests`` when the metrics are collected.
-_ACTIVE: collections.Counter[tuple[str, str]] = collections.Counter()
-_ACTIVE_OBSERVED: list[bool] = []
-
-
-def _observe_active_requests(meter: metrics.Meter) -> None:
-    """``http.server.active_requests`` from :data:`_ACTIVE` (once a process)."""
-    if _ACTIVE_OBSERVED:
-        return
-    _ACTIVE_OBSERVED.append(True)
-
-    def observe(options: CallbackOptions) -> Iterable[Observation]:
-        return [
-            Observation(count, {"http.request.method": method, "url.scheme": scheme})
-            for (method, scheme), count in list(_ACTIVE.items())
-        ]
-
-    meter.create_observable_up_down_counter(
-        "http.server.active_requests",
-        callbacks=[observe],
-        unit="{request}",
-        description="HTTP requests being served now",
-    )
 
 
 class PageHeaders:

@@ -39,6 +39,7 @@ the application) reaches them through the OpenTelemetry API.
 
 from __future__ import annotations
 
+import collections
 import contextvars
 import logging
 import os
@@ -248,6 +249,43 @@ def prometheus_text() -> bytes:
 def meter() -> metrics.Meter:
     setup()
     return metrics.get_meter("strata")
+
+
+def counts(
+    name: str,
+    labels: tuple[str, ...],
+    description: str,
+    unit: str = "",
+    up_down: bool = False,
+) -> collections.Counter[tuple[str, ...]]:
+    """The process's counts of ``name`` in plain integers, by the values of
+    ``labels`` (a tuple per count), read by an observable counter (an
+    up-down one with ``up_down``) when the metrics are collected: nothing
+    of the SDK's is called per count. Made once per name; later callers
+    get the same counts."""
+    made_meter = meter()
+    with _lock:
+        made = _COUNTS.get(name)
+        if made is not None:
+            return made
+        made = _COUNTS[name] = collections.Counter()
+
+    def observe(options: CallbackOptions) -> Iterable[Observation]:
+        return [
+            Observation(count, dict(zip(labels, values, strict=True)))
+            for values, count in list(made.items())
+        ]
+
+    create = (
+        made_meter.create_observable_up_down_counter
+        if up_down
+        else made_meter.create_observable_counter
+    )
+    create(name, callbacks=[observe], unit=unit, description=description)
+    return made
+
+
+_COUNTS: dict[str, collections.Counter[tuple[str, ...]]] = {}
 
 
 def histogram(name: str, unit: str, description: str) -> metering.Histogram:

@@ -157,3 +157,29 @@ def test_a_histogram_is_one_per_name() -> None:
     # Then the other's series has it
     assert first is second
     assert second.series({"k": "v"}).count == 1
+
+
+def test_counts_kept_in_integers_are_scraped_by_their_labels() -> None:
+    # Given counts of one name asked for twice (two servers in a process)
+    first = telemetry.counts(
+        "test.metering.counts", ("kind", "side"), "Counts, for the test", up_down=True
+    )
+    second = telemetry.counts(
+        "test.metering.counts", ("kind", "side"), "Counts, for the test", up_down=True
+    )
+
+    # When they go up and down
+    first["a", "left"] += 2
+    second["a", "left"] -= 1
+    first["b", "right"] += 3
+
+    # Then one set of counts, scraped with each count's labels
+    assert first is second
+    text = telemetry.prometheus_text().decode()
+    lines = sorted(
+        line for line in text.splitlines() if line.startswith("test_metering_counts{")
+    )
+    assert len(lines) == 2, lines
+    assert 'kind="a"' in lines[0] and 'side="left"' in lines[0]
+    assert lines[0].endswith(" 1.0")
+    assert 'kind="b"' in lines[1] and lines[1].endswith(" 3.0")
