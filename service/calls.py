@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 
 from service.errors import Unauthenticated
 
@@ -45,6 +45,10 @@ class Call:
     #: Why the call is refused already (the transport found out before the
     #: door: a body past its bound, say); the door answers it.
     refused: BaseException | None = None
+    #: Sends what the transport holds back of the responses it was given (a
+    #: stream's transport that gathers them into fewer writes); the door
+    #: calls it before it waits for a response not made yet.
+    flush: Callable[[], Awaitable[None]] | None = None
 
     @property
     def token(self) -> str:

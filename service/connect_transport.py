@@ -213,6 +213,7 @@ def methods_of(door: Door, service: ServiceDescriptor) -> dict[str, Method]:
             message_factory.GetMessageClass(method.input_type),
             door.limits.request_limit(path),
             admin_only,
+            streaming=method.server_streaming,
         )
     return methods
 

@@ -184,13 +184,19 @@ class Door:
                         self.reads_after(read_after(call))
                         responses = iterate(request, call)
                         pump = _Pump(responses, slot, outcome.context())
+                        flush = call.flush
                         try:
                             while True:
+                                if flush is not None and pump.waits():
+                                    await flush()
                                 response = await pump.next()
                                 if response is _END:
                                     return
-                                if call.done() or call.expired():
+                                if call.done():
                                     return  # nobody is listening any more
+                                if call.expired():
+                                    # Not an end: the stream was cut short.
+                                    raise _passed()
                                 yield response
                                 outcome.sent += 1
                         finally:
@@ -247,9 +253,7 @@ class Door:
             return await asyncio.wait_for(work, timeout)
         except TimeoutError:
             if by_caller:
-                raise DeadlineExceeded(
-                    "DEADLINE_EXCEEDED", "The call's deadline passed."
-                ) from None
+                raise _passed() from None
             raise Unavailable(
                 "STORE_TIMEOUT",
                 f"The database did not answer within {bound:g} s; retry later "
@@ -348,6 +352,11 @@ def read_after(call: Call) -> int:
     return int(value) if value.isascii() and value.isdigit() and len(value) < 20 else 0
 
 
+def _passed() -> DeadlineExceeded:
+    """The refusal of a call whose caller's deadline passed."""
+    return DeadlineExceeded("DEADLINE_EXCEEDED", "The call's deadline passed.")
+
+
 class _Pump:
     """A stream's responses, made in one task of their own up to
     :data:`AHEAD` responses and :data:`AHEAD_EVENTS` events ahead of the
@@ -399,6 +408,10 @@ class _Pump:
             await put(_Raised(error))  # the stream's end: the door classifies it
         else:
             await put(_END)
+
+    def waits(self) -> bool:
+        """Whether :meth:`next` would wait: no response is ready."""
+        return self.queue.empty()
 
     async def next(self) -> Any:
         """The next response (``_END`` after the last), or the stream's

@@ -9,6 +9,7 @@ import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
@@ -250,6 +251,22 @@ def test_garbage_bytes_get_invalid_argument_not_internal(limited):
             assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, garbage
 
 
+def _bare_door(
+    method: str, time_remaining: Any, flush: Any = None
+) -> tuple[Limits, Door, Call]:
+    """A door of default limits, and a call of ``GameService/<method>``."""
+    limits = Limits()
+    call = Call(
+        method=f"/strata.v1.GameService/{method}",
+        headers={},
+        peer="127.0.0.1",
+        connection="ipv4:127.0.0.1:1",
+        time_remaining=time_remaining,
+        flush=flush,
+    )
+    return limits, Door(limits, ThreadPoolExecutor(1)), call
+
+
 def test_a_call_whose_deadline_passed_in_the_queue_is_not_started():
     ran = []
 
@@ -257,16 +274,8 @@ def test_a_call_whose_deadline_passed_in_the_queue_is_not_started():
         ran.append(request)
         return pb.ListGameTypesResponse()
 
-    limits = Limits()
-    door = Door(limits, ThreadPoolExecutor(1))
-    unary = door.unary("/strata.v1.GameService/ListGameTypes", handler)
-    queued = Call(
-        method="/strata.v1.GameService/ListGameTypes",
-        headers={},
-        peer="127.0.0.1",
-        connection="ipv4:127.0.0.1:1",
-        time_remaining=lambda: -0.5,
-    )
+    limits, door, queued = _bare_door("ListGameTypes", lambda: -0.5)
+    unary = door.unary(queued.method, handler)
 
     async def call() -> None:
         await unary(pb.ListGameTypesRequest(), queued)
@@ -275,6 +284,40 @@ def test_a_call_whose_deadline_passed_in_the_queue_is_not_started():
         asyncio.run(call())
     assert refused.value.code is Code.DEADLINE_EXCEEDED
     assert ran == []
+    assert limits.in_flight() == 0
+
+
+def test_a_stream_whose_deadline_passes_between_responses_is_refused_not_ended():
+    """The caller's deadline passes while its stream is being answered: the
+    stream ends DEADLINE_EXCEEDED, not as if it were complete (a client
+    slow to act on its own deadline would read a short stream as whole).
+    And the transport's flush runs before each wait for a response not
+    made yet, never while one is ready."""
+    left = [10.0]
+    log: list[str] = []
+
+    async def handler(request, call):
+        for n in range(4):
+            if n == 2:
+                await asyncio.sleep(0.01)  # the third response is not ready
+            yield f"r{n}"
+
+    async def flush() -> None:
+        log.append("flush")
+
+    limits, door, call = _bare_door("WatchGame", lambda: left[0], flush)
+    stream = door.stream(call.method, handler)
+
+    async def watch() -> None:
+        async for response in stream(pb.WatchGameRequest(game_id="g"), call):
+            log.append(response)
+            if response == "r2":
+                left[0] = -0.1  # the deadline passes
+
+    with pytest.raises(Refusal) as refused:
+        asyncio.run(watch())
+    assert refused.value.code is Code.DEADLINE_EXCEEDED
+    assert log == ["flush", "r0", "r1", "flush", "r2"]
     assert limits.in_flight() == 0
 
 

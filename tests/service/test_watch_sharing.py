@@ -6,6 +6,9 @@ Connect while the game is played."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import socket
 import threading
 import time
 from typing import Any
@@ -18,6 +21,7 @@ from strata.v1 import game_service_pb2 as pb
 from clients.client import StrataClient
 from domain.chance import Rng
 from service.callers import Caller
+from service.gate import GATHER_BYTES, _Gathered
 from service.server import Running
 from tests.service.conftest import client_for
 
@@ -165,3 +169,153 @@ def test_a_watchers_deadline_passing_mid_game_leaves_its_sharers_whole(
     while server.limits.streams and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not server.limits.streams
+
+
+def _stream_open(server: Running, protocol: str, game_id: str) -> Any:
+    """A raw WatchGame over HTTP/1.1 (``connect``: Connect's JSON;
+    ``grpc-web``: gRPC-Web's protobuf): the socket's file, past the
+    response's headers."""
+    if protocol == "connect":
+        content_type = "application/connect+json"
+        message = json.dumps({"gameId": game_id, "fromVersion": 1}).encode()
+    else:
+        content_type = "application/grpc-web+proto"
+        request = pb.WatchGameRequest(game_id=game_id, from_version=1)
+        message = request.SerializeToString()
+    envelope = b"\x00" + len(message).to_bytes(4, "big") + message
+    sock = socket.create_connection(("127.0.0.1", server.http_port), timeout=30)
+    sock.sendall(
+        b"POST /strata.v1.GameService/WatchGame HTTP/1.1\r\nHost: x\r\n"
+        + f"Content-Type: {content_type}\r\n".encode()
+        + f"Content-Length: {len(envelope)}\r\n\r\n".encode()
+        + envelope
+    )
+    stream = sock.makefile("rb")
+    assert stream.readline().startswith(b"HTTP/1.1 200")
+    headers = []
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        headers.append(line.lower())
+    assert b"transfer-encoding: chunked\r\n" in headers
+    return sock, stream
+
+
+def _next_chunk(stream: Any) -> list[bytes]:
+    """The messages (envelopes' payloads) in the HTTP chunk that comes
+    next: each chunk is one write of the server's."""
+    size = int(stream.readline().split(b";")[0], 16)
+    data = stream.read(size)
+    assert stream.read(2) == b"\r\n"
+    messages = []
+    while data:
+        length = int.from_bytes(data[1:5], "big")
+        messages.append(data[5 : 5 + length])
+        data = data[5 + length :]
+    return messages
+
+
+def _version(protocol: str, message: bytes) -> int:
+    if protocol == "connect":
+        return int(json.loads(message)["event"]["version"])
+    return pb.WatchGameResponse.FromString(message).event.version
+
+
+@pytest.mark.parametrize("protocol", ["connect", "grpc-web"])
+def test_a_watcher_gets_the_events_of_one_command_in_one_write(
+    server: Running, protocol: str
+) -> None:
+    """Over HTTP/1.1 each watcher has a connection of its own, and each
+    write into it holds the event loop: the events one command appends
+    reach a watcher in one HTTP chunk, in order, not a chunk each; and a
+    watcher that catches up reads the game's past in few writes."""
+    app = server.app
+    game_id, _, _ = app.create_game(
+        Caller(admin=True), "happy_little_dinosaurs", 2, seed="gathered"
+    )
+    tokens = [app.join_game(app.caller(""), game_id, s, f"p{s}")[1] for s in range(2)]
+    app.start_game(app.caller(tokens[0]), game_id)
+    before = app.load(game_id).state.version
+    sock, stream = _stream_open(server, protocol, game_id)
+    try:
+        past: list[int] = []
+        chunks = 0
+        while len(past) < before:
+            past.extend(_version(protocol, m) for m in _next_chunk(stream))
+            chunks += 1
+        assert past == list(range(1, before + 1))
+        assert chunks < before, (chunks, before)
+        chooser = Rng("gathered", -1)
+        several = 0
+        for n in range(200):
+            loaded = app.load(game_id)
+            active = sorted(loaded.session.active_seats(loaded.state))
+            if not active or several >= 3:
+                break
+            seat = chooser.choice(active)
+            caller = app.caller(tokens[seat])
+            _, actions = app.legal_actions(caller, game_id, seat)
+            made = app.submit(caller, game_id, seat, f"c{n}", actions[0][1])
+            versions = [recorded.version for recorded, _ in made.events]
+            got = [_version(protocol, m) for m in _next_chunk(stream)]
+            assert got == versions, (n, got, versions)
+            several += len(versions) > 1
+        assert several >= 3  # commands of several events were among them
+    finally:
+        stream.close()
+        sock.close()
+
+
+def test_gathered_messages_go_out_on_flush_at_the_bound_and_with_the_end() -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    def body(data: bytes, more: bool = True) -> dict[str, Any]:
+        return {"type": "http.response.body", "body": data, "more_body": more}
+
+    async def play() -> None:
+        gathered = _Gathered(send)
+        await gathered.flush()  # nothing held: nothing sent
+        assert sent == []
+        start = {"type": "http.response.start", "status": 200, "headers": []}
+        await gathered.send(start)
+        await gathered.send(body(b"a"))
+        await gathered.send(body(b"b"))
+        assert sent == [start]  # held
+        await gathered.flush()
+        assert sent[1:] == [body(b"ab")]
+        big = b"x" * (GATHER_BYTES - 1)
+        await gathered.send(body(big))
+        assert len(sent) == 2
+        await gathered.send(body(b"y"))  # the bound: out at once
+        assert sent[2:] == [body(big + b"y")]
+        await gathered.send(body(b"c"))
+        await gathered.send(body(b"end", more=False))  # the end takes what is held
+        assert sent[3:] == [body(b"cend", more=False)]
+
+    asyncio.run(play())
+
+
+def test_gathered_messages_go_out_before_anything_else_is_sent() -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    async def play() -> None:
+        gathered = _Gathered(send)
+        await gathered.send(
+            {"type": "http.response.body", "body": b"a", "more_body": True}
+        )
+        trailers = {
+            "type": "http.response.trailers",
+            "headers": [],
+            "more_trailers": False,
+        }
+        await gathered.send(trailers)
+        assert sent == [
+            {"type": "http.response.body", "body": b"a", "more_body": True},
+            trailers,
+        ]
+
+    asyncio.run(play())
