@@ -86,6 +86,11 @@ _LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.
 
 _lock = threading.Lock()
 _state: dict[str, Any] = {}
+#: One scrape at a time in a process: the SDK's Prometheus collector and
+#: metering's reader keep what one collection gathered on themselves, so
+#: two at once (two listeners' scrapes) could give one scrape a family
+#: twice and the other none.
+_rendering = threading.Lock()
 
 #: Which process of a deployment this is (``serve``, ``serve-1``,
 #: ``worker``): on every series (label ``process``) and every log line.
@@ -243,7 +248,8 @@ class _Switch(Sampler):
 def prometheus_text() -> bytes:
     """The metrics in Prometheus' text format."""
     setup()
-    return bytes(generate_latest(_state["registry"]))
+    with _rendering:
+        return bytes(generate_latest(_state["registry"]))
 
 
 def meter() -> metrics.Meter:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 import uuid
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -183,3 +184,39 @@ def test_counts_kept_in_integers_are_scraped_by_their_labels() -> None:
     assert 'kind="a"' in lines[0] and 'side="left"' in lines[0]
     assert lines[0].endswith(" 1.0")
     assert 'kind="b"' in lines[1] and lines[1].endswith(" 3.0")
+
+
+def test_scrapes_at_once_each_get_every_family_once(monkeypatch: Any) -> None:
+    # Given a histogram with a measurement, and collections slowed down (two
+    # listeners of one process scraped at the same moment overlap)
+    name = f"test.metering.at_once_{uuid.uuid4().hex[:8]}"
+    metering.histogram(name, "s", "Scraped at once", BOUNDS).series({}).record(0.2)
+    telemetry.prometheus_text()
+    receive = metering.Reader._receive_metrics
+
+    def slow(self: metering.Reader, *args: Any, **kwargs: Any) -> None:
+        time.sleep(0.04)
+        receive(self, *args, **kwargs)
+        time.sleep(0.04)
+
+    monkeypatch.setattr(metering.Reader, "_receive_metrics", slow)
+    family = name.replace(".", "_") + "_seconds_count"
+
+    # When four threads scrape at once, a little apart
+    scrapes: list[str] = []
+
+    def scrape(n: int) -> None:
+        time.sleep(0.025 * n)
+        scrapes.append(telemetry.prometheus_text().decode())
+
+    threads = [threading.Thread(target=scrape, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+
+    # Then each scrape has the histogram's count once
+    assert len(scrapes) == 4
+    for text in scrapes:
+        counts = [line for line in text.splitlines() if line.startswith(family)]
+        assert len(counts) == 1 and counts[0].endswith(" 1.0"), counts
