@@ -19,6 +19,7 @@ from tests import extra_games
 
 extra_games.install()
 
+import asyncio
 import os
 import shutil
 import uuid
@@ -39,6 +40,25 @@ from service.server import configure_logging
 from tests.eventstore import raw_sql
 
 configure_logging("warning")
+
+
+@pytest.fixture(autouse=True)
+def _no_event_loop_left_running(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Playwright's sync API (the browser tests' session-wide ``browser``)
+    leaves its event loop marked as running in the worker's thread for the
+    rest of the session: a later test on that worker that runs a loop of its
+    own (``asyncio.run``) was refused ("cannot be called from a running
+    event loop"), depending only on which worker it landed on. The mark is
+    cleared for each test that does not use the browser, and put back."""
+    running = asyncio.events._get_running_loop()
+    if running is None or "browser" in request.fixturenames:
+        yield
+        return
+    asyncio.events._set_running_loop(None)
+    try:
+        yield
+    finally:
+        asyncio.events._set_running_loop(running)
 
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
