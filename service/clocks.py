@@ -58,6 +58,7 @@ from service.commands import TIMEOUT_PREFIX, Commands
 from service.errors import Aborted
 from service.limits import DEFAULT_BOT_MOVE_MS, deadline_after
 from service.outages import OutageLog
+from service.sharing import Recent
 
 log = structlog.get_logger("strata.clocks")
 
@@ -84,6 +85,10 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
+#: How many timed games' latest clocks are kept.
+CLOCKS_KEPT = 4096
+
+
 class Timeouts:
     """The use cases of time: each seat's clock, and acting for a seat whose
     time ran out."""
@@ -95,21 +100,36 @@ class Timeouts:
         self.lobby = lobby
         #: Milliseconds the bot may think about a timed-out seat's move.
         self.move_ms = move_ms
+        # Each timed game's clocks at its latest version worked out.
+        self._clocks: Recent[tuple[int, dict[int, SeatClock]]] = Recent(CLOCKS_KEPT)
+        self._clocks_lock = threading.Lock()
 
     def clocks_of(self, game_id: str) -> tuple[TimeControl, dict[int, SeatClock]]:
         """The game's time control and each seat's clock now (none for a
-        game without a time control)."""
+        game without a time control). The clocks are worked out from the
+        whole game (its events and commands) once a version: they depend on
+        nothing else, and every ``GetGame`` and every watcher's newest event
+        asks for them."""
         control = self.lobby.time_control_of(game_id)
         if not control.timed:
             return control, {}
+        loaded = self.commands.games.load(game_id)
+        with self._clocks_lock:
+            kept = self._clocks.get(game_id)
+        if kept is not None and kept[0] == loaded.state.version:
+            return control, dict(kept[1])
         store = self.commands.store
-        session = self.commands.games.load(game_id).session
-        _, clocks = seat_clocks(
-            session,
+        state, clocks = seat_clocks(
+            loaded.session,
             store.read_stream(game_id),
             control,
             movers(store.read_commands(game_id)),
         )
+        if state is not None:
+            with self._clocks_lock:
+                kept = self._clocks.get(game_id)
+                if kept is None or kept[0] <= state.version:
+                    self._clocks.put(game_id, (state.version, dict(clocks)))
         return control, clocks
 
     def timeout(

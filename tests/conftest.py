@@ -60,6 +60,7 @@ def _no_event_loop_left_running(request: pytest.FixtureRequest) -> Iterator[None
     finally:
         asyncio.events._set_running_loop(running)
 
+
 DEFAULT_POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 
 _postgres_skipped: list[str] = []

@@ -559,3 +559,45 @@ def test_a_timeout_is_not_late_by_a_linger_on_a_busy_log() -> None:
     # Then it acted at the deadline, not a linger after it
     late = (acted - (started + timedelta(seconds=1))).total_seconds()
     assert late < 0.6, late
+
+
+def test_a_timed_games_clocks_are_worked_out_once_a_version() -> None:
+    # Given a timed game, and its full reads counted (the clocks come from
+    # the whole game: every event and command)
+    app = GameApp(InMemoryEventStore())
+    game_id, tokens = timed_game(app, TimeControl(base_seconds=60, increment_seconds=1))
+    full_reads = []
+    read_stream = app.store.read_stream
+
+    def counting(game: str, from_version: int = 1, *args: Any) -> Any:
+        if from_version <= 1:
+            full_reads.append(game)
+        return read_stream(game, from_version, *args)
+
+    setattr(app.store, "read_stream", counting)  # noqa: B010
+
+    # When its clocks are asked for ten times (a GetGame, a watcher's newest
+    # event each), then again after a move
+    first = [app.clocks_of(game_id)[1] for _ in range(10)]
+    loaded = app.load(game_id)
+    seat = min(loaded.session.active_seats(loaded.state))
+    _, actions = app.legal_actions(app.caller(tokens[seat]), game_id, seat)
+    app.submit(app.caller(tokens[seat]), game_id, seat, "m1", actions[0][1])
+    after = [app.clocks_of(game_id)[1] for _ in range(10)]
+
+    # Then the game was read in full once a version, and the clocks are
+    # what a full working-out gives at each
+    assert full_reads == [game_id, game_id], full_reads
+    assert all(clocks == first[0] for clocks in first)
+    assert all(clocks == after[0] for clocks in after)
+    fresh = seat_clocks(
+        app.load(game_id).session,
+        read_stream(game_id),
+        TimeControl(base_seconds=60, increment_seconds=1),
+        movers(app.store.read_commands(game_id)),
+    )[1]
+    assert after[0] == fresh
+    assert after[0][seat].remaining != first[0][seat].remaining  # its move counted
+    # ... and what a caller does with its clocks is its own
+    after[0].clear()
+    assert app.clocks_of(game_id)[1] == fresh
