@@ -134,7 +134,13 @@ def test_a_slow_double_click_makes_one_move(people: Any, web_server: Running) ->
         " addEventListener('pointerdown', (e) => presses.push(e.timeStamp), true); }"
     )
     doubles = 0
-    for pause in (60, 300, 550, 550, 550):
+    # Five pairs, then (on a machine loaded enough that pairs sent within
+    # the guard reached the page over it apart) up to five more well
+    # within it, until three pairs were double clicks as the page saw them.
+    pauses = [60, 300, 550, 550, 550, 400, 400, 400, 400, 400]
+    for n, pause in enumerate(pauses):
+        if n >= 5 and doubles >= 3:
+            break
         # Where the first action is (the page may be drawing it again).
         x, y = page.wait_for_function(
             """sel => { const b = document.querySelector(sel);
