@@ -104,18 +104,24 @@ class Timeouts:
         self._clocks: Recent[tuple[int, dict[int, SeatClock]]] = Recent(CLOCKS_KEPT)
         self._clocks_lock = threading.Lock()
 
-    def clocks_of(self, game_id: str) -> tuple[TimeControl, dict[int, SeatClock]]:
+    def clocks_of(
+        self, game_id: str, version: int = 0
+    ) -> tuple[TimeControl, dict[int, SeatClock]]:
         """The game's time control and each seat's clock now (none for a
-        game without a time control). The clocks are worked out from the
-        whole game (its events and commands) once a version: they depend on
-        nothing else, and every ``GetGame`` and every watcher's newest event
-        asks for them."""
+        game without a time control); with ``version``, the clocks kept as
+        of that version when there are (a watcher's newest event: no read
+        of the store). The clocks are worked out from the whole game (its
+        events and commands) once a version: they depend on nothing else,
+        and every ``GetGame`` and every watcher's newest event asks for
+        them."""
         control = self.lobby.time_control_of(game_id)
         if not control.timed:
             return control, {}
-        loaded = self.commands.games.load(game_id)
         with self._clocks_lock:
             kept = self._clocks.get(game_id)
+        if kept is not None and version and kept[0] == version:
+            return control, dict(kept[1])
+        loaded = self.commands.games.load(game_id)
         if kept is not None and kept[0] == loaded.state.version:
             return control, dict(kept[1])
         store = self.commands.store

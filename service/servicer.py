@@ -308,7 +308,7 @@ class GameServicer:
                 latest = self.app.cached(request.game_id)
                 if latest is None or latest.state.version <= recorded.version:
                     _, clocks = await asyncio.to_thread(
-                        self.app.clocks_of, request.game_id
+                        self.app.clocks_of, request.game_id, recorded.version
                     )
                     response.clocks.extend(_clocks_to_proto(clocks))
             yield response

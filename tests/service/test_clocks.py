@@ -601,3 +601,10 @@ def test_a_timed_games_clocks_are_worked_out_once_a_version() -> None:
     # ... and what a caller does with its clocks is its own
     after[0].clear()
     assert app.clocks_of(game_id)[1] == fresh
+    # ... and a watcher that names the version of its newest event gets the
+    # clocks kept as of it without a read of the store
+    version = app.load(game_id).state.version
+    reads = []
+    setattr(app.store, "read_stream", lambda *args: reads.append(args))  # noqa: B010
+    assert [app.clocks_of(game_id, version)[1] for _ in range(10)] == [fresh] * 10
+    assert reads == []
